@@ -1,0 +1,25 @@
+// swift-tools-version: 6.0
+// DeferredQueue has no package dependencies, by design: the benchmarks that
+// compare it with swift-nio and OpenCombine live in their own package under
+// Benchmarks/.
+import PackageDescription
+
+let package = Package(
+    name: "DeferredQueue",
+    // The floor of the Synchronization module (Mutex, Atomic).
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "DeferredQueue", targets: ["DeferredQueue"]),
+        // A test fixture, published so the benchmarks and the demo's --offline mode can use it.
+        .library(name: "LoopbackServer", targets: ["LoopbackServer"]),
+        .executable(name: "HTTPDemo", targets: ["HTTPDemo"]),
+    ],
+    targets: [
+        .target(name: "DeferredQueue"),
+        .target(name: "LoopbackServer"),
+        .executableTarget(name: "HTTPDemo", dependencies: ["DeferredQueue", "LoopbackServer"]),
+        .testTarget(name: "DeferredQueueTests", dependencies: ["DeferredQueue", "LoopbackServer"]),
+        .testTarget(name: "HTTPDemoTests", dependencies: ["HTTPDemo", "LoopbackServer"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

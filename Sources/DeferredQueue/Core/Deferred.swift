@@ -1,0 +1,250 @@
+import Dispatch
+import Synchronization
+
+/// A value that will be available later — a promise whose handlers wait on a
+/// suspended serial `DispatchQueue`.
+///
+/// ## The execution model
+///
+/// A pending deferred owns a serial `DispatchQueue` that was created
+/// suspended. Registering a handler (``then(on:_:)-(_,(Value)->U)``,
+/// ``catch(on:_:)``, ``finally(on:_:)``, `await value` …) is nothing more
+/// than `queue.async { handler(outcome) }`: the block waits in the queue.
+/// When the deferred settles, its outcome is stored once and the queue is
+/// resumed exactly once, so every waiting handler runs, in registration
+/// order, with no handler array anywhere. A handler registered after
+/// settlement goes through the same (now running) queue, so it still runs
+/// after the earlier ones.
+///
+/// ```
+///  register      register      settle            queue drains
+///  then { A }    catch { B }   fulfill(42) ───▶  A(42) ─▶ B passes ─▶ …
+///      │             │            │
+///      ▼             ▼            ▼
+///  [ queue (suspended): A, B ]  outcome = 42, queue.resume()  (once)
+/// ```
+///
+/// A derived deferred that settles synchronously inside its parent's handler
+/// (`then`, `catch`, `recover`, `finally` without `on:`) shares its parent's
+/// queue: its handlers are enqueued behind the block that settles it, so a
+/// three-step chain costs one queue, not four.
+///
+/// ## Guarantees
+///
+/// * A deferred settles at most once: the first fulfil / reject / cancel wins.
+/// * Handlers never run before it settles and never synchronously inside the
+///   call that registers them; each runs exactly once, in registration order.
+/// * Dropping is safe: a pending deferred whose producer is released settles
+///   with ``DeferredError/abandoned``. (Releasing a suspended queue is fatal
+///   in libdispatch — on this project's Linux toolchain the process dies with
+///   "Illegal instruction" in `_dispatch_queue_xref_dispose` — so the queue
+///   is always resumed before the last reference to it goes.)
+/// * Chains you do not keep still run (fire and forget); settled chains are
+///   freed once their handlers ran.
+///
+/// ## Threading
+///
+/// By default a handler runs on the deferred's serial handler queue, which
+/// targets a global concurrent queue — never the main queue. Pass
+/// `on: someQueue` to run a handler elsewhere; handlers are then *dispatched*
+/// in registration order, but handlers on different queues may overlap.
+///
+/// - Warning: A handler must not block waiting for a later handler of the
+///   same deferred (or of a deferred derived from it without `on:`): they
+///   run one after another on the same serial queue, so that wait never ends.
+public final class Deferred<Value: Sendable>: Sendable {
+    /// The serial queue that holds and runs this deferred's handlers.
+    let queue: DispatchQueue
+    /// `true` when this deferred created `queue` suspended and must resume it
+    /// when it settles. `false` for a deferred created settled, and for one
+    /// that shares its parent's queue (the parent resumes it).
+    private let ownsQueue: Bool
+    /// Outcome, cancel hooks, consumer count: everything that changes.
+    let state: Mutex<DeferredState<Value>>
+
+    /// A static label longer than 15 bytes is stored out of line by Swift, so
+    /// libdispatch receives a pointer into read-only memory and does not copy
+    /// it: no per-deferred string work.
+    private static var queueLabel: String { "DeferredQueue.handlers" }
+
+    /// A pending deferred with its own suspended queue.
+    init(pendingWithUpstream upstream: (any ConsumerLink)? = nil) {
+        let queue = DispatchQueue(label: Self.queueLabel)
+        queue.suspend()
+        self.queue = queue
+        self.ownsQueue = true
+        self.state = Mutex(DeferredState(upstream: upstream))
+    }
+
+    /// A pending deferred whose handlers wait on `queue`, owned by an upstream
+    /// deferred whose handler will settle this one before any handler
+    /// enqueued behind it runs.
+    init(sharing queue: DispatchQueue, upstream: any ConsumerLink) {
+        self.queue = queue
+        self.ownsQueue = false
+        self.state = Mutex(DeferredState(upstream: upstream))
+    }
+
+    /// A deferred that is settled from the start. Its queue is never suspended.
+    init(settled outcome: Result<Value, any Error>) {
+        self.queue = DispatchQueue(label: Self.queueLabel)
+        self.ownsQueue = false
+        self.state = Mutex(DeferredState(outcome: outcome))
+    }
+
+    deinit {
+        // Unreachable in practice (a pending deferred is kept alive by its
+        // producer and by its own queued handlers), but a suspended queue must
+        // never be released, so make sure.
+        if ownsQueue, state.withLock({ $0.outcome == nil }) {
+            queue.resume()
+        }
+    }
+
+    // MARK: - Creating
+
+    /// Creates a deferred settled by an executor that runs synchronously on
+    /// the caller's thread.
+    ///
+    /// ```swift
+    /// let answer = Deferred<Int> { resolve, reject in
+    ///     compute { result in resolve(result) }
+    /// }
+    /// ```
+    ///
+    /// If `executor` throws, the deferred is rejected with that error. If the
+    /// `resolve` and `reject` closures are released without either being
+    /// called, the deferred is rejected with ``DeferredError/abandoned``.
+    /// Calls after the first are ignored.
+    ///
+    /// - Parameter executor: Receives the `resolve` and `reject` closures. They
+    ///   may be called from any thread, now or later.
+    public convenience init(
+        _ executor: (
+            _ resolve: @escaping @Sendable (Value) -> Void,
+            _ reject: @escaping @Sendable (any Error) -> Void
+        ) throws -> Void
+    ) {
+        self.init(pendingWithUpstream: nil)
+        let resolver = Resolver(self)
+        do {
+            try executor({ resolver.fulfill($0) }, { resolver.reject($0) })
+        } catch {
+            resolver.reject(error)
+        }
+    }
+
+    /// Creates a deferred fulfilled with `value`.
+    public convenience init(value: Value) {
+        self.init(settled: .success(value))
+    }
+
+    /// Creates a deferred rejected with `error`.
+    public convenience init(error: any Error) {
+        self.init(settled: .failure(error))
+    }
+
+    /// Creates a deferred from the result of evaluating `body` now: fulfilled
+    /// with its value, or rejected with the error it throws.
+    public convenience init(catching body: @autoclosure () throws -> Value) {
+        self.init(settled: Result { try body() })
+    }
+
+    /// Creates a pending deferred and the ``Resolver`` that settles it.
+    ///
+    /// Keep the resolver for as long as you intend to settle the deferred:
+    /// when the last reference to it goes while the deferred is still pending,
+    /// the deferred is rejected with ``DeferredError/abandoned``.
+    public static func pending() -> (deferred: Deferred<Value>, resolver: Resolver<Value>) {
+        let deferred = Deferred(pendingWithUpstream: nil)
+        return (deferred, Resolver(deferred))
+    }
+
+    // MARK: - Inspecting and settling
+
+    /// `true` until the deferred is fulfilled, rejected or cancelled.
+    public var isPending: Bool {
+        state.withLock { $0.outcome == nil }
+    }
+
+    /// Cancels the deferred.
+    ///
+    /// A pending deferred is rejected with ``DeferredError/cancelled``, its
+    /// producer's ``Resolver/onCancel(_:)`` hooks run (a request cancels its
+    /// `URLSessionTask`), and its handlers run with that error. If it was
+    /// derived from another deferred (`then`, `timeout`, combinators…) and was
+    /// that deferred's last interested consumer, the upstream deferred is
+    /// cancelled as well. Once settled, `cancel()` does nothing.
+    ///
+    /// - Note: A deferred derived without `on:` shares its parent's queue. If
+    ///   the parent has other consumers and keeps running, handlers already
+    ///   registered on the cancelled deferred run (with `.cancelled`) when
+    ///   the parent settles. `await value` returns at once regardless.
+    public func cancel() {
+        settle(.failure(DeferredError.cancelled), givingUp: true)
+    }
+
+    /// Settles the deferred unless it has settled already.
+    ///
+    /// - Parameter givingUp: `true` for cancellation and timeouts: run the
+    ///   producer's cancel hooks and tell the upstream deferred that one of
+    ///   its consumers gave up.
+    /// - Returns: `true` if this call settled the deferred.
+    @discardableResult
+    func settle(_ result: Result<Value, any Error>, givingUp: Bool = false) -> Bool {
+        guard let settlement = state.withLock({ $0.settle(result, givingUp: givingUp) }) else {
+            return false
+        }
+        // Exactly once: only the call that stored the outcome gets here.
+        if ownsQueue { queue.resume() }
+        if givingUp {
+            for hook in settlement.cancelHooks { hook() }
+            settlement.upstream?.consumerGaveUp()
+        }
+        return true
+    }
+
+    /// The settled outcome. Read it only from a block on `queue` (or after
+    /// settlement is otherwise known); a pending deferred reads as abandoned,
+    /// which a handler can never observe.
+    var currentOutcome: Result<Value, any Error> {
+        state.withLock { $0.outcome } ?? .failure(DeferredError.abandoned)
+    }
+
+    /// Enqueues `body` to run with the outcome once settled — the primitive
+    /// every handler and combinator is built on. It does not count as a
+    /// consumer; see ``addConsumer()``.
+    func whenSettled(_ body: @escaping @Sendable (Result<Value, any Error>) -> Void) {
+        queue.async { body(self.currentOutcome) }
+    }
+
+    /// Records a consumer that may later give up (see ``ConsumerLink``).
+    func addConsumer() {
+        state.withLock { state in
+            if state.outcome == nil { state.consumers += 1 }
+        }
+    }
+
+    /// Runs `body` if the deferred was cancelled (or timed out), now or later.
+    func onGiveUp(_ body: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state -> Bool in
+            guard state.outcome != nil else {
+                state.cancelHooks.append(body)
+                return false
+            }
+            return state.gaveUp
+        }
+        if runNow { body() }
+    }
+}
+
+extension Deferred: ConsumerLink {
+    func consumerGaveUp() {
+        let nobodyLeft = state.withLock { state -> Bool in
+            guard state.outcome == nil else { return false }
+            state.consumers -= 1
+            return state.consumers <= 0
+        }
+        if nobodyLeft { cancel() }
+    }
+}

@@ -1,0 +1,1 @@
+print("HTTPDemo: coming soon")
