@@ -57,7 +57,7 @@ final class Slots<Element: Sendable>: Sendable {
     /// Stores `element` at `index`; returns every element, in input order,
     /// once the last slot is filled.
     func fill(_ index: Int, with element: Element) -> [Element]? {
-        storage.withLock { storage -> [Element]? in
+        storage.withLock(owner: self) { storage -> [Element]? in
             guard storage.elements[index] == nil else { return nil }
             storage.elements[index] = element
             storage.remaining -= 1

@@ -43,7 +43,8 @@ private final class Retrier<Value: Sendable>: Sendable {
 
     func start() {
         resolver.onCancel { [weak self] in
-            self?.progress.withLock { $0.inFlight }?.cancel()
+            guard let self else { return }
+            self.progress.withLock(owner: self) { $0.inFlight }?.cancel()
         }
         attempt()
     }
@@ -51,7 +52,7 @@ private final class Retrier<Value: Sendable>: Sendable {
     private func attempt() {
         guard resolver.isPending else { return }
         let attempt = make()
-        let isLast = progress.withLock { progress -> Bool in
+        let isLast = progress.withLock(owner: self) { progress -> Bool in
             progress.left -= 1
             progress.inFlight = attempt
             return progress.left <= 0

@@ -78,7 +78,7 @@ private final class OutcomeWaiter<Value: Sendable>: Sendable {
     /// Installs the continuation. Returns `false` (after resuming it) when the
     /// outcome arrived first, from the cancellation handler.
     func install(_ continuation: CheckedContinuation<Result<Value, any Error>, Never>) -> Bool {
-        let early = phase.withLock { phase -> Result<Value, any Error>? in
+        let early = phase.withLock(owner: self) { phase -> Result<Value, any Error>? in
             if case .finished(let outcome) = phase {
                 phase = .delivered
                 return outcome
@@ -92,7 +92,7 @@ private final class OutcomeWaiter<Value: Sendable>: Sendable {
     }
 
     func finish(_ outcome: Result<Value, any Error>) {
-        let continuation = phase.withLock { phase -> CheckedContinuation<Result<Value, any Error>, Never>? in
+        let continuation = phase.withLock(owner: self) { phase -> CheckedContinuation<Result<Value, any Error>, Never>? in
             switch phase {
             case .idle:
                 phase = .finished(outcome)

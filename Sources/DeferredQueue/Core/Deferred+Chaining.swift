@@ -186,7 +186,7 @@ extension Deferred {
             return
         }
         inner.addConsumer()
-        let attached = state.withLock { state -> Bool in
+        let attached = state.withLock(owner: self) { state -> Bool in
             guard state.outcome == nil else { return false }
             state.upstream = inner
             return true

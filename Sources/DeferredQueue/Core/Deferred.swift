@@ -96,7 +96,7 @@ public final class Deferred<Value: Sendable>: Sendable {
         // Unreachable in practice (a pending deferred is kept alive by its
         // producer and by its own queued handlers), but a suspended queue must
         // never be released, so make sure.
-        if ownsQueue, state.withLock({ $0.outcome == nil }) {
+        if ownsQueue, state.withLock(owner: self, { $0.outcome == nil }) {
             queue.resume()
         }
     }
@@ -164,7 +164,7 @@ public final class Deferred<Value: Sendable>: Sendable {
 
     /// `true` until the deferred is fulfilled, rejected or cancelled.
     public var isPending: Bool {
-        state.withLock { $0.outcome == nil }
+        state.withLock(owner: self) { $0.outcome == nil }
     }
 
     /// Cancels the deferred.
@@ -192,7 +192,7 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// - Returns: `true` if this call settled the deferred.
     @discardableResult
     func settle(_ result: Result<Value, any Error>, givingUp: Bool = false) -> Bool {
-        guard let settlement = state.withLock({ $0.settle(result, givingUp: givingUp) }) else {
+        guard let settlement = state.withLock(owner: self, { $0.settle(result, givingUp: givingUp) }) else {
             return false
         }
         // Exactly once: only the call that stored the outcome gets here.
@@ -208,7 +208,7 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// settlement is otherwise known); a pending deferred reads as abandoned,
     /// which a handler can never observe.
     var currentOutcome: Result<Value, any Error> {
-        state.withLock { $0.outcome } ?? .failure(DeferredError.abandoned)
+        state.withLock(owner: self) { $0.outcome } ?? .failure(DeferredError.abandoned)
     }
 
     /// Enqueues `body` to run with the outcome once settled — the primitive
@@ -220,14 +220,14 @@ public final class Deferred<Value: Sendable>: Sendable {
 
     /// Records a consumer that may later give up (see ``ConsumerLink``).
     func addConsumer() {
-        state.withLock { state in
+        state.withLock(owner: self) { state in
             if state.outcome == nil { state.consumers += 1 }
         }
     }
 
     /// Runs `body` if the deferred was cancelled (or timed out), now or later.
     func onGiveUp(_ body: @escaping @Sendable () -> Void) {
-        let runNow = state.withLock { state -> Bool in
+        let runNow = state.withLock(owner: self) { state -> Bool in
             guard state.outcome != nil else {
                 state.cancelHooks.append(body)
                 return false
@@ -240,7 +240,7 @@ public final class Deferred<Value: Sendable>: Sendable {
 
 extension Deferred: ConsumerLink {
     func consumerGaveUp() {
-        let nobodyLeft = state.withLock { state -> Bool in
+        let nobodyLeft = state.withLock(owner: self) { state -> Bool in
             guard state.outcome == nil else { return false }
             state.consumers -= 1
             return state.consumers <= 0

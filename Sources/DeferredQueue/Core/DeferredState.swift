@@ -14,7 +14,7 @@ protocol ConsumerLink: AnyObject, Sendable {
 ///
 /// Note what is *not* here: there is no list of handlers. Handlers wait as
 /// blocks on the deferred's suspended serial queue.
-struct DeferredState<Value: Sendable>: ~Copyable {
+struct DeferredState<Value: Sendable> {
     /// `nil` while pending; written exactly once.
     var outcome: Result<Value, any Error>?
     /// `true` when the deferred settled by being cancelled or timing out.

@@ -20,8 +20,11 @@ struct TimingCombinatorTests {
 
     @Test func timeoutToleratesOddDurations() async {
         let (pending, resolver) = Deferred<Int>.pending()
+        let keepsItPending = pending.then { $0 }
         #expect(await settled(pending.timeout(-1)) == .timedOut)
         #expect(await settled(pending.timeout(.nan)) == .timedOut)
+        #expect(pending.isPending, "another consumer still wants it")
+        #expect(keepsItPending.isPending)
         let infinite = Deferred(value: 3).timeout(.infinity)
         #expect(await settled(infinite) == .value(3))
         _ = resolver

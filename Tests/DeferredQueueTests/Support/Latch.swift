@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+@testable import DeferredQueue
 
 /// Counts down arrivals from any thread; `wait` suspends until the count
 /// reaches zero or a generous deadline passes (a guard against hangs, not a
@@ -17,10 +18,10 @@ final class Latch: Sendable {
         state = Mutex(State(remaining: count))
     }
 
-    var remaining: Int { state.withLock { $0.remaining } }
+    var remaining: Int { state.withLock(owner: self) { $0.remaining } }
 
     func arrive() {
-        let ready = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+        let ready = state.withLock(owner: self) { state -> [CheckedContinuation<Bool, Never>] in
             state.remaining -= 1
             guard state.remaining == 0 else { return [] }
             defer { state.waiters = [:] }
@@ -32,7 +33,7 @@ final class Latch: Sendable {
     /// `true` when every arrival happened, `false` after `seconds` otherwise.
     func wait(seconds: Double = 60) async -> Bool {
         await withCheckedContinuation { continuation in
-            let id = state.withLock { state -> Int? in
+            let id = state.withLock(owner: self) { state -> Int? in
                 if state.remaining <= 0 { return nil }
                 state.nextID += 1
                 state.waiters[state.nextID] = continuation
@@ -40,7 +41,7 @@ final class Latch: Sendable {
             }
             guard let id else { return continuation.resume(returning: true) }
             DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
-                self.state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: false)
+                self.state.withLock(owner: self) { $0.waiters.removeValue(forKey: id) }?.resume(returning: false)
             }
         }
     }
@@ -50,9 +51,9 @@ final class Latch: Sendable {
 final class Recorder<Element: Sendable>: Sendable {
     private let storage = Mutex<[Element]>([])
 
-    func append(_ element: Element) { storage.withLock { $0.append(element) } }
-    var events: [Element] { storage.withLock { $0 } }
-    var count: Int { storage.withLock { $0.count } }
+    func append(_ element: Element) { storage.withLock(owner: self) { $0.append(element) } }
+    var events: [Element] { storage.withLock(owner: self) { $0 } }
+    var count: Int { storage.withLock(owner: self) { $0.count } }
 }
 
 /// A counter shared between threads.

@@ -1,0 +1,52 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+extension Mutex where Value: Sendable {
+    /// `withLock`, made visible to ThreadSanitizer.
+    ///
+    /// On Linux, `Synchronization.Mutex` synchronises inside the (not
+    /// instrumented) standard library, so `swift test --sanitize=thread`
+    /// reports a "Swift access race" on every contended `withLock` — checked on
+    /// Swift 6.3.1 with four threads appending to a `Mutex<[Int]>`. Inside the
+    /// critical section this tells the sanitizer, when it is loaded, that the
+    /// section acquires and releases `owner`'s address: exactly the ordering
+    /// the mutex really provides. Without the sanitizer the cost is one load
+    /// and a nil check.
+    ///
+    /// - Parameters:
+    ///   - owner: The object that holds this mutex (its address names the lock).
+    ///   - body: The critical section.
+    @inline(__always)
+    func withLock<Result>(owner: AnyObject, _ body: (inout Value) -> Result) -> Result {
+        let address = UnsafeRawPointer(Unmanaged.passUnretained(owner).toOpaque())
+        return withLock { value in
+            ThreadSanitizer.acquire?(address)
+            defer { ThreadSanitizer.release?(address) }
+            return body(&value)
+        }
+    }
+}
+
+/// The ThreadSanitizer annotation entry points, found at run time: present
+/// only in a process built with `-sanitize=thread`.
+enum ThreadSanitizer {
+    typealias Annotation = @convention(c) (UnsafeRawPointer?) -> Void
+
+    static let acquire: Annotation? = lookUp("__tsan_acquire")
+    static let release: Annotation? = lookUp("__tsan_release")
+
+    private static func lookUp(_ name: String) -> Annotation? {
+        #if canImport(Darwin)
+        let handle = UnsafeMutableRawPointer(bitPattern: -2) // RTLD_DEFAULT
+        #else
+        let handle: UnsafeMutableRawPointer? = nil // RTLD_DEFAULT
+        #endif
+        return dlsym(handle, name).map { unsafeBitCast($0, to: Annotation.self) }
+    }
+}
