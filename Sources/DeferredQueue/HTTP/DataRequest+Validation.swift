@@ -1,0 +1,125 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// Validation is enqueued like any handler: it judges the response when its
+// turn comes, and only the handlers chained after it see the verdict.
+// Validators run only when a response arrived; the first failure wins.
+
+extension DataRequest {
+    /// A validator: the request as sent, the response, and the body.
+    public typealias Validation = @Sendable (URLRequest?, HTTPURLResponse, Data?) -> Result<Void, any Error>
+
+    /// Fails the handlers chained after it unless the status is 2xx and, when
+    /// the request sent an `Accept` header, the response's content type is
+    /// one it accepts.
+    ///
+    /// - Returns: The request, for chaining.
+    @discardableResult
+    public func validate() -> Self {
+        let accepted = Self.acceptableContentTypes(fromAccept: urlRequest?.value(forHTTPHeaderField: "Accept"))
+        return validate { request, response, data in
+            Self.check(statusCode: response.statusCode, in: 200..<300).flatMap {
+                accepted.isEmpty ? .success(()) : Self.check(contentTypeOf: response, data: data, in: accepted)
+            }
+        }
+    }
+
+    /// Fails the handlers chained after it unless the status code is in
+    /// `acceptableStatusCodes`.
+    ///
+    /// - Parameter acceptableStatusCodes: For example `200..<300` or `[200, 304]`.
+    /// - Returns: The request, for chaining.
+    @discardableResult
+    public func validate(statusCode acceptableStatusCodes: some Sequence<Int>) -> Self {
+        let codes = Set(acceptableStatusCodes)
+        return validate { _, response, _ in Self.check(statusCode: response.statusCode, in: codes) }
+    }
+
+    /// Fails the handlers chained after it unless the response's MIME type
+    /// matches one of `acceptableContentTypes` (`"application/json"`,
+    /// `"text/*"`, `"*/*"`). An empty body passes.
+    ///
+    /// - Parameter acceptableContentTypes: The acceptable MIME types.
+    /// - Returns: The request, for chaining.
+    @discardableResult
+    public func validate(contentType acceptableContentTypes: [String]) -> Self {
+        validate { _, response, data in Self.check(contentTypeOf: response, data: data, in: acceptableContentTypes) }
+    }
+
+    /// Fails the handlers chained after it when `check` returns a failure.
+    ///
+    /// An ``HTTPError`` returned by `check` is delivered as is; any other error
+    /// as ``HTTPError/ValidationFailureReason/customValidationFailed(error:)``.
+    ///
+    /// - Parameter check: Judges the request, response and body.
+    /// - Returns: The request, for chaining.
+    @discardableResult
+    public func validate(_ check: @escaping Validation) -> Self {
+        let validation = self.validation
+        outcome.whenSettled { outcome in
+            guard case .success(let raw) = outcome, raw.error == nil, validation.current == nil,
+                  let response = raw.response,
+                  case .failure(let error) = check(raw.request, response, raw.data)
+            else { return }
+            validation.record(
+                error as? HTTPError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
+            )
+        }
+        return self
+    }
+
+    // MARK: - Checks
+
+    static func check(statusCode: Int, in acceptable: some Collection<Int>) -> Result<Void, any Error> {
+        acceptable.contains(statusCode)
+            ? .success(())
+            : .failure(HTTPError.responseValidationFailed(reason: .unacceptableStatusCode(code: statusCode)))
+    }
+
+    static func check(contentTypeOf response: HTTPURLResponse, data: Data?, in acceptable: [String]) -> Result<Void, any Error> {
+        if data?.isEmpty ?? true { return .success(()) }
+        guard let header = response.value(forHTTPHeaderField: "Content-Type"),
+              let mimeType = MIMEType(header)
+        else {
+            return .failure(HTTPError.responseValidationFailed(reason: .missingContentType(acceptable: acceptable)))
+        }
+        if acceptable.compactMap(MIMEType.init).contains(where: { $0.matches(mimeType) }) {
+            return .success(())
+        }
+        return .failure(HTTPError.responseValidationFailed(
+            reason: .unacceptableContentType(acceptable: acceptable, responseContentType: mimeType.description)
+        ))
+    }
+
+    /// The MIME types listed in an `Accept` header, without parameters.
+    static func acceptableContentTypes(fromAccept accept: String?) -> [String] {
+        guard let accept else { return [] }
+        return accept.split(separator: ",").compactMap { item in
+            let type = item.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) ?? ""
+            return type.isEmpty ? nil : type
+        }
+    }
+}
+
+/// A `type/subtype` pair, lowercased, where either may be `*`.
+struct MIMEType: Equatable, CustomStringConvertible {
+    let type: String
+    let subtype: String
+
+    init?(_ string: String) {
+        let essence = string.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let parts = essence.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return nil }
+        type = String(parts[0])
+        subtype = String(parts[1])
+    }
+
+    /// `true` when `self`, as an acceptable pattern, admits `other`.
+    func matches(_ other: MIMEType) -> Bool {
+        (type == "*" || type == other.type) && (subtype == "*" || subtype == other.subtype)
+    }
+
+    var description: String { "\(type)/\(subtype)" }
+}

@@ -1,0 +1,41 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension DataRequest {
+    /// The request as a `curl` command line, for debugging and bug reports.
+    ///
+    /// Includes the method, the session's additional headers, the request's
+    /// headers and body; every argument is shell-quoted.
+    public func cURLDescription() -> String {
+        guard let urlRequest, let url = urlRequest.url else {
+            return "$ curl # the request has no valid URL"
+        }
+        var arguments = ["$ curl -v"]
+        let method = urlRequest.httpMethod ?? "GET"
+        if method != "GET" { arguments.append("-X \(method)") }
+        var headers: [(String, String)] = []
+        for (name, value) in session.urlSession.configuration.httpAdditionalHeaders ?? [:] {
+            headers.append(("\(name)", "\(value)"))
+        }
+        for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {
+            headers.removeAll { $0.0.caseInsensitiveCompare(name) == .orderedSame }
+            headers.append((name, value))
+        }
+        for (name, value) in headers.sorted(by: { $0.0.lowercased() < $1.0.lowercased() }) {
+            arguments.append("-H \(Self.shellQuoted("\(name): \(value)"))")
+        }
+        if let body = urlRequest.httpBody, !body.isEmpty {
+            let text = String(decoding: body, as: UTF8.self)
+            arguments.append("--data-raw \(Self.shellQuoted(text))")
+        }
+        arguments.append(Self.shellQuoted(url.absoluteString))
+        return arguments.joined(separator: " \\\n\t")
+    }
+
+    /// `text` in single quotes, safe for a POSIX shell.
+    static func shellQuoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What a finished transfer produced, before validation and serialization:
+/// the outcome a request's suspended queue is resumed with.
+struct RawResponse: Sendable {
+    /// The request as last sent (after redirects).
+    var request: URLRequest?
+    var response: HTTPURLResponse?
+    /// The body received; `nil` when no response arrived at all.
+    var data: Data?
+    /// A transport failure, cancellation or invalid URL; `nil` when a
+    /// response arrived.
+    var error: HTTPError?
+    var end: Date
+
+    /// `true` when an empty body is the expected, successful answer
+    /// (204 No Content, 205 Reset Content, or a `HEAD` request).
+    var allowsEmptyBody: Bool {
+        if request?.httpMethod == HTTPMethod.head.rawValue { return true }
+        return [204, 205].contains(response?.statusCode ?? 0)
+    }
+}
