@@ -15,10 +15,12 @@ let package = Package(
         .executable(name: "HTTPDemo", targets: ["HTTPDemo"]),
     ],
     targets: [
-        .target(name: "DeferredQueue"),
-        .target(name: "LoopbackServer"),
+        // Package-internal: Mutex critical sections that ThreadSanitizer can see.
+        .target(name: "LockSupport"),
+        .target(name: "DeferredQueue", dependencies: ["LockSupport"]),
+        .target(name: "LoopbackServer", dependencies: ["LockSupport"]),
         .executableTarget(name: "HTTPDemo", dependencies: ["DeferredQueue", "LoopbackServer"]),
-        .testTarget(name: "DeferredQueueTests", dependencies: ["DeferredQueue", "LoopbackServer"]),
+        .testTarget(name: "DeferredQueueTests", dependencies: ["DeferredQueue", "LoopbackServer", "LockSupport"]),
         .testTarget(name: "HTTPDemoTests", dependencies: ["HTTPDemo", "LoopbackServer"]),
     ],
     swiftLanguageModes: [.v6]

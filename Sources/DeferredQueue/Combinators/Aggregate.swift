@@ -1,3 +1,4 @@
+import LockSupport
 import Synchronization
 
 /// The machinery shared by the combinators that wait on several deferreds.

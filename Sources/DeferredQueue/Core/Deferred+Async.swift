@@ -1,3 +1,4 @@
+import LockSupport
 import Synchronization
 
 extension Deferred {

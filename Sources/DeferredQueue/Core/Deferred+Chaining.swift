@@ -1,3 +1,4 @@
+import LockSupport
 import Dispatch
 
 // Every handler method takes `on queue: DispatchQueue? = nil`. `nil` runs the

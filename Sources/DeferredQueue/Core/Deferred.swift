@@ -1,4 +1,5 @@
 import Dispatch
+import LockSupport
 import Synchronization
 
 /// A value that will be available later — a promise whose handlers wait on a

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LockSupport
 import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -63,6 +64,12 @@ public final class DataRequest: Sendable {
         var redirects = 0
         var tooManyRedirects = false
         var progressHandlers: [ProgressHandler] = []
+        /// Counts attempts, so a watchdog of an earlier attempt stands down.
+        var attempt = 0
+        /// When the current attempt last made progress (uptime nanoseconds).
+        var lastActivity: UInt64 = 0
+        /// The watchdog cancelled the task because it went silent.
+        var timedOut = false
     }
 
     private struct ProgressHandler: Sendable {
@@ -122,22 +129,63 @@ public final class DataRequest: Sendable {
     // MARK: - Transfer events (the session delegate's serial queue)
 
     func attach(_ task: URLSessionTask) {
-        transfer.withLock(owner: self) { $0.task = task }
+        let attempt = transfer.withLock(owner: self) { transfer in
+            transfer.task = task
+            transfer.attempt += 1
+            transfer.timedOut = false
+            transfer.lastActivity = DispatchTime.now().uptimeNanoseconds
+            return transfer.attempt
+        }
         // Cancelled while the task was being created: the cancel hook saw no task.
-        if !outcome.isPending { task.cancel() }
+        if !outcome.isPending { session.cancel(task) }
+        watch(attempt, after: idleTimeout)
+    }
+
+    /// Seconds without progress before an attempt fails with `URLError.timedOut`.
+    ///
+    /// URLSession on Linux ignores `URLRequest.timeoutInterval` in favour of
+    /// the session configuration's `timeoutIntervalForRequest` (checked on
+    /// Swift 6.3.1: a 1 s request timeout waited the session's 20 s), so the
+    /// request enforces its own timeout with this watchdog.
+    private var idleTimeout: Double {
+        let timeout = urlRequest?.timeoutInterval ?? Session.defaultTimeout
+        return timeout.isFinite && timeout > 0 ? timeout : Session.defaultTimeout
+    }
+
+    /// Checks, `seconds` from now, whether `attempt` went silent for the whole
+    /// idle timeout; if so cancels its task (reported as a time-out).
+    private func watch(_ attempt: Int, after seconds: Double) {
+        let deadline = DispatchTime.after(seconds: seconds) ?? .distantFuture
+        DispatchQueue.global().asyncAfter(deadline: deadline) { [weak self] in
+            guard let self else { return }
+            let limit = UInt64(self.idleTimeout * 1e9)
+            let verdict = self.transfer.withLock(owner: self) { transfer -> (task: URLSessionTask?, wait: Double?) in
+                guard transfer.attempt == attempt, let task = transfer.task else { return (nil, nil) }
+                let idle = DispatchTime.now().uptimeNanoseconds &- transfer.lastActivity
+                guard idle >= limit else { return (nil, Double(limit - idle) / 1e9) }
+                transfer.timedOut = true
+                return (task, nil)
+            }
+            if let task = verdict.task { self.session.cancel(task) }
+            if let wait = verdict.wait { self.watch(attempt, after: wait) }
+        }
     }
 
     private func cancelTask() {
-        transfer.withLock(owner: self) { $0.task }?.cancel()
+        if let task = transfer.withLock(owner: self, { $0.task }) { session.cancel(task) }
     }
 
     func didReceive(response: URLResponse) {
-        transfer.withLock(owner: self) { $0.response = response as? HTTPURLResponse }
+        transfer.withLock(owner: self) { transfer in
+            transfer.response = response as? HTTPURLResponse
+            transfer.lastActivity = DispatchTime.now().uptimeNanoseconds
+        }
     }
 
     func didReceive(data: Data) {
         let (handlers, progress) = transfer.withLock(owner: self) { transfer in
             transfer.data.append(data)
+            transfer.lastActivity = DispatchTime.now().uptimeNanoseconds
             let expected = transfer.response?.expectedContentLength ?? -1
             let progress = TransferProgress(completed: Int64(transfer.data.count), expected: expected > 0 ? expected : nil)
             return (transfer.progressHandlers, progress)
@@ -156,11 +204,13 @@ public final class DataRequest: Sendable {
     }
 
     func didComplete(task: URLSessionTask, error: (any Error)?) {
-        let urlError = error.map { ($0 as? URLError) ?? URLError(.unknown, userInfo: [NSUnderlyingErrorKey: $0]) }
         let finished = transfer.withLock(owner: self) { transfer in
-            (response: transfer.response ?? task.response as? HTTPURLResponse,
-             data: transfer.data, retries: transfer.retries, tooManyRedirects: transfer.tooManyRedirects)
+            (response: transfer.response ?? task.response as? HTTPURLResponse, data: transfer.data,
+             retries: transfer.retries, tooManyRedirects: transfer.tooManyRedirects, timedOut: transfer.timedOut)
         }
+        let urlError = finished.timedOut
+            ? URLError(.timedOut)
+            : error.map { ($0 as? URLError) ?? URLError(.unknown, userInfo: [NSUnderlyingErrorKey: $0]) }
         if retryIfAllowed(after: finished.retries, statusCode: finished.response?.statusCode, error: urlError) {
             return
         }
@@ -196,6 +246,7 @@ public final class DataRequest: Sendable {
             transfer.response = nil
             transfer.data = Data()
             transfer.task = nil
+            transfer.timedOut = false
         }
         let deadline = DispatchTime.after(seconds: delay) ?? .now()
         DispatchQueue.global().asyncAfter(deadline: deadline) { self.session.start(self) }

@@ -113,6 +113,11 @@ public final class Session: Sendable {
         task.resume()
     }
 
+    /// Cancels a running task safely (see ``SessionDelegate/cancel(_:on:)``).
+    func cancel(_ task: URLSessionTask) {
+        delegate.cancel(task, on: urlSession.delegateQueue)
+    }
+
     private static func sanitizedTimeout(_ timeout: Double?) -> Double {
         guard let timeout, timeout.isFinite, timeout > 0 else { return defaultTimeout }
         return timeout

@@ -1,4 +1,5 @@
 import Foundation
+import LockSupport
 import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -22,6 +23,20 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// The number of tasks in flight (for leak checks).
     var runningCount: Int {
         requests.withLock(owner: self) { $0.count }
+    }
+
+    /// Cancels `task` if it has not completed yet.
+    ///
+    /// swift-corelibs-foundation crashes the process ("Trying to access a
+    /// behaviour for a task that in not in the registry", TaskRegistry.swift)
+    /// when `URLSessionTask.cancel()` races the task's completion. The
+    /// completion is delivered on the delegate queue, so cancelling there, and
+    /// only while the task is still in the map, never races it.
+    func cancel(_ task: URLSessionTask, on delegateQueue: OperationQueue) {
+        delegateQueue.addOperation {
+            let running = self.requests.withLock(owner: self) { $0[task.taskIdentifier] != nil }
+            if running { task.cancel() }
+        }
     }
 
     private func request(for task: URLSessionTask) -> DataRequest? {

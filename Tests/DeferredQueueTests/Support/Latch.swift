@@ -1,4 +1,5 @@
 import Dispatch
+import LockSupport
 import Synchronization
 @testable import DeferredQueue
 

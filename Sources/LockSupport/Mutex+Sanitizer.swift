@@ -7,7 +7,7 @@ import Darwin
 #endif
 import Synchronization
 
-extension Mutex where Value: Sendable {
+extension Mutex where Value: ~Copyable {
     /// `withLock`, made visible to ThreadSanitizer.
     ///
     /// On Linux, `Synchronization.Mutex` synchronises inside the (not
@@ -23,23 +23,26 @@ extension Mutex where Value: Sendable {
     ///   - owner: The object that holds this mutex (its address names the lock).
     ///   - body: The critical section.
     @inline(__always)
-    func withLock<Result>(owner: AnyObject, _ body: (inout Value) -> Result) -> Result {
+    package borrowing func withLock<Result: ~Copyable, E: Error>(
+        owner: AnyObject,
+        _ body: (inout sending Value) throws(E) -> sending Result
+    ) throws(E) -> sending Result {
         let address = UnsafeRawPointer(Unmanaged.passUnretained(owner).toOpaque())
-        return withLock { value in
+        return try withLock { (value: inout sending Value) throws(E) -> sending Result in
             ThreadSanitizer.acquire?(address)
             defer { ThreadSanitizer.release?(address) }
-            return body(&value)
+            return try body(&value)
         }
     }
 }
 
 /// The ThreadSanitizer annotation entry points, found at run time: present
 /// only in a process built with `-sanitize=thread`.
-enum ThreadSanitizer {
-    typealias Annotation = @convention(c) (UnsafeRawPointer?) -> Void
+package enum ThreadSanitizer {
+    package typealias Annotation = @convention(c) (UnsafeRawPointer?) -> Void
 
-    static let acquire: Annotation? = lookUp("__tsan_acquire")
-    static let release: Annotation? = lookUp("__tsan_release")
+    package static let acquire: Annotation? = lookUp("__tsan_acquire")
+    package static let release: Annotation? = lookUp("__tsan_release")
 
     private static func lookUp(_ name: String) -> Annotation? {
         #if canImport(Darwin)

@@ -1,0 +1,105 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Everything known about one finished request: what was sent, what came back, the
+/// serialized result and when it happened.
+///
+/// Completion handlers such as `responseJSON` receive one of these.
+///
+/// ```swift
+/// request("https://example.com/entry.json").responseJSON { response in
+///     switch response.result {
+///     case .success(let json): print(json["title"].string ?? "untitled")
+///     case .failure(let error): print(error)
+///     }
+///     print(response.response?.statusCode ?? 0, response.timing.duration)
+/// }
+/// ```
+public struct DataResponse<Value: Sendable>: Sendable {
+    /// When the request started and finished.
+    public typealias Timing = ResponseTiming
+
+    /// The request as sent (after the session applied its defaults), if one was built.
+    public let request: URLRequest?
+    /// The server's response, or `nil` when none arrived (e.g. no connection, cancelled).
+    public let response: HTTPURLResponse?
+    /// The body bytes received, or `nil` when none arrived.
+    public let data: Data?
+    /// The serialized value, or the error that prevented it.
+    public let result: Result<Value, HTTPError>
+    /// When the request started and finished.
+    public let timing: Timing
+
+    /// Creates a response.
+    ///
+    /// - Parameters:
+    ///   - request: The request sent.
+    ///   - response: The server's response.
+    ///   - data: The body bytes.
+    ///   - result: The serialized value or the error.
+    ///   - timing: When it started and finished.
+    public init(request: URLRequest?, response: HTTPURLResponse?, data: Data?, result: Result<Value, HTTPError>, timing: Timing) {
+        self.request = request
+        self.response = response
+        self.data = data
+        self.result = result
+        self.timing = timing
+    }
+
+    /// The value on success, otherwise `nil`.
+    public var value: Value? {
+        try? result.get()
+    }
+
+    /// The error on failure, otherwise `nil`.
+    public var error: HTTPError? {
+        guard case .failure(let error) = result else { return nil }
+        return error
+    }
+
+    /// The same response with its success value transformed; failures pass through.
+    ///
+    /// - Parameter transform: Turns the value into another.
+    /// - Returns: A response with the transformed result and the same request, response,
+    ///   data and timing.
+    public func map<NewValue: Sendable>(_ transform: (Value) -> NewValue) -> DataResponse<NewValue> {
+        DataResponse<NewValue>(request: request, response: response, data: data, result: result.map(transform), timing: timing)
+    }
+
+    /// The same response with its success value transformed by a step that can fail;
+    /// failures pass through.
+    ///
+    /// - Parameter transform: Turns the value into another value or an ``HTTPError``.
+    /// - Returns: A response with the new result and the same request, response, data and
+    ///   timing.
+    public func flatMap<NewValue: Sendable>(_ transform: (Value) -> Result<NewValue, HTTPError>) -> DataResponse<NewValue> {
+        DataResponse<NewValue>(request: request, response: response, data: data, result: result.flatMap(transform), timing: timing)
+    }
+
+    /// The same response with its error transformed; successes pass through.
+    ///
+    /// - Parameter transform: Turns the error into another.
+    /// - Returns: A response with the new result.
+    public func mapError(_ transform: (HTTPError) -> HTTPError) -> DataResponse<Value> {
+        DataResponse(request: request, response: response, data: data, result: result.mapError(transform), timing: timing)
+    }
+}
+
+extension DataResponse: CustomStringConvertible {
+    /// One line: method, URL, status, body size, duration and outcome, e.g.
+    /// `GET https://example.com/ -> 200, 1532 bytes, 0.120s: success`.
+    public var description: String {
+        let method = request?.httpMethod ?? "GET"
+        let url = request?.url?.absoluteString ?? response?.url?.absoluteString ?? "(no URL)"
+        let status = response.map { String($0.statusCode) } ?? "no response"
+        let size = data.map { ", \($0.count) bytes" } ?? ""
+        let outcome: String
+        switch result {
+        case .success: outcome = "success"
+        case .failure(let error): outcome = "failure: \(error)"
+        }
+        return "\(method) \(url) -> \(status)\(size), \(timing): \(outcome)"
+    }
+}

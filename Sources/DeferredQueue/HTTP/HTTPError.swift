@@ -1,0 +1,205 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Every way an HTTP request of this library can fail.
+///
+/// Switch over the cases for full detail, or use the accessors (``isCancelled``,
+/// ``isTimeout``, ``responseCode``, ``underlyingError``, ``urlError``) for the common
+/// questions. ``description`` says what happened and what to do about it.
+///
+/// ```swift
+/// switch response.result {
+/// case .success(let json): show(json)
+/// case .failure(let error) where error.isCancelled: break
+/// case .failure(let error): print(error)   // e.g. "The server answered HTTP 404 (Not Found) …"
+/// }
+/// ```
+public enum HTTPError: Error, Sendable, CustomStringConvertible {
+    /// The string or components given as a URL do not form an `http` or `https` URL with a host.
+    case invalidURL(String)
+    /// The URL loading system failed before a complete response arrived (no connection,
+    /// DNS failure, timeout, TLS failure, connection lost…).
+    case sessionTaskFailed(URLError)
+    /// The request was cancelled with `cancel()` before it completed.
+    case cancelled
+    /// The response arrived but a `validate(…)` step rejected it.
+    case responseValidationFailed(reason: ValidationFailureReason)
+    /// The response arrived but its body could not be turned into the requested value.
+    case responseSerializationFailed(reason: SerializationFailureReason)
+    /// The request was dropped while still pending, so it can never complete.
+    case abandoned
+
+    /// Why a `validate(…)` step rejected a response.
+    public enum ValidationFailureReason: Sendable, CustomStringConvertible {
+        /// The status code is not among the acceptable ones (by default `200..<300`).
+        case unacceptableStatusCode(code: Int)
+        /// The response's MIME type matches none of the acceptable ones.
+        case unacceptableContentType(acceptable: [String], responseContentType: String)
+        /// The response has no `Content-Type`, but validation asked for one.
+        case missingContentType(acceptable: [String])
+        /// A custom validation closure returned this error.
+        case customValidationFailed(error: any Error)
+
+        /// What was rejected and how to fix it.
+        public var description: String {
+            switch self {
+            case .unacceptableStatusCode(let code):
+                let phrase = HTTPURLResponse.localizedString(forStatusCode: code)
+                return "The server answered HTTP \(code) (\(phrase)), which the request's validation does not accept "
+                    + "(validate() accepts 200..<300). Check the URL and the request, or pass the codes you expect to validate(statusCode:)."
+            case .unacceptableContentType(let acceptable, let responseContentType):
+                return "The response has Content-Type \"\(responseContentType)\", which is none of the acceptable types "
+                    + "\(acceptable.joined(separator: ", ")). The server may have answered with an error page; check the URL, "
+                    + "or widen validate(contentType:)."
+            case .missingContentType(let acceptable):
+                return "The response has no Content-Type header, but validation requires one of "
+                    + "\(acceptable.joined(separator: ", ")). Drop validate(contentType:) if the server omits it."
+            case .customValidationFailed(let error):
+                return "A custom validation rejected the response: \(error)"
+            }
+        }
+    }
+
+    /// Why a response body could not be turned into the requested value.
+    public enum SerializationFailureReason: Sendable, CustomStringConvertible {
+        /// The body is missing or empty, and the requested value (JSON, Decodable) needs one.
+        case inputDataNilOrZeroLength
+        /// The body is not valid JSON; the error says where.
+        case jsonSyntax(JSON.ParseError)
+        /// The body is valid JSON, but `Decodable` decoding failed.
+        case decodingFailed(error: any Error)
+        /// The body is not valid text in the given encoding.
+        case stringEncodingFailed(encoding: String.Encoding)
+
+        /// What went wrong and how to fix it.
+        public var description: String {
+            switch self {
+            case .inputDataNilOrZeroLength:
+                return "The response body is empty, so it cannot be decoded as JSON or a Decodable value. "
+                    + "If an empty body is expected (204 No Content, HEAD), use responseData or responseString."
+            case .jsonSyntax(let error):
+                return "The response body is not valid JSON: \(error). Check that the URL returns JSON "
+                    + "(validate(contentType: [\"application/json\"]) catches HTML error pages)."
+            case .decodingFailed(let error):
+                return "The response JSON does not match the expected type: \(Self.describe(decodingError: error)). "
+                    + "Make the Decodable type match the payload (optionals for fields that may be missing)."
+            case .stringEncodingFailed(let encoding):
+                return "The response body is not valid text in the encoding \(encoding) (declared by the caller or the "
+                    + "Content-Type charset). Pass the right encoding to responseString(encoding:) or use responseData."
+            }
+        }
+
+        /// `DecodingError`'s own description hides the path; spell it out.
+        private static func describe(decodingError error: any Error) -> String {
+            guard let error = error as? DecodingError else { return "\(error)" }
+            func path(_ context: DecodingError.Context) -> String {
+                let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+                return keys.isEmpty ? "at the top level" : "at \(keys)"
+            }
+            switch error {
+            case .keyNotFound(let key, let context):
+                return "missing key \"\(key.stringValue)\" \(path(context))"
+            case .valueNotFound(let type, let context):
+                return "null or missing value for \(type) \(path(context))"
+            case .typeMismatch(let type, let context):
+                return "expected \(type) \(path(context)): \(context.debugDescription)"
+            case .dataCorrupted(let context):
+                return "invalid data \(path(context)): \(context.debugDescription)"
+            @unknown default:
+                return "\(error)"
+            }
+        }
+    }
+
+    /// What happened and what to do about it.
+    public var description: String {
+        switch self {
+        case .invalidURL(let url):
+            return "\"\(url)\" is not a valid URL: it needs an http or https scheme and a host, "
+                + "e.g. \"https://example.com/path\". Percent-encode spaces and other special characters."
+        case .sessionTaskFailed(let error):
+            let url = error.failingURL.map { " for \($0.absoluteString)" } ?? ""
+            return "The request\(url) failed before a complete response arrived: \(Self.explain(error.code)) "
+                + "(URLError \(error.code.rawValue))."
+        case .cancelled:
+            return "The request was cancelled by calling cancel() before it completed; no response is delivered."
+        case .responseValidationFailed(let reason):
+            return reason.description
+        case .responseSerializationFailed(let reason):
+            return reason.description
+        case .abandoned:
+            return "The request was dropped while still pending (its session or request was released), so it "
+                + "can never complete. Keep the Session alive until its requests finish."
+        }
+    }
+
+    private static func explain(_ code: URLError.Code) -> String {
+        switch code {
+        case .timedOut: return "the request timed out; the server may be slow or unreachable, so retry or raise the timeout"
+        case .cannotFindHost, .dnsLookupFailed: return "the host name could not be resolved; check the URL's host"
+        case .cannotConnectToHost: return "the server refused the connection; check the host and port and that the server is running"
+        case .networkConnectionLost: return "the connection was lost mid-request; retry"
+        case .notConnectedToInternet: return "the device is not connected to the internet"
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:
+            return "the TLS connection could not be established; check the server's certificate"
+        case .badServerResponse: return "the server sent a malformed response"
+        case .cancelled: return "the underlying task was cancelled"
+        case .badURL, .unsupportedURL: return "the URL is not supported by the URL loading system"
+        case .httpTooManyRedirects, .redirectToNonExistentLocation: return "the server's redirects could not be followed"
+        case .resourceUnavailable, .zeroByteResource: return "the resource is unavailable"
+        case .dataLengthExceedsMaximum: return "the response is larger than allowed"
+        default: return "the URL loading system reported an error"
+        }
+    }
+}
+
+extension HTTPError {
+    /// Whether the request was cancelled: ``cancelled``, or a session task that failed with
+    /// `URLError.cancelled`.
+    public var isCancelled: Bool {
+        switch self {
+        case .cancelled: return true
+        case .sessionTaskFailed(let error): return error.code == .cancelled
+        default: return false
+        }
+    }
+
+    /// Whether the request timed out (`URLError.timedOut`).
+    public var isTimeout: Bool {
+        urlError?.code == .timedOut
+    }
+
+    /// The HTTP status code that failed validation, if that is what happened.
+    public var responseCode: Int? {
+        if case .responseValidationFailed(.unacceptableStatusCode(let code)) = self { return code }
+        return nil
+    }
+
+    /// The lower-level error behind this one, if any: the `URLError`, the JSON
+    /// ``JSON/ParseError``, the `DecodingError`, or the custom validation error.
+    public var underlyingError: (any Error)? {
+        switch self {
+        case .sessionTaskFailed(let error): return error
+        case .responseValidationFailed(.customValidationFailed(let error)): return error
+        case .responseSerializationFailed(.jsonSyntax(let error)): return error
+        case .responseSerializationFailed(.decodingFailed(let error)): return error
+        default: return nil
+        }
+    }
+
+    /// The `URLError` of a ``sessionTaskFailed(_:)``, otherwise `nil`.
+    public var urlError: URLError? {
+        if case .sessionTaskFailed(let error) = self { return error }
+        return nil
+    }
+}
+
+extension HTTPError: LocalizedError {
+    /// The same text as ``description``, so `localizedDescription` is readable on every platform.
+    public var errorDescription: String? {
+        description
+    }
+}

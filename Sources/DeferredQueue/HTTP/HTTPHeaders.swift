@@ -1,0 +1,304 @@
+import Foundation
+
+/// One HTTP header field: a name and a value.
+public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible {
+    /// The field name as given, e.g. `"Content-Type"`. Names compare case-insensitively in
+    /// ``HTTPHeaders``.
+    public let name: String
+    /// The field value, e.g. `"application/json"`.
+    public let value: String
+
+    /// Creates a header field.
+    ///
+    /// - Parameters:
+    ///   - name: The field name.
+    ///   - value: The field value.
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+
+    /// `"Name: value"`.
+    public var description: String {
+        "\(name): \(value)"
+    }
+
+    /// A `User-Agent` field.
+    ///
+    /// - Parameter value: The product tokens, e.g. `"HTTPDemo/1.0"`.
+    /// - Returns: The field.
+    public static func userAgent(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "User-Agent", value: value)
+    }
+
+    /// An `Accept` field.
+    ///
+    /// - Parameter value: The acceptable media types, e.g. `"application/json"`.
+    /// - Returns: The field.
+    public static func accept(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "Accept", value: value)
+    }
+
+    /// A `Content-Type` field.
+    ///
+    /// - Parameter value: The body's media type, e.g. `"application/json"`.
+    /// - Returns: The field.
+    public static func contentType(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "Content-Type", value: value)
+    }
+
+    /// An `Authorization: Bearer …` field.
+    ///
+    /// - Parameter bearerToken: The token.
+    /// - Returns: The field.
+    public static func authorization(bearerToken: String) -> HTTPHeader {
+        HTTPHeader(name: "Authorization", value: "Bearer \(bearerToken)")
+    }
+
+    /// An `Authorization: Basic …` field (RFC 7617).
+    ///
+    /// - Parameters:
+    ///   - username: The user name (must not contain `:`).
+    ///   - password: The password.
+    /// - Returns: The field.
+    public static func authorization(username: String, password: String) -> HTTPHeader {
+        let credential = Data("\(username):\(password)".utf8).base64EncodedString()
+        return HTTPHeader(name: "Authorization", value: "Basic \(credential)")
+    }
+}
+
+/// An ordered list of HTTP header fields whose names compare case-insensitively.
+///
+/// Fields keep the order in which they were added, and the casing each name was given.
+/// Reading by name (`headers["content-type"]`) finds `Content-Type` too.
+///
+/// ```swift
+/// var headers: HTTPHeaders = ["Accept": "application/json"]
+/// headers.update(.userAgent("HTTPDemo/1.0"))
+/// headers["accept"]            // "application/json"
+/// headers["X-Trace"] = "abc"   // appends
+/// headers["ACCEPT"] = nil      // removes
+/// ```
+///
+/// - Note: ``add(name:value:)`` keeps earlier fields of the same name; reading such a name
+///   joins the values with `", "` (RFC 9110 §5.3). ``update(name:value:)`` and the
+///   subscript setter replace them instead.
+public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral,
+    Sequence, CustomStringConvertible
+{
+    private var fields: [HTTPHeader] = []
+
+    /// Creates an empty list.
+    public init() {}
+
+    /// Creates a list holding `headers` in order, duplicates included.
+    ///
+    /// - Parameter headers: The fields.
+    public init(_ headers: [HTTPHeader]) {
+        fields = headers
+    }
+
+    /// Creates a list from a dictionary, sorted by name (dictionaries have no order).
+    ///
+    /// - Parameter dictionary: Names and values.
+    public init(_ dictionary: [String: String]) {
+        for (name, value) in dictionary.sorted(by: { $0.key < $1.key }) {
+            update(name: name, value: value)
+        }
+    }
+
+    /// Creates a list from a dictionary literal, in literal order; a repeated name
+    /// (in any casing) keeps its last value.
+    ///
+    /// - Parameter elements: Names and values.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        for (name, value) in elements {
+            update(name: name, value: value)
+        }
+    }
+
+    /// Creates a list from an array literal of fields, in order, duplicates included.
+    ///
+    /// - Parameter elements: The fields.
+    public init(arrayLiteral elements: HTTPHeader...) {
+        fields = elements
+    }
+
+    /// The value for `name` (any casing): `nil` when absent, the values joined with `", "`
+    /// when the name occurs more than once. Setting a value replaces every field of that
+    /// name (see ``update(name:value:)``); setting `nil` removes them.
+    ///
+    /// - Parameter name: The field name.
+    public subscript(name: String) -> String? {
+        get {
+            let values = values(for: name)
+            return values.isEmpty ? nil : values.joined(separator: ", ")
+        }
+        set {
+            if let newValue {
+                update(name: name, value: newValue)
+            } else {
+                remove(name: name)
+            }
+        }
+    }
+
+    /// Every value given for `name` (any casing), in order.
+    ///
+    /// - Parameter name: The field name.
+    /// - Returns: The values; empty when the name is absent.
+    public func values(for name: String) -> [String] {
+        fields.filter { Self.namesMatch($0.name, name) }.map(\.value)
+    }
+
+    /// Appends a field, keeping any earlier field of the same name.
+    ///
+    /// - Parameters:
+    ///   - name: The field name.
+    ///   - value: The field value.
+    public mutating func add(name: String, value: String) {
+        fields.append(HTTPHeader(name: name, value: value))
+    }
+
+    /// Appends a field, keeping any earlier field of the same name.
+    ///
+    /// - Parameter header: The field.
+    public mutating func add(_ header: HTTPHeader) {
+        fields.append(header)
+    }
+
+    /// Sets the value for `name`: replaces the first field of that name in place (taking the
+    /// new casing) and drops the others, or appends when there is none.
+    ///
+    /// - Parameters:
+    ///   - name: The field name.
+    ///   - value: The field value.
+    public mutating func update(name: String, value: String) {
+        update(HTTPHeader(name: name, value: value))
+    }
+
+    /// Sets a field: replaces the first field of its name in place and drops the others, or
+    /// appends when there is none.
+    ///
+    /// - Parameter header: The field.
+    public mutating func update(_ header: HTTPHeader) {
+        guard let first = fields.firstIndex(where: { Self.namesMatch($0.name, header.name) }) else {
+            fields.append(header)
+            return
+        }
+        fields[first] = header
+        var position = fields.index(after: first)
+        while position < fields.endIndex {
+            if Self.namesMatch(fields[position].name, header.name) {
+                fields.remove(at: position)
+            } else {
+                position += 1
+            }
+        }
+    }
+
+    /// Removes every field named `name` (any casing).
+    ///
+    /// - Parameter name: The field name.
+    public mutating func remove(name: String) {
+        fields.removeAll { Self.namesMatch($0.name, name) }
+    }
+
+    /// A copy in which the fields of `other` replace every field of the same names; they
+    /// come after the fields that remain.
+    ///
+    /// - Parameter other: The fields that win.
+    /// - Returns: The merged list.
+    public func merging(_ other: HTTPHeaders) -> HTTPHeaders {
+        var merged = self
+        merged.fields.removeAll { field in other.fields.contains { Self.namesMatch($0.name, field.name) } }
+        merged.fields.append(contentsOf: other.fields)
+        return merged
+    }
+
+    /// The fields as a dictionary, keyed by each name's first casing, repeated names'
+    /// values joined with `", "` — the shape `URLRequest.allHTTPHeaderFields` expects.
+    public var dictionary: [String: String] {
+        var result: [String: String] = [:]
+        for header in fields where !result.keys.contains(where: { Self.namesMatch($0, header.name) }) {
+            result[header.name] = self[header.name]
+        }
+        return result
+    }
+
+    /// The number of fields, duplicates included.
+    public var count: Int {
+        fields.count
+    }
+
+    /// Whether there are no fields.
+    public var isEmpty: Bool {
+        fields.isEmpty
+    }
+
+    /// Iterates over the fields in order.
+    ///
+    /// - Returns: An iterator over the fields.
+    public func makeIterator() -> IndexingIterator<[HTTPHeader]> {
+        fields.makeIterator()
+    }
+
+    /// One `"Name: value"` line per field.
+    public var description: String {
+        fields.map(\.description).joined(separator: "\n")
+    }
+
+    /// Whether both lists hold the same fields in the same order; names compare
+    /// case-insensitively, values exactly.
+    ///
+    /// - Parameters:
+    ///   - lhs: A list.
+    ///   - rhs: Another list.
+    /// - Returns: Whether they are equal.
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.fields.count == rhs.fields.count
+            && zip(lhs.fields, rhs.fields).allSatisfy { namesMatch($0.name, $1.name) && $0.value == $1.value }
+    }
+
+    /// ASCII case-insensitive comparison, without allocating (field names are ASCII tokens).
+    private static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.count == rhs.utf8.count
+            && zip(lhs.utf8, rhs.utf8).allSatisfy { a, b in
+                a == b || (a | 0x20 == b | 0x20 && (a | 0x20) &- UInt8(ascii: "a") < 26)
+            }
+    }
+}
+
+extension HTTPHeaders {
+    /// A list holding one `User-Agent` field.
+    ///
+    /// - Parameter value: The product tokens, e.g. `"HTTPDemo/1.0"`.
+    /// - Returns: The list.
+    public static func userAgent(_ value: String) -> HTTPHeaders {
+        [.userAgent(value)]
+    }
+
+    /// A list holding one `Accept` field.
+    ///
+    /// - Parameter value: The acceptable media types.
+    /// - Returns: The list.
+    public static func accept(_ value: String) -> HTTPHeaders {
+        [.accept(value)]
+    }
+
+    /// A list holding one `Content-Type` field.
+    ///
+    /// - Parameter value: The body's media type.
+    /// - Returns: The list.
+    public static func contentType(_ value: String) -> HTTPHeaders {
+        [.contentType(value)]
+    }
+
+    /// A list holding one `Authorization: Bearer …` field.
+    ///
+    /// - Parameter bearerToken: The token.
+    /// - Returns: The list.
+    public static func authorization(bearerToken: String) -> HTTPHeaders {
+        [.authorization(bearerToken: bearerToken)]
+    }
+}

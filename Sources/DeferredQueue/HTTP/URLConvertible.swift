@@ -1,0 +1,58 @@
+import Foundation
+
+/// A value that can name an `http` or `https` URL: `String`, `URL` or `URLComponents`.
+///
+/// `asURL()` is strict on every platform: the URL must parse, use the `http` or `https`
+/// scheme (any casing) and have a non-empty host. (Foundation's `URL(string:)` on its own
+/// accepts `"http://"`, `"not a url"` and other strings no HTTP request can use.)
+public protocol URLConvertible: Sendable {
+    /// The URL this value names.
+    ///
+    /// - Returns: An `http` or `https` URL with a host.
+    /// - Throws: ``HTTPError/invalidURL(_:)`` when the value is not such a URL.
+    func asURL() throws -> URL
+}
+
+extension URL {
+    /// Whether this is an `http`/`https` URL with a non-empty host.
+    var isHTTPURLWithHost: Bool {
+        guard let scheme = scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
+        guard let host, !host.isEmpty else { return false }
+        return true
+    }
+}
+
+extension String: URLConvertible {
+    /// Parses the string as an `http` or `https` URL.
+    ///
+    /// - Returns: The URL.
+    /// - Throws: ``HTTPError/invalidURL(_:)`` with this string when it does not parse or
+    ///   lacks an http(s) scheme or a host.
+    public func asURL() throws -> URL {
+        guard let url = URL(string: self), url.isHTTPURLWithHost else { throw HTTPError.invalidURL(self) }
+        return url
+    }
+}
+
+extension URL: URLConvertible {
+    /// Returns the URL itself after checking it.
+    ///
+    /// - Returns: `self`.
+    /// - Throws: ``HTTPError/invalidURL(_:)`` when it is not an `http(s)` URL with a host.
+    public func asURL() throws -> URL {
+        guard isHTTPURLWithHost else { throw HTTPError.invalidURL(absoluteString) }
+        return self
+    }
+}
+
+extension URLComponents: URLConvertible {
+    /// Builds the URL from the components.
+    ///
+    /// - Returns: The URL.
+    /// - Throws: ``HTTPError/invalidURL(_:)`` when the components do not form an `http(s)`
+    ///   URL with a host.
+    public func asURL() throws -> URL {
+        guard let url, url.isHTTPURLWithHost else { throw HTTPError.invalidURL(string ?? "\(self)") }
+        return url
+    }
+}

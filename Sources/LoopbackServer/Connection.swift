@@ -1,0 +1,320 @@
+import Dispatch
+import Foundation
+import LockSupport
+import Synchronization
+
+/// One accepted TCP connection: reads requests, asks the handler, writes the replies.
+///
+/// ## Threading
+/// Each connection owns a serial `queue`. Everything happens there: the read
+/// and write sources' handlers, the request handler, the pauses of a reply
+/// (`asyncAfter` on that queue, so a slow reply never blocks another
+/// connection). The one call made from elsewhere is ``forceClose()`` (from
+/// `LoopbackServer.shutdown()`), which shuts the socket down under the lock and
+/// then hops onto the queue. All mutable state sits in ``state``; the lock is
+/// uncontended except for that one call.
+///
+/// ## Lifecycle
+/// `open` (requests answered in order, pipelined ones queued) → `draining`
+/// (a reply asked to close: flush what is queued) → `lingering` (write side
+/// shut down; input is read and dropped until the client closes, at most
+/// ``lingerSeconds``, so unread input does not turn the close into a reset that
+/// could destroy the reply) → `closed` (sources cancelled; the descriptor is
+/// closed once both cancel handlers ran, then the server is told).
+final class Connection: Sendable {
+    /// Callbacks into the server; they run on this connection's queue.
+    struct Events: Sendable {
+        /// A request was read completely.
+        var requestRead: @Sendable () -> Void
+        /// The descriptor is closed; the argument is the connection's id.
+        var closed: @Sendable (Int) -> Void
+    }
+
+    /// The longest wait for the client to close after the server closed its side.
+    static let lingerSeconds = 2.0
+    /// Bytes read per `recv`.
+    private static let readChunk = 64 * 1024
+
+    let id: Int
+    let fd: Int32
+    let queue: DispatchQueue
+    private let handler: RequestHandler
+    let events: Events
+    let state = Mutex(State())
+
+    enum Phase { case open, draining, lingering, closed }
+
+    /// Work waiting for its turn: replies go out in request order.
+    enum Work {
+        case answer(ParsedRequest)
+        case reject(HTTPParseError)
+    }
+
+    struct ActiveReply {
+        var steps: [ReplyStep]
+        var next = 0
+        var closesAfter: Bool
+    }
+
+    struct State {
+        var phase = Phase.open
+        var parser = HTTPRequestParser()
+        var parserFailed = false
+        var pending: [Work] = []
+        var reply: ActiveReply?
+        /// The active reply is ``Reply/neverRespond``: nothing more will be written.
+        var holding = false
+        var outbox = Outbox()
+        var peerClosed = false
+        var readSource: (any DispatchSourceRead)?
+        var readSuspended = false
+        var writeSource: (any DispatchSourceWrite)?
+        var writeSuspended = false
+        var liveSources = 0
+        var fdClosed = false
+    }
+
+    init(id: Int, fd: Int32, handler: @escaping RequestHandler, events: Events) {
+        self.id = id
+        self.fd = fd
+        self.handler = handler
+        self.events = events
+        self.queue = DispatchQueue(label: "LoopbackServer.connection.\(id)")
+    }
+
+    /// Starts reading; call once, right after accepting.
+    func start() {
+        queue.async { [self] in
+            state.withLock(owner: self) { state in
+                // Closed before starting (server shut down): finalClose already closed the descriptor.
+                guard state.phase != .closed else { return }
+                // Sources are created and driven inside the lock: they are not Sendable, and
+                // none of their calls runs a handler synchronously.
+                let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+                source.setEventHandler { [self] in readable() }
+                source.setCancelHandler { [self] in sourceCancelled() }
+                state.readSource = source
+                state.liveSources += 1
+                source.resume()
+            }
+        }
+    }
+
+    /// Closes the connection now, whatever it is doing. Callable from any thread.
+    ///
+    /// The socket is shut down at once (the client sees the connection end
+    /// immediately); sources and descriptor are released on the queue.
+    func forceClose() {
+        state.withLock(owner: self) { state in
+            if !state.fdClosed { Socket.shutdown(fd, writeOnly: false) }
+        }
+        queue.async { [self] in finalClose() }
+    }
+
+    // MARK: - Reading
+
+    private func readable() {
+        var endOfFile = false
+        var failed = false
+        withUnsafeTemporaryAllocation(byteCount: Self.readChunk, alignment: 1) { buffer in
+            for _ in 0..<16 {
+                switch Socket.receive(fd, into: buffer) {
+                case .transferred(let count):
+                    state.withLock(owner: self) { state in
+                        guard state.phase == .open, !state.parserFailed else { return }
+                        state.parser.append(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+                    }
+                    if count < buffer.count { return }
+                case .endOfFile:
+                    endOfFile = true
+                    return
+                case .wouldBlock:
+                    return
+                case .failed:
+                    failed = true
+                    return
+                }
+            }
+        }
+        if failed { return finalClose() }
+        parseBufferedRequests()
+        if endOfFile { peerDidClose() }
+        pump()
+    }
+
+    /// Moves complete requests from the parser to the work queue.
+    private func parseBufferedRequests() {
+        var sendContinue = false
+        var readCount = 0
+        state.withLock(owner: self) { state in
+            guard state.phase == .open else { return }
+            while !state.parserFailed {
+                do throws(HTTPParseError) {
+                    guard let event = try state.parser.next() else { break }
+                    switch event {
+                    case .request(let request):
+                        state.pending.append(.answer(request))
+                        readCount += 1
+                    case .expectsContinue:
+                        // Only when nothing is being answered, or it would interleave with that reply.
+                        sendContinue = state.reply == nil && state.pending.isEmpty
+                    }
+                } catch {
+                    state.parserFailed = true
+                    state.pending.append(.reject(error))
+                }
+            }
+        }
+        for _ in 0..<readCount { events.requestRead() }
+        if sendContinue { write(Data("HTTP/1.1 100 Continue\r\n\r\n".utf8)) }
+    }
+
+    /// The client closed its side: stop reading, finish what was asked, then close.
+    private func peerDidClose() {
+        let closeNow = state.withLock(owner: self) { state in
+            state.peerClosed = true
+            // A readable source at end of file fires forever; park it until close.
+            if let source = state.readSource, !state.readSuspended {
+                source.suspend()
+                state.readSuspended = true
+            }
+            return state.phase == .lingering || state.holding
+        }
+        if closeNow { finalClose() }
+    }
+
+    // MARK: - Answering
+
+    /// Starts the next queued reply when none is running; closes when the client left and all is answered.
+    private func pump() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        while true {
+            enum Action { case idle, close, answer(ParsedRequest), reject(HTTPParseError) }
+            let action = state.withLock(owner: self) { state -> Action in
+                guard state.phase == .open, state.reply == nil else { return .idle }
+                guard !state.pending.isEmpty else { return state.peerClosed ? .close : .idle }
+                switch state.pending.removeFirst() {
+                case .answer(let request): return .answer(request)
+                case .reject(let error): return .reject(error)
+                }
+            }
+            let plan: ReplyPlan
+            switch action {
+            case .idle:
+                return
+            case .close:
+                return beginClose()
+            case .answer(let parsed):
+                plan = ReplyPlan(handler(parsed.request), isHead: parsed.isHead, keepAlive: parsed.keepAlive)
+            case .reject(let error):
+                plan = ReplyPlan(.text(error.reason, status: error.status), isHead: false, keepAlive: false)
+            }
+            let started = state.withLock(owner: self) { state in
+                guard state.phase == .open else { return false }
+                state.reply = ActiveReply(steps: plan.steps, closesAfter: plan.closesAfter)
+                return true
+            }
+            guard started, runSteps() else { return }
+        }
+    }
+
+    /// Runs the active reply's steps until it pauses or ends.
+    /// - Returns: `true` when the reply ended and the connection stays open for the next request.
+    private func runSteps() -> Bool {
+        while true {
+            enum Next { case stop, finished(closesAfter: Bool), step(ReplyStep) }
+            let next = state.withLock(owner: self) { state -> Next in
+                guard state.phase == .open, var reply = state.reply else { return .stop }
+                guard reply.next < reply.steps.count else {
+                    state.reply = nil
+                    return .finished(closesAfter: reply.closesAfter || state.peerClosed)
+                }
+                let step = reply.steps[reply.next]
+                reply.next += 1
+                state.reply = reply
+                return .step(step)
+            }
+            switch next {
+            case .stop:
+                return false
+            case .finished(let closesAfter):
+                if closesAfter { beginClose() }
+                return !closesAfter
+            case .step(.send(let bytes)):
+                write(bytes)
+            case .step(.wait(let seconds)):
+                queue.asyncAfter(deadline: .now() + .nanoseconds(Int(seconds * 1e9))) { [weak self] in
+                    guard let self, runSteps() else { return }
+                    pump()
+                }
+                return false
+            case .step(.close):
+                beginClose()
+                return false
+            case .step(.hold):
+                let peerClosed = state.withLock(owner: self) { state in
+                    state.holding = true
+                    return state.peerClosed
+                }
+                if peerClosed { finalClose() }
+                return false
+            }
+        }
+    }
+
+    // MARK: - Writing
+
+    /// Queues bytes and writes what the socket takes now.
+    private func write(_ bytes: Data) {
+        let progress = state.withLock(owner: self) { state -> Outbox.Progress? in
+            guard state.phase == .open || state.phase == .draining else { return nil }
+            let wasEmpty = state.outbox.isEmpty
+            state.outbox.append(bytes)
+            return wasEmpty ? state.outbox.write(to: fd) : .blocked
+        }
+        if let progress { handle(progress) }
+    }
+
+    private func writable() {
+        let progress = state.withLock(owner: self) { state -> Outbox.Progress? in
+            guard state.phase == .open || state.phase == .draining else { return nil }
+            return state.outbox.write(to: fd)
+        }
+        if let progress { handle(progress) }
+    }
+
+    private func handle(_ progress: Outbox.Progress) {
+        switch progress {
+        case .failed:
+            finalClose()
+        case .blocked:
+            state.withLock(owner: self) { state in
+                if let source = state.writeSource {
+                    if state.writeSuspended {
+                        state.writeSuspended = false
+                        source.resume()
+                    }
+                } else {
+                    // Created on first need; only reached from a write on this queue while
+                    // open or draining, so the descriptor is valid.
+                    let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+                    source.setEventHandler { [self] in writable() }
+                    source.setCancelHandler { [self] in sourceCancelled() }
+                    state.writeSource = source
+                    state.liveSources += 1
+                    source.resume()
+                }
+            }
+        case .drained:
+            let linger = state.withLock(owner: self) { state in
+                // The write source stays suspended while there is nothing to write.
+                if let source = state.writeSource, !state.writeSuspended {
+                    source.suspend()
+                    state.writeSuspended = true
+                }
+                return state.phase == .draining
+            }
+            if linger { startLingering() }
+        }
+    }
+}

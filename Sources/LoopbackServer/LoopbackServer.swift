@@ -1,0 +1,149 @@
+import Foundation
+
+/// Answers one request; called on the request's connection queue, never on the main thread.
+///
+/// A handler should return quickly: it holds up only its own connection, but
+/// a blocked handler occupies a thread. To answer late, return ``Reply/delayed(_:_:)``.
+public typealias RequestHandler = @Sendable (ServerRequest) -> Reply
+
+/// A small HTTP/1.1 server on 127.0.0.1 with an ephemeral port — a **test
+/// fixture, not a production server**.
+///
+/// It exists so HTTP tests, the demo's `--offline` mode and the benchmarks run
+/// without a network: each test starts its own server, points a client at
+/// ``url(_:)``, and chooses per request what the server does, including the
+/// misbehaviours real servers show (slow, truncated, silent, closing, raw
+/// bytes; see ``Reply``). It has no TLS, no authentication, no compression,
+/// and trusts its clients; never expose it beyond the loopback interface.
+///
+/// ```swift
+/// let server = try LoopbackServer(routes: [
+///     "/hello": { _ in .text("hello") },
+///     "/echo": { .echo($0) },
+///     "/slow": { _ in .delayed(0.5, .json(#"{"ok":true}"#)) },
+/// ])
+/// defer { server.shutdown() }
+/// let (data, _) = try await URLSession.shared.data(from: server.url("/hello"))
+/// ```
+///
+/// ## Protocol
+/// HTTP/1.1 with keep-alive (closed after a request with `Connection: close`,
+/// or an HTTP/1.0 request without `keep-alive`), pipelined requests answered
+/// in order, request bodies framed by `Content-Length` or chunked, and
+/// `Expect: 100-continue`. A malformed request is answered `400` (`505` for
+/// another HTTP version, `501` for an unknown transfer coding), a request head
+/// over 64 KiB `431`, a body over 64 MiB `413`; then the connection closes.
+/// Replies of any size are written as fast as the client reads them.
+///
+/// ## Threading
+/// Connections are accepted on a private serial queue; each connection has its
+/// own serial queue, on which its requests are read, the handler is called,
+/// and its replies (including pauses, scheduled with `asyncAfter`) are written.
+/// A slow or silent reply therefore never holds up another connection. All
+/// properties and methods may be used from any thread.
+///
+/// ## Lifetime
+/// ``shutdown()`` (also run by `deinit`) closes the listening socket and every
+/// open connection, including ones waiting in a delayed, trickling or
+/// never-answered reply. A handler that captures its server keeps it alive:
+/// call ``shutdown()`` explicitly in that case.
+public final class LoopbackServer: Sendable {
+    /// The port the server listens on, on 127.0.0.1.
+    public let port: Int
+    /// `http://127.0.0.1:<port>`.
+    public let baseURL: URL
+
+    private let listener: Listener
+
+    /// Starts a server on 127.0.0.1 on an ephemeral port.
+    ///
+    /// The server accepts connections as soon as this returns.
+    /// - Parameter handler: decides the reply to every request.
+    /// - Throws: ``LoopbackServerError`` naming the system call that failed (with its `errno` text).
+    public init(handler: @escaping RequestHandler) throws(LoopbackServerError) {
+        let (fd, port) = try Socket.makeBoundSocket()
+        do throws(LoopbackServerError) {
+            try Socket.listen(fd, backlog: 1024)
+            guard let baseURL = URL(string: "http://127.0.0.1:\(port)") else {
+                throw LoopbackServerError(operation: "URL(string: http://127.0.0.1:\(port))", errorNumber: 0)
+            }
+            self.port = port
+            self.baseURL = baseURL
+        } catch {
+            Socket.close(fd)
+            throw error
+        }
+        listener = Listener(listenFD: fd, port: port, handler: handler)
+        listener.start()
+    }
+
+    /// Starts a server that routes requests by exact path (query ignored).
+    ///
+    /// A path with no route is answered `404` with the text `no route for <path>`.
+    /// - Parameter routes: a handler per path, for example `["/users": { _ in .json("[]") }]`.
+    /// - Throws: ``LoopbackServerError`` when the socket cannot be set up.
+    public convenience init(routes: [String: RequestHandler]) throws(LoopbackServerError) {
+        try self.init { request in
+            guard let route = routes[request.path] else {
+                return .text("no route for \(request.path)", status: 404)
+            }
+            return route(request)
+        }
+    }
+
+    deinit {
+        listener.shutdown()
+    }
+
+    /// A URL on this server.
+    ///
+    /// A missing leading `/` is added. Characters not allowed in a URL are
+    /// percent-encoded; if the result still is not a URL, ``baseURL`` is returned.
+    /// - Parameter pathAndQuery: for example `"/search?q=swift"`.
+    /// - Returns: `baseURL` followed by `pathAndQuery`.
+    public func url(_ pathAndQuery: String) -> URL {
+        let suffix = pathAndQuery.hasPrefix("/") ? pathAndQuery : "/" + pathAndQuery
+        let base = baseURL.absoluteString
+        if let url = URL(string: base + suffix) { return url }
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.insert(charactersIn: "#")
+        if let encoded = suffix.addingPercentEncoding(withAllowedCharacters: allowed),
+           let url = URL(string: base + encoded) {
+            return url
+        }
+        return baseURL
+    }
+
+    /// How many requests were read completely so far (answered or not).
+    public var requestCount: Int { listener.requestCount }
+
+    /// How many connections were accepted so far.
+    public var connectionCount: Int { listener.connectionCount }
+
+    /// How many connections are open now (accepted and not yet closed).
+    public var openConnectionCount: Int { listener.openConnectionCount }
+
+    /// Stops the server: closes the listening socket and every open connection.
+    ///
+    /// When this returns, new connections are refused and every open connection
+    /// has been shut down (clients see it end); descriptors are released
+    /// moments later, after which ``openConnectionCount`` is 0. Calling it again does nothing.
+    /// - Warning: Do not call it from inside a handler and then wait for
+    ///   ``openConnectionCount`` to reach 0 there: the handler's own connection
+    ///   cannot finish closing until the handler returns.
+    public func shutdown() {
+        listener.shutdown()
+    }
+
+    /// A port on 127.0.0.1 that nothing listens on, for connection-refused tests.
+    ///
+    /// Binds port 0, reads the port the system chose and closes the socket
+    /// without listening. Another process could in theory take the port
+    /// afterwards, which is unlikely within a test.
+    /// - Throws: ``LoopbackServerError`` when no socket can be bound.
+    public static func unusedPort() throws(LoopbackServerError) -> Int {
+        let (fd, port) = try Socket.makeBoundSocket()
+        Socket.close(fd)
+        return port
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+
+/// What a ``LoopbackServer`` does with one request: a normal response, or one
+/// of the misbehaviours HTTP client tests need (slow, truncated, silent, raw).
+///
+/// The server adds `Content-Length` (or `Transfer-Encoding: chunked`) itself
+/// unless the reply's headers already carry one, adds `Connection: close` when
+/// it closes after the reply, and sends headers only for `HEAD` requests and for
+/// statuses that have no body (1xx, 204, 304). Header names and values have CR
+/// and LF replaced by spaces, so a reply cannot break the framing by accident;
+/// use ``raw(_:)`` to send arbitrary bytes. A status outside 100...999 is
+/// answered as `500` with a text body naming the bad status.
+public enum Reply: Sendable {
+    /// A normal response.
+    ///
+    /// `Content-Length` is computed from `body` unless `headers` already has
+    /// one, so a test can announce a wrong length; when the announced length
+    /// differs from `body.count` the server closes the connection after the
+    /// body, so the client sees a truncated (or over-long) message, not a hang
+    /// on the next request. `HEAD` requests get the headers only.
+    case response(status: Int, headers: [(String, String)] = [], body: Data = Data())
+
+    /// A `Transfer-Encoding: chunked` response; `chunks` are sent one by one
+    /// with `interval` seconds between them. Empty chunks are skipped (an
+    /// empty chunk would end the body).
+    case chunked(status: Int = 200, headers: [(String, String)] = [], chunks: [Data], interval: Double = 0)
+
+    /// Sends `reply` after the given number of seconds, without blocking other connections.
+    indirect case delayed(Double, Reply)
+
+    /// Announces `Content-Length: body.count`, then sends the body `chunkSize`
+    /// bytes at a time (at least 1) every `interval` seconds.
+    case trickle(status: Int = 200, headers: [(String, String)] = [], body: Data, chunkSize: Int, interval: Double)
+
+    /// Announces `Content-Length: body.count` but sends only the first
+    /// `sentBytes` bytes (clamped to `0...body.count`), then closes the connection.
+    case closeMidBody(status: Int = 200, headers: [(String, String)] = [], body: Data, sentBytes: Int)
+
+    /// Sends the status line and headers (declaring `Content-Length: declaredLength`), then closes.
+    case closeAfterHeaders(status: Int = 200, headers: [(String, String)] = [], declaredLength: Int)
+
+    /// Closes the connection immediately without answering.
+    case close
+
+    /// Never answers: holds the connection open until the client leaves or the
+    /// server shuts down. Later requests pipelined on the same connection are not answered either.
+    case neverRespond
+
+    /// Writes exactly these bytes, then closes the connection.
+    case raw(Data)
+
+    /// A redirect (normally a 3xx status) with a `Location` header and an empty body.
+    case redirect(to: String, status: Int = 302)
+
+    /// A text response.
+    /// - Parameters:
+    ///   - text: the body, sent as UTF-8.
+    ///   - status: the status code; 200 by default.
+    ///   - contentType: the `Content-Type` header value.
+    public static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8") -> Reply {
+        .response(status: status, headers: [("Content-Type", contentType)], body: Data(text.utf8))
+    }
+
+    /// A JSON response from JSON text (sent as UTF-8 with `Content-Type: application/json`).
+    /// The text is sent as given, not validated, so a test can send malformed JSON.
+    public static func json(_ text: String, status: Int = 200) -> Reply {
+        json(data: Data(text.utf8), status: status)
+    }
+
+    /// A JSON response from encoded bytes (`Content-Type: application/json`).
+    public static func json(data: Data, status: Int = 200) -> Reply {
+        .response(status: status, headers: [("Content-Type", "application/json")], body: data)
+    }
+
+    /// A `200` JSON description of `request`, for tests that check what a client sent.
+    ///
+    /// The object has the keys `method`, `target`, `path`, `query` (object),
+    /// `headers` (object of name → value; names as sent, repeated names joined
+    /// with `", "`), `body` (the body as UTF-8 text, or base64 when it is not
+    /// valid UTF-8), `bodyEncoding` (`"utf8"` or `"base64"`) and `bodyLength`.
+    /// Keys are sorted and slashes are not escaped.
+    public static func echo(_ request: ServerRequest) -> Reply {
+        var headers: [String: String] = [:]
+        for (name, value) in request.headers {
+            headers[name] = headers[name].map { "\($0), \(value)" } ?? value
+        }
+        let text = String(data: request.body, encoding: .utf8)
+        let object: [String: Any] = [
+            "method": request.method,
+            "target": request.target,
+            "path": request.path,
+            "query": request.query,
+            "headers": headers,
+            "body": text ?? request.body.base64EncodedString(),
+            "bodyEncoding": text == nil ? "base64" : "utf8",
+            "bodyLength": request.body.count,
+        ]
+        do {
+            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+            return .json(data: data)
+        } catch {
+            return .text("echo could not encode the request: \(error)", status: 500)
+        }
+    }
+}

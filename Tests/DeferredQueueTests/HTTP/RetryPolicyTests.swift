@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+@testable import DeferredQueue
+
+@Suite("Session: retry policy")
+struct RetryPolicyTests {
+    let quickPolicy = RetryPolicy(retryLimit: 3, backoffBase: 2, backoffScale: 0.01)
+
+    @Test func retriesA503TwiceThenSucceedsAndHandlersSeeOnlyTheFinalAttempt() async throws {
+        let fixture = try Fixture()
+        let session = Session(retryPolicy: quickPolicy)
+        let outcomes = Recorder<Int>()
+        let result = await response { handler in
+            session.request(fixture.url("/flaky"))
+                .response(queue: handlerQueue) { outcomes.append($0.response?.statusCode ?? 0) }
+                .responseJSON(queue: handlerQueue, completionHandler: handler)
+        }
+        #expect(result?.value?["ok"] == true)
+        #expect(fixture.flakyAttempts.count == 3)
+        #expect(outcomes.events == [200])
+    }
+
+    @Test func doesNotRetryAPost() async throws {
+        let fixture = try Fixture()
+        let session = Session(retryPolicy: quickPolicy)
+        let result = await response { session.request(fixture.url("/post-503"), method: .post).responseString(queue: handlerQueue, completionHandler: $0) }
+        #expect(result?.response?.statusCode == 503)
+        #expect(fixture.postAttempts.count == 1)
+    }
+
+    @Test func givesUpAfterTheLimitWithTheLastResponse() async throws {
+        let fixture = try Fixture()
+        let session = Session(retryPolicy: RetryPolicy(retryLimit: 1, backoffScale: 0.01))
+        let result = await response { session.request(fixture.url("/flaky")).validate().responseString(queue: handlerQueue, completionHandler: $0) }
+        #expect(result?.error?.kind == "status(503)")
+        #expect(fixture.flakyAttempts.count == 2)
+    }
+
+    @Test func backoffGrowsExponentiallyAndRespectsTheRules() {
+        let policy = RetryPolicy(retryLimit: 3, backoffBase: 2, backoffScale: 0.5)
+        #expect(policy.delay(beforeRetry: 0, method: .get, statusCode: 503, error: nil) == 0.5)
+        #expect(policy.delay(beforeRetry: 2, method: .get, statusCode: 503, error: nil) == 2)
+        #expect(policy.delay(beforeRetry: 3, method: .get, statusCode: 503, error: nil) == nil)
+        #expect(policy.delay(beforeRetry: 0, method: .post, statusCode: 503, error: nil) == nil)
+        #expect(policy.delay(beforeRetry: 0, method: .get, statusCode: 404, error: nil) == nil)
+        #expect(policy.delay(beforeRetry: 0, method: .get, statusCode: nil, error: URLError(.timedOut)) == 0.5)
+        #expect(policy.delay(beforeRetry: 0, method: .get, statusCode: nil, error: URLError(.badURL)) == nil)
+    }
+}
