@@ -123,7 +123,7 @@ struct HTTPTypesTests {
         "http(s) URLs with a host are accepted",
         arguments: [
             "https://example.com", "http://example.com/a/b?c=d&e=f#frag", "HTTPS://EXAMPLE.COM/", "http://127.0.0.1:8080/x",
-            "http://[::1]:8080/", "https://user:pass@example.com/", "https://b.hatena.ne.jp/entry/json/?url=https%3A%2F%2Fexample.com",
+            "http://[::1]:8080/", "https://user:pass@example.com/", "https://bookmarks.example/entry/json/?url=https%3A%2F%2Fexample.com",
         ]
     )
     func validURLStringsAreAccepted(_ string: String) throws {

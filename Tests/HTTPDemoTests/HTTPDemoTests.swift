@@ -1,0 +1,172 @@
+import Foundation
+@testable import HTTPDemo
+import LoopbackServer
+import Synchronization
+import Testing
+
+/// The demo run end to end, as a process, against a loopback server.
+@Suite("HTTPDemo: the command line, end to end")
+struct HTTPDemoTests {
+    static let page = "https://example.com/articles/1?lang=ja"
+
+    static let entryJSON = #"""
+    {"eid": 123, "title": "Queues all the way down", "count": 5, "url": "https://example.com/articles/1?lang=ja",
+     "entry_url": "https://bookmarks.example/entry/s/example.com/articles/1",
+     "bookmarks": [
+       {"user": "alice", "tags": ["swift", "gcd"], "timestamp": "2024/01/02 03:04", "comment": "Great read"},
+       {"user": "bob", "tags": [], "timestamp": "2024/01/02 05:06", "comment": ""},
+       {"user": "日本語ユーザー", "tags": ["あとで読む"], "timestamp": "2024/01/03 07:08",
+        "comment": "とても長いコメントです。とても長いコメントです。とても長いコメントです。とても長いコメントです。とても長いコメントです。"},
+       {"user": "broken-bookmark-without-fields"},
+       {"tags": ["no user: skipped"]}
+     ]}
+    """#
+
+    /// A server answering the entry path with `reply`, recording what it was asked.
+    private func server(_ reply: @escaping @Sendable (ServerRequest) -> Reply) throws -> (LoopbackServer, String) {
+        let server = try LoopbackServer { request in
+            request.path == "/entry/json/" ? reply(request) : .text("no route", status: 404)
+        }
+        return (server, server.url("/entry/json/").absoluteString)
+    }
+
+    @Test func printsTheEntryAndAReadableTable() async throws {
+        let seen = SeenRequests()
+        let (server, endpoint) = try server { request in
+            seen.record(request)
+            return .json(Self.entryJSON)
+        }
+        defer { server.shutdown() }
+        let run = try await DemoRun.run(["--endpoint", endpoint, "--width", "80", Self.page])
+        #expect(run.exitCode == 0, "stderr: \(run.stderr)")
+        #expect(run.stdout.contains("Title:     Queues all the way down"))
+        #expect(run.stdout.contains("Bookmarks: 5 (showing 4 listed)"))
+        #expect(run.stdout.contains("Entry:     https://bookmarks.example/entry/s/example.com/articles/1"))
+        let rows = run.stdout.split(separator: "\n").map(String.init)
+        let header = try #require(rows.firstIndex { $0.hasPrefix("DATE") })
+        #expect(rows[header + 1].hasPrefix("2024/01/02 03:04  alice"))
+        #expect(rows[header + 1].contains("swift, gcd"))
+        #expect(rows[header + 2].contains("bob") && rows[header + 2].hasSuffix("-"), "an empty comment shows as -")
+        #expect(rows[header + 4].contains("broken-bookmark"), "a bookmark missing optional fields is kept")
+        for row in rows[header...] {
+            #expect(TextWidth.of(row) <= 80, "wide Japanese text is cut to the width: \(row)")
+        }
+        #expect(rows[header + 3].hasSuffix("…"))
+        let request = try #require(seen.requests.first)
+        #expect(request.query["url"] == Self.page, "the page URL is percent-encoded into ?url=")
+        #expect(request.header("User-Agent")?.hasPrefix("HTTPDemo/") == true)
+    }
+
+    @Test func verboseShowsEachChainedHandlerInOrder() async throws {
+        let (server, endpoint) = try server { _ in .json(Self.entryJSON) }
+        defer { server.shutdown() }
+        let run = try await DemoRun.run(["--endpoint", endpoint, "--verbose", Self.page])
+        #expect(run.exitCode == 0)
+        let lines = run.stderr.split(separator: "\n").filter { $0.hasPrefix("[") }
+        #expect(lines.count == 3)
+        #expect(lines[0].hasPrefix("[1] .response") && lines[0].contains("HTTP 200"))
+        #expect(lines[1].hasPrefix("[2] .responseString") && lines[1].contains("bytes"))
+        #expect(lines[2].hasPrefix("[3] .responseDecodable") && lines[2].contains("Queues all the way down"))
+    }
+
+    @Test(arguments: ["null", ""])
+    func aPageWithoutBookmarksIsNotAnError(_ body: String) async throws {
+        let (server, endpoint) = try server { _ in .json(body) }
+        defer { server.shutdown() }
+        let run = try await DemoRun.run(["--endpoint", endpoint, Self.page])
+        #expect(run.exitCode == 0, "stderr: \(run.stderr)")
+        #expect(run.stdout.contains("No bookmarks yet"))
+    }
+
+    @Test func jsonModePrintsTheRawEntryPrettyPrinted() async throws {
+        let (server, endpoint) = try server { _ in .json(Self.entryJSON) }
+        defer { server.shutdown() }
+        let run = try await DemoRun.run(["--endpoint", endpoint, "--json", Self.page])
+        #expect(run.exitCode == 0)
+        let parsed = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
+        #expect(parsed?["title"] as? String == "Queues all the way down")
+        #expect(run.stdout.contains("\n  \"bookmarks\": ["))
+    }
+
+    @Test func limitCapsTheTable() async throws {
+        let (server, endpoint) = try server { _ in .json(Self.entryJSON) }
+        defer { server.shutdown() }
+        let run = try await DemoRun.run(["--endpoint", endpoint, "--limit", "1", Self.page])
+        let rows = run.stdout.split(separator: "\n")
+        let header = try #require(rows.firstIndex { $0.hasPrefix("DATE") })
+        #expect(rows.count == header + 2)
+    }
+
+    @Test func offlineModeWorksWithoutTheInternet() async throws {
+        let run = try await DemoRun.run(["--offline"])
+        #expect(run.exitCode == 0, "stderr: \(run.stderr)")
+        #expect(run.stdout.hasPrefix("(offline: an embedded sample entry"))
+        #expect(run.stdout.contains("Title:     Alamofireの非同期処理を支えるサスペンドされたキュー"))
+        #expect(run.stdout.contains("Bookmarks: 412 (showing 10 listed)"))
+        #expect(run.stdout.contains("queue_watcher"))
+    }
+
+    struct Failure: Sendable, CustomTestStringConvertible {
+        let name: String
+        let reply: Reply?
+        let arguments: [String]
+        let exitCode: Int32
+        let message: String
+        var testDescription: String { name }
+    }
+
+    static let failures: [Failure] = [
+        Failure(name: "malformed JSON", reply: .json(#"{"title": "cut"#), arguments: [], exitCode: 7, message: "not a valid entry"),
+        Failure(name: "HTTP 500", reply: .text("boom", status: 500), arguments: [], exitCode: 6, message: "HTTP 500"),
+        Failure(name: "silent server", reply: .neverRespond, arguments: ["--timeout", "1"], exitCode: 5, message: "timed out"),
+    ]
+
+    @Test(arguments: failures)
+    func failuresGiveOneClearLineAndTheirOwnExitCode(_ failure: Failure) async throws {
+        let reply = try #require(failure.reply)
+        let (server, endpoint) = try server { _ in reply }
+        defer { server.shutdown() }
+        let run = try await DemoRun.run(["--endpoint", endpoint] + failure.arguments + [Self.page])
+        #expect(run.exitCode == failure.exitCode, "stderr: \(run.stderr)")
+        #expect(run.stderr.hasPrefix("error: "))
+        #expect(run.stderr.contains(failure.message))
+        #expect(run.stderr.contains("127.0.0.1"), "the message names the URL")
+        #expect(!run.stderr.contains("Fatal error") && !run.stderr.contains("Backtrac"))
+    }
+
+    @Test func aRefusedPortIsReportedAsUnreachable() async throws {
+        let port = try LoopbackServer.unusedPort()
+        let run = try await DemoRun.run(["--endpoint", "http://127.0.0.1:\(port)/entry/json/", Self.page])
+        #expect(run.exitCode == 4, "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("cannot reach http://127.0.0.1:\(port)/entry/json/"))
+    }
+
+    @Test(arguments: [["not a url"], ["ftp://example.com/x"], ["--endpoint", "nope", "https://example.com"]])
+    func invalidURLsAreRejectedBeforeAnyRequest(_ arguments: [String]) async throws {
+        let run = try await DemoRun.run(arguments)
+        #expect(run.exitCode == 3, "stderr: \(run.stderr)")
+        #expect(run.stderr.hasPrefix("error: invalid"))
+    }
+
+    @Test(arguments: [["--bogus"], ["--limit"], ["--limit", "x"], ["--timeout", "-1"], ["a", "b"], ["--offline", "--endpoint", "http://x"]])
+    func badCommandLinesExitWithUsageErrors(_ arguments: [String]) async throws {
+        let run = try await DemoRun.run(arguments)
+        #expect(run.exitCode == 2)
+        #expect(run.stderr.contains("--help"))
+    }
+
+    @Test func helpListsOptionsAndExitCodes() async throws {
+        let run = try await DemoRun.run(["--help"])
+        #expect(run.exitCode == 0)
+        for text in ["--offline", "--endpoint", "--json", "--limit", "--timeout", "--verbose", "EXIT CODES", "7  the response"] {
+            #expect(run.stdout.contains(text))
+        }
+    }
+}
+
+/// The requests a test server received.
+final class SeenRequests: Sendable {
+    private let storage = Mutex<[ServerRequest]>([])
+    func record(_ request: ServerRequest) { storage.withLock { $0.append(request) } }
+    var requests: [ServerRequest] { storage.withLock { $0 } }
+}
