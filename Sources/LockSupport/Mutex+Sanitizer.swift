@@ -22,7 +22,10 @@ extension Mutex where Value: ~Copyable {
     /// - Parameters:
     ///   - owner: The object that holds this mutex (its address names the lock).
     ///   - body: The critical section.
-    @inline(__always)
+    ///
+    /// Inlinable, so that generic callers (`Deferred<Value>`) specialised in a
+    /// client module need no run-time metadata lookups to take the lock.
+    @inlinable
     package borrowing func withLock<Result: ~Copyable, E: Error>(
         owner: AnyObject,
         _ body: (inout sending Value) throws(E) -> sending Result
@@ -38,10 +41,14 @@ extension Mutex where Value: ~Copyable {
 
 /// The ThreadSanitizer annotation entry points, found at run time: present
 /// only in a process built with `-sanitize=thread`.
+@usableFromInline
 package enum ThreadSanitizer {
+    @usableFromInline
     package typealias Annotation = @convention(c) (UnsafeRawPointer?) -> Void
 
+    @usableFromInline
     package static let acquire: Annotation? = lookUp("__tsan_acquire")
+    @usableFromInline
     package static let release: Annotation? = lookUp("__tsan_release")
 
     private static func lookUp(_ name: String) -> Annotation? {

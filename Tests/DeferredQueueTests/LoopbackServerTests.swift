@@ -426,7 +426,9 @@ struct LoopbackServerTests {
         let client = try RawClient(port: port)
         defer { client.close() }
         try client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(await eventually { server?.requestCount == 1 })
+        let counted = server
+        #expect(await eventually { counted?.requestCount == 1 })
+        _ = consume counted
         server = nil
         #expect(try client.readToEnd().isEmpty)
         #expect(throws: RawClient.ConnectError.refused) { try RawClient(port: port) }
@@ -499,16 +501,6 @@ extension LoopbackServerTests {
 
     private func header(_ response: URLResponse, _ name: String) -> String? {
         (response as? HTTPURLResponse)?.value(forHTTPHeaderField: name)
-    }
-
-    /// Waits until `condition` holds, checking every 10 ms; gives up after `seconds` (a deadline, not a timing assertion).
-    private func eventually(within seconds: Double = 20, _ condition: () -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
     }
 
     /// A blocking TCP client for looking at the bytes on the wire; every read gives up after 20 s.

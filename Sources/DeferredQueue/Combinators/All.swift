@@ -5,6 +5,7 @@ extension Deferred {
     /// After the first rejection, inputs that nothing else consumes are
     /// cancelled. Cancelling the result cancels them too. An empty input
     /// fulfils with `[]`.
+    @inlinable
     public static func all(_ inputs: [Deferred<Value>]) -> Deferred<[Value]> {
         if inputs.isEmpty { return Deferred<[Value]>(value: []) }
         let slots = Slots<Value>(count: inputs.count)
@@ -18,6 +19,7 @@ extension Deferred {
 
     /// Fulfils, once every input has settled, with each input's outcome in
     /// input order. Never rejects (unless cancelled).
+    @inlinable
     public static func allSettled(_ inputs: [Deferred<Value>]) -> Deferred<[Result<Value, any Error>]> {
         if inputs.isEmpty { return Deferred<[Result<Value, any Error>]>(value: []) }
         let slots = Slots<Result<Value, any Error>>(count: inputs.count)

@@ -15,12 +15,26 @@ extension Deferred {
     ///     deferred is rejected (the error passes through) or when the returned
     ///     deferred was cancelled first.
     /// - Returns: A deferred settled with `body`'s result.
+    @inlinable
     @discardableResult
     public func then<U: Sendable>(
         on queue: DispatchQueue? = nil,
         _ body: @escaping @Sendable (Value) throws -> U
     ) -> Deferred<U> {
-        derive(on: queue) { outcome, next in
+        guard let queue else {
+            // The hot path, written out so that one closure (not a step
+            // closure wrapped in a block closure) is allocated per handler.
+            let next: Deferred<U> = deriveShared()
+            self.queue.async {
+                guard let outcome = self.outcome(for: next) else { return }
+                switch outcome {
+                case .success(let value): next.settle(Result { try body(value) })
+                case .failure(let error): next.settle(.failure(error))
+                }
+            }
+            return next
+        }
+        return deriveAsynchronously(on: queue) { outcome, next in
             switch outcome {
             case .success(let value): next.settle(Result { try body(value) })
             case .failure(let error): next.settle(.failure(error))
@@ -61,12 +75,22 @@ extension Deferred {
     ///   - body: Called with the error if this deferred is rejected (including
     ///     ``DeferredError/cancelled``).
     /// - Returns: A deferred settled exactly like this one, after `body` ran.
+    @inlinable
     @discardableResult
     public func `catch`(
         on queue: DispatchQueue? = nil,
         _ body: @escaping @Sendable (any Error) -> Void
     ) -> Deferred<Value> {
-        derive(on: queue) { outcome, next in
+        guard let queue else {
+            let next: Deferred<Value> = deriveShared()
+            self.queue.async {
+                guard let outcome = self.outcome(for: next) else { return }
+                if case .failure(let error) = outcome { body(error) }
+                next.settle(outcome)
+            }
+            return next
+        }
+        return deriveAsynchronously(on: queue) { outcome, next in
             if case .failure(let error) = outcome { body(error) }
             next.settle(outcome)
         }
@@ -79,12 +103,24 @@ extension Deferred {
     ///   - body: Called with the error if this deferred is rejected; returns
     ///     the replacement value, or throws to keep the deferred rejected.
     /// - Returns: A deferred fulfilled with this deferred's value or `body`'s.
+    @inlinable
     @discardableResult
     public func recover(
         on queue: DispatchQueue? = nil,
         _ body: @escaping @Sendable (any Error) throws -> Value
     ) -> Deferred<Value> {
-        derive(on: queue) { outcome, next in
+        guard let queue else {
+            let next: Deferred<Value> = deriveShared()
+            self.queue.async {
+                guard let outcome = self.outcome(for: next) else { return }
+                switch outcome {
+                case .success: next.settle(outcome)
+                case .failure(let error): next.settle(Result { try body(error) })
+                }
+            }
+            return next
+        }
+        return deriveAsynchronously(on: queue) { outcome, next in
             switch outcome {
             case .success: next.settle(outcome)
             case .failure(let error): next.settle(Result { try body(error) })
@@ -121,12 +157,22 @@ extension Deferred {
     ///   - queue: Where `body` runs; `nil` for the deferred's handler queue.
     ///   - body: Called once this deferred is fulfilled, rejected or cancelled.
     /// - Returns: A deferred settled exactly like this one, after `body` ran.
+    @inlinable
     @discardableResult
     public func finally(
         on queue: DispatchQueue? = nil,
         _ body: @escaping @Sendable () -> Void
     ) -> Deferred<Value> {
-        derive(on: queue) { outcome, next in
+        guard let queue else {
+            let next: Deferred<Value> = deriveShared()
+            self.queue.async {
+                guard let outcome = self.outcome(for: next) else { return }
+                body()
+                next.settle(outcome)
+            }
+            return next
+        }
+        return deriveAsynchronously(on: queue) { outcome, next in
             body()
             next.settle(outcome)
         }
@@ -134,31 +180,31 @@ extension Deferred {
 
     // MARK: - Derivation machinery
 
-    /// Derives a deferred that `step` settles *synchronously*.
+    /// A consumer of this deferred that a block on this deferred's queue
+    /// will settle *synchronously*, so it shares the queue: everything later
+    /// enqueued for it lands behind that block, and only runs once the block
+    /// has settled it. (With a target queue, the step runs elsewhere and the
+    /// derived deferred needs a suspended queue of its own: see
+    /// ``deriveAsynchronously(on:_:)``.)
     ///
-    /// Without a target queue the derived deferred shares this deferred's
-    /// queue: `step` is enqueued there, and everything later enqueued for
-    /// the derived deferred lands behind `step`, so it only runs once `step`
-    /// has settled it. With a target queue, `step` runs elsewhere and the
-    /// derived deferred needs a suspended queue of its own.
-    func derive<U: Sendable>(
-        on target: DispatchQueue?,
-        _ step: @escaping @Sendable (Result<Value, any Error>, Deferred<U>) -> Void
-    ) -> Deferred<U> {
-        guard let target else {
-            addConsumer()
-            let next = Deferred<U>(sharing: queue, upstream: self)
-            queue.async {
-                // A derived deferred cancelled before its turn skips the work.
-                if next.isPending { step(self.currentOutcome, next) }
-            }
-            return next
-        }
-        return deriveAsynchronously(on: target, step)
+    /// The caller enqueues the settling block on ``queue`` right away.
+    @inlinable
+    func deriveShared<U: Sendable>() -> Deferred<U> {
+        addConsumer()
+        return Deferred<U>(sharing: queue, upstream: self)
+    }
+
+    /// Inside a block on this deferred's queue: this deferred's outcome for
+    /// the step that settles `next`, or `nil` when `next` was cancelled before
+    /// its turn (the step is then skipped).
+    @inlinable
+    func outcome<U: Sendable>(for next: Deferred<U>) -> Result<Value, any Error>? {
+        next.isPending ? currentOutcome : nil
     }
 
     /// Derives a deferred with its own suspended queue, for steps that may
     /// settle it later (`follow`) or on another queue.
+    @usableFromInline
     func deriveAsynchronously<U: Sendable>(
         on target: DispatchQueue?,
         _ step: @escaping @Sendable (Result<Value, any Error>, Deferred<U>) -> Void

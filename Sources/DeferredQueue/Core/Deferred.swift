@@ -54,50 +54,69 @@ import Synchronization
 ///   same deferred (or of a deferred derived from it without `on:`): they
 ///   run one after another on the same serial queue, so that wait never ends.
 public final class Deferred<Value: Sendable>: Sendable {
+    // The members used by the hot path (creating, chaining, settling) are
+    // `@inlinable`/`@usableFromInline`: a client specialises them for its
+    // concrete `Value`, which saves the run-time generic metadata lookups that
+    // otherwise cost about a fifth of a three-step chain (measured with perf;
+    // see BENCHMARKS.md).
+
     /// The serial queue that holds and runs this deferred's handlers.
-    let queue: DispatchQueue
+    @usableFromInline let queue: DispatchQueue
     /// `true` when this deferred created `queue` suspended and must resume it
     /// when it settles. `false` for a deferred created settled, and for one
     /// that shares its parent's queue (the parent resumes it).
-    private let ownsQueue: Bool
+    @usableFromInline let ownsQueue: Bool
+    /// `true` once `state.outcome` is stored. Set (releasing) inside the
+    /// critical section that stores it, so a reader that sees `true` also sees
+    /// the outcome; `isPending`, the handler blocks' skip check and `deinit`
+    /// read it with one atomic load instead of taking the lock.
+    /// (Declared next to `ownsQueue` so the two flags share one word: the
+    /// object then fits a smaller malloc size class.)
+    @usableFromInline let settled: Atomic<Bool>
     /// Outcome, cancel hooks, consumer count: everything that changes.
-    let state: Mutex<DeferredState<Value>>
+    @usableFromInline let state: Mutex<DeferredState<Value>>
 
     /// A static label longer than 15 bytes is stored out of line by Swift, so
     /// libdispatch receives a pointer into read-only memory and does not copy
     /// it: no per-deferred string work.
-    private static var queueLabel: String { "DeferredQueue.handlers" }
+    @inlinable static var queueLabel: String { "DeferredQueue.handlers" }
 
     /// A pending deferred with its own suspended queue.
+    @inlinable
     init(pendingWithUpstream upstream: (any ConsumerLink)? = nil) {
         let queue = DispatchQueue(label: Self.queueLabel)
         queue.suspend()
         self.queue = queue
         self.ownsQueue = true
         self.state = Mutex(DeferredState(upstream: upstream))
+        self.settled = Atomic(false)
     }
 
     /// A pending deferred whose handlers wait on `queue`, owned by an upstream
     /// deferred whose handler will settle this one before any handler
     /// enqueued behind it runs.
+    @inlinable
     init(sharing queue: DispatchQueue, upstream: any ConsumerLink) {
         self.queue = queue
         self.ownsQueue = false
         self.state = Mutex(DeferredState(upstream: upstream))
+        self.settled = Atomic(false)
     }
 
     /// A deferred that is settled from the start. Its queue is never suspended.
+    @inlinable
     init(settled outcome: Result<Value, any Error>) {
         self.queue = DispatchQueue(label: Self.queueLabel)
         self.ownsQueue = false
         self.state = Mutex(DeferredState(outcome: outcome))
+        self.settled = Atomic(true)
     }
 
     deinit {
         // Unreachable in practice (a pending deferred is kept alive by its
         // producer and by its own queued handlers), but a suspended queue must
         // never be released, so make sure.
-        if ownsQueue, state.withLock(owner: self, { $0.outcome == nil }) {
+        if ownsQueue, !settled.load(ordering: .acquiring) {
             queue.resume()
         }
     }
@@ -136,11 +155,13 @@ public final class Deferred<Value: Sendable>: Sendable {
     }
 
     /// Creates a deferred fulfilled with `value`.
+    @inlinable
     public convenience init(value: Value) {
         self.init(settled: .success(value))
     }
 
     /// Creates a deferred rejected with `error`.
+    @inlinable
     public convenience init(error: any Error) {
         self.init(settled: .failure(error))
     }
@@ -156,6 +177,7 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// Keep the resolver for as long as you intend to settle the deferred:
     /// when the last reference to it goes while the deferred is still pending,
     /// the deferred is rejected with ``DeferredError/abandoned``.
+    @inlinable
     public static func pending() -> (deferred: Deferred<Value>, resolver: Resolver<Value>) {
         let deferred = Deferred(pendingWithUpstream: nil)
         return (deferred, Resolver(deferred))
@@ -164,8 +186,9 @@ public final class Deferred<Value: Sendable>: Sendable {
     // MARK: - Inspecting and settling
 
     /// `true` until the deferred is fulfilled, rejected or cancelled.
+    @inlinable
     public var isPending: Bool {
-        state.withLock(owner: self) { $0.outcome == nil }
+        !settled.load(ordering: .acquiring)
     }
 
     /// Cancels the deferred.
@@ -191,11 +214,15 @@ public final class Deferred<Value: Sendable>: Sendable {
     ///   producer's cancel hooks and tell the upstream deferred that one of
     ///   its consumers gave up.
     /// - Returns: `true` if this call settled the deferred.
+    @inlinable
     @discardableResult
     func settle(_ result: Result<Value, any Error>, givingUp: Bool = false) -> Bool {
-        guard let settlement = state.withLock(owner: self, { $0.settle(result, givingUp: givingUp) }) else {
-            return false
+        let settlement = state.withLock(owner: self) { state -> DeferredSettlement? in
+            let settlement = state.settle(result, givingUp: givingUp)
+            if settlement != nil { settled.store(true, ordering: .releasing) }
+            return settlement
         }
+        guard let settlement else { return false }
         // Exactly once: only the call that stored the outcome gets here.
         if ownsQueue { queue.resume() }
         if givingUp {
@@ -208,6 +235,7 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// The settled outcome. Read it only from a block on `queue` (or after
     /// settlement is otherwise known); a pending deferred reads as abandoned,
     /// which a handler can never observe.
+    @inlinable
     var currentOutcome: Result<Value, any Error> {
         state.withLock(owner: self) { $0.outcome } ?? .failure(DeferredError.abandoned)
     }
@@ -215,11 +243,13 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// Enqueues `body` to run with the outcome once settled — the primitive
     /// every handler and combinator is built on. It does not count as a
     /// consumer; see ``addConsumer()``.
+    @inlinable
     func whenSettled(_ body: @escaping @Sendable (Result<Value, any Error>) -> Void) {
         queue.async { body(self.currentOutcome) }
     }
 
     /// Records a consumer that may later give up (see ``ConsumerLink``).
+    @inlinable
     func addConsumer() {
         state.withLock(owner: self) { state in
             if state.outcome == nil { state.consumers += 1 }
@@ -240,6 +270,7 @@ public final class Deferred<Value: Sendable>: Sendable {
 }
 
 extension Deferred: ConsumerLink {
+    @usableFromInline
     func consumerGaveUp() {
         let nobodyLeft = state.withLock(owner: self) { state -> Bool in
             guard state.outcome == nil else { return false }

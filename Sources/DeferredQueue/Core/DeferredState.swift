@@ -5,6 +5,7 @@
 /// cancelled, timed out, or lost a race — nobody can observe the upstream
 /// result any more, so the upstream deferred is cancelled too and its
 /// producer's `onCancel` hooks run (an HTTP request cancels its task).
+@usableFromInline
 protocol ConsumerLink: AnyObject, Sendable {
     /// One consumer of `self` no longer needs its result.
     func consumerGaveUp()
@@ -14,41 +15,54 @@ protocol ConsumerLink: AnyObject, Sendable {
 ///
 /// Note what is *not* here: there is no list of handlers. Handlers wait as
 /// blocks on the deferred's suspended serial queue.
+@usableFromInline
 struct DeferredState<Value: Sendable> {
     /// `nil` while pending; written exactly once.
-    var outcome: Result<Value, any Error>?
+    @usableFromInline var outcome: Result<Value, any Error>?
     /// `true` when the deferred settled by being cancelled or timing out.
-    var gaveUp = false
+    @usableFromInline var gaveUp = false
     /// Producer hooks run when the deferred is cancelled (not handlers: they
     /// belong to the producing side and must run inside `cancel()`).
-    var cancelHooks: [@Sendable () -> Void] = []
+    @usableFromInline var cancelHooks: [@Sendable () -> Void] = []
     /// What this deferred consumes: told when this deferred gives up.
-    var upstream: (any ConsumerLink)?
+    @usableFromInline var upstream: (any ConsumerLink)?
     /// Consumers derived from this deferred that have not given up.
-    var consumers = 0
+    @usableFromInline var consumers = 0
 
+    @inlinable
     init(outcome: Result<Value, any Error>? = nil, upstream: (any ConsumerLink)? = nil) {
         self.outcome = outcome
         self.upstream = upstream
     }
 
-    /// What the settling thread must do after releasing the lock.
-    struct Settlement {
-        var cancelHooks: [@Sendable () -> Void]
-        var upstream: (any ConsumerLink)?
-    }
-
     /// Stores `result` if still pending. Returns `nil` when already settled
     /// (the first settlement wins; later ones are ignored).
-    mutating func settle(_ result: Result<Value, any Error>, givingUp: Bool) -> Settlement? {
+    @inlinable
+    mutating func settle(_ result: Result<Value, any Error>, givingUp: Bool) -> DeferredSettlement? {
         guard outcome == nil else { return nil }
         outcome = result
         gaveUp = givingUp
         // Release producer hooks and the upstream link either way: a settled
         // deferred must not keep its chain alive.
-        let settlement = Settlement(cancelHooks: cancelHooks, upstream: upstream)
+        let settlement = DeferredSettlement(cancelHooks: cancelHooks, upstream: upstream)
         cancelHooks = []
         upstream = nil
         return settlement
+    }
+}
+
+/// What the settling thread must do after releasing the lock.
+///
+/// Not nested in the generic ``DeferredState``: a non-generic type needs no
+/// run-time metadata lookup on every settlement.
+@usableFromInline
+struct DeferredSettlement {
+    @usableFromInline var cancelHooks: [@Sendable () -> Void]
+    @usableFromInline var upstream: (any ConsumerLink)?
+
+    @inlinable
+    init(cancelHooks: [@Sendable () -> Void], upstream: (any ConsumerLink)?) {
+        self.cancelHooks = cancelHooks
+        self.upstream = upstream
     }
 }

@@ -18,25 +18,33 @@ public final class Resolver<Value: Sendable>: Sendable {
     /// The deferred this resolver settles.
     public let deferred: Deferred<Value>
 
+    @inlinable
     init(_ deferred: Deferred<Value>) {
         self.deferred = deferred
     }
 
     deinit {
-        deferred.settle(.failure(DeferredError.abandoned))
+        // Check first: building the error allocates, and nearly every
+        // resolver is released after it settled its deferred.
+        if deferred.isPending {
+            deferred.settle(.failure(DeferredError.abandoned))
+        }
     }
 
     /// Fulfils the deferred with `value`.
+    @inlinable
     public func fulfill(_ value: Value) {
         deferred.settle(.success(value))
     }
 
     /// Rejects the deferred with `error`.
+    @inlinable
     public func reject(_ error: any Error) {
         deferred.settle(.failure(error))
     }
 
     /// Fulfils or rejects the deferred with `result`.
+    @inlinable
     public func resolve(_ result: Result<Value, any Error>) {
         deferred.settle(result)
     }

@@ -172,7 +172,18 @@ public final class DataRequest: Sendable {
     }
 
     private func cancelTask() {
-        if let task = transfer.withLock(owner: self, { $0.task }) { session.cancel(task) }
+        // A task whose whole announced body has arrived is about to complete
+        // on its own; cancelling it then is exactly the race that crashes
+        // swift-corelibs-foundation (see `SessionDelegate.cancel`), and it
+        // would gain nothing: the handlers already saw `.cancelled`.
+        let task = transfer.withLock(owner: self) { transfer -> URLSessionTask? in
+            if let expected = transfer.response?.expectedContentLength, expected >= 0,
+               Int64(transfer.data.count) >= expected {
+                return nil
+            }
+            return transfer.task
+        }
+        if let task { session.cancel(task) }
     }
 
     func didReceive(response: URLResponse) {

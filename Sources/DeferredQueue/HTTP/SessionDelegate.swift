@@ -35,7 +35,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     func cancel(_ task: URLSessionTask, on delegateQueue: OperationQueue) {
         delegateQueue.addOperation {
             let running = self.requests.withLock(owner: self) { $0[task.taskIdentifier] != nil }
-            if running { task.cancel() }
+            if running, task.state == .running { task.cancel() }
         }
     }
 

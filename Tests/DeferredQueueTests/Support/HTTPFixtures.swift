@@ -50,7 +50,9 @@ final class Fixture: Sendable {
         case "/redirect": return .redirect(to: "/json")
         case "/redirect-loop": return .redirect(to: "/redirect-loop")
         case "/never": return .neverRespond
-        case "/slow": return .trickle(body: Data(repeating: 65, count: 64 * 1024), chunkSize: 1024, interval: 0.05)
+        case "/slow":
+            // About ten minutes of body: cancelling "mid-body" cannot lose the race to completion.
+            return .trickle(body: Data(repeating: 65, count: 12 * 1024 * 1024), chunkSize: 1024, interval: 0.05)
         case "/close-mid-body": return .closeMidBody(body: Data(repeating: 66, count: 10_000), sentBytes: 100)
         case "/big": return .response(status: 200, headers: [("Content-Type", "application/octet-stream")],
                                       body: Data(repeating: 7, count: bigBodySize))

@@ -67,7 +67,7 @@ final class Counter: Sendable {
 /// Polls `condition` until it holds or `seconds` pass. For conditions with no
 /// event to wait on (a weak reference going nil after libdispatch releases a
 /// block). Returns whether it held.
-func eventually(within seconds: Double = 30, _ condition: @Sendable () -> Bool) async -> Bool {
+func eventually(within seconds: Double = 60, _ condition: @Sendable () -> Bool) async -> Bool {
     let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
     while !condition() {
         if DispatchTime.now().uptimeNanoseconds > deadline { return false }

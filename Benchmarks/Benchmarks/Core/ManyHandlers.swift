@@ -1,0 +1,89 @@
+import Benchmark
+import BenchmarkSupport
+import DeferredQueue
+import Dispatch
+import NIOCore
+import NIOEmbedded
+import OpenCombine
+
+/// (c) One pending task with 1,000 handlers, then settled; wait until every
+/// handler ran. One iteration = the whole batch.
+func registerManyHandlers() {
+    let scenario = "(c) 1 pending × 1,000 handlers"
+    let count = Workload.handlersOnOne
+
+    Benchmark(name(scenario, .floor)) { _ in
+        let finished = Countdown(count)
+        let queue = DispatchQueue(label: floorLabel)
+        queue.suspend()
+        for _ in 0..<count {
+            queue.async { finished.arrive() }
+        }
+        queue.resume()
+        finished.wait()
+    }
+
+    Benchmark(name(scenario, .deferredQueue)) { _ in
+        let finished = Countdown(count)
+        let (deferred, resolver) = Deferred<Int>.pending()
+        for _ in 0..<count {
+            deferred.then { _ in finished.arrive() }
+        }
+        resolver.fulfill(1)
+        finished.wait()
+    }
+
+    Benchmark(name(scenario, .nioThreaded)) { _ in
+        let finished = Countdown(count)
+        let promise = nioLoop.makePromise(of: Int.self)
+        for _ in 0..<count {
+            promise.futureResult.whenSuccess { _ in finished.arrive() }
+        }
+        promise.succeed(1)
+        finished.wait()
+    }
+
+    Benchmark(name(scenario, .nioEmbedded)) { _ in
+        let loop = EmbeddedEventLoop()
+        let finished = Countdown(count)
+        let promise = loop.makePromise(of: Int.self)
+        for _ in 0..<count {
+            promise.futureResult.whenSuccess { _ in finished.arrive() }
+        }
+        promise.succeed(1)
+        finished.wait()
+    }
+
+    Benchmark(name(scenario, .openCombine)) { _ in
+        let finished = Countdown(count)
+        var fulfil: Future<Int, Never>.Promise?
+        let future = Future<Int, Never> { fulfil = $0 }
+        var subscriptions: [AnyCancellable] = []
+        subscriptions.reserveCapacity(count)
+        for _ in 0..<count {
+            subscriptions.append(future.sink { _ in finished.arrive() })
+        }
+        fulfil?(.success(1))
+        finished.wait()
+        blackHole(subscriptions)
+    }
+
+    Benchmark(name(scenario, .concurrency)) { _ in
+        let finished = Countdown(count)
+        let parked = Countdown(count)
+        let store = ContinuationStore(capacity: count)
+        for _ in 0..<count {
+            Task {
+                let value = await withCheckedContinuation { continuation in
+                    store.park(continuation)
+                    parked.arrive()
+                }
+                blackHole(value)
+                finished.arrive()
+            }
+        }
+        await parked.waitAsync()
+        store.resumeAll()
+        await finished.waitAsync()
+    }
+}

@@ -1,0 +1,68 @@
+// swift-tools-version: 6.1
+// Benchmarks for DeferredQueue, in their own package so the root package stays
+// dependency-free. Run them with
+//
+//     swift package --package-path Benchmarks benchmark
+//
+// See BENCHMARKS.md at the repository root for what each benchmark measures.
+import PackageDescription
+
+let package = Package(
+    name: "DeferredQueueBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "DeferredQueue", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.2"),
+        .package(url: "https://github.com/OpenCombine/OpenCombine", exact: "0.14.0"),
+    ],
+    targets: [
+        // Shared helpers: waiting, resident memory, the HTTP fixture.
+        .target(
+            name: "BenchmarkSupport",
+            dependencies: [.product(name: "LoopbackServer", package: "DeferredQueue")],
+            path: "Sources/BenchmarkSupport"
+        ),
+        // (a)–(e): DeferredQueue against the raw-GCD floor, swift-nio, OpenCombine and async/await.
+        .executableTarget(
+            name: "Core",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "DeferredQueue", package: "DeferredQueue"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "OpenCombine", package: "OpenCombine"),
+            ],
+            path: "Benchmarks/Core",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // (f): resident bytes per pending deferred.
+        .executableTarget(
+            name: "Memory",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "DeferredQueue", package: "DeferredQueue"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
+            path: "Benchmarks/Memory",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // HTTP against LoopbackServer: raw URLSession vs responseData vs serializingDecodable.
+        .executableTarget(
+            name: "HTTP",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "DeferredQueue", package: "DeferredQueue"),
+                .product(name: "LoopbackServer", package: "DeferredQueue"),
+            ],
+            path: "Benchmarks/HTTP",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
