@@ -87,19 +87,30 @@ def memory_table(results):
     return "\n".join(rows)
 
 
+# Each DeferredQueue HTTP client and the raw URLSession client doing the same work.
+HTTP_PEERS = {
+    "responseData": "raw URLSession",
+    "serializingDecodable async": "raw URLSession async + JSONDecoder",
+}
+
+
 def http_table(results):
-    rows = ["| scenario | client | ratio to raw URLSession | p50 latency | req/s | mallocs per request |",
-            "|:--|:--|--:|--:|--:|--:|"]
+    rows = ["| scenario | client | ratio to raw URLSession | ratio to its raw peer | p50 latency | req/s | "
+            "mallocs per request |",
+            "|:--|:--|--:|--:|--:|--:|--:|"]
     for scenario in sorted({n.split(" · ")[0] for n in results if n.startswith("HTTP")}):
         per_iteration = HTTP_CONCURRENCY if "concurrent" in scenario else 1
         raw = results.get(f"{scenario} · raw URLSession", {}).get("time")
         for name in sorted(n for n in results if n.startswith(scenario + " · ")):
+            client = name.split(" · ", 1)[1]
             metrics = results[name]
             time = metrics.get("time")
             ratio = f"{time / raw:.2f}×" if time and raw else "–"
+            peer = results.get(f"{scenario} · {HTTP_PEERS.get(client, '')}", {}).get("time")
+            peer_ratio = f"{time / peer:.2f}×" if time and peer and client in HTTP_PEERS else ""
             rps = per_iteration / time if time else 0
             mallocs = metrics.get("mallocs")
-            rows.append(f"| {scenario} | {name.split(' · ', 1)[1]} | {ratio} | {fmt_time(time)} | {rps:,.0f} | "
+            rows.append(f"| {scenario} | {client} | {ratio} | {peer_ratio} | {fmt_time(time)} | {rps:,.0f} | "
                         + (f"{mallocs / per_iteration:.0f} |" if mallocs is not None else "– |"))
     return "\n".join(rows)
 

@@ -7,10 +7,12 @@ import Foundation
 import FoundationNetworking
 #endif
 
-// HTTP against LoopbackServer on 127.0.0.1 (keep-alive), a 2 KiB JSON body:
-// raw URLSession.dataTask(with:completionHandler:) against DeferredQueue's
-// responseData(queue:) and serializingDecodable(_:).value, one request at a
-// time and 64 at once. Both sides use a default URLSessionConfiguration.
+// HTTP against LoopbackServer on 127.0.0.1 (keep-alive), a 2 KiB JSON body,
+// one request at a time and 64 at once. Each DeferredQueue client has a raw
+// URLSession peer doing the same work:
+//   responseData(queue:)               vs dataTask(with:completionHandler:)
+//   serializingDecodable(_:).value     vs try await data(from:) + JSONDecoder
+// Both sides use a default URLSessionConfiguration.
 
 /// The server and clients, shared by every benchmark of this process.
 let fixture = try! HTTPFixture() // swiftlint:disable:this force_try
@@ -21,6 +23,7 @@ let handlerQueue = DispatchQueue(label: "DeferredQueueBenchmarks.http.handlers")
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput, .mallocCountTotal],
+        timeUnits: .microseconds,
         warmupIterations: 20,
         maxDuration: .seconds(3),
         maxIterations: 2_000
@@ -38,6 +41,12 @@ func rawGET(decode: Bool, then done: @escaping @Sendable () -> Void) {
         }
         done()
     }.resume()
+}
+
+/// Raw URLSession with async/await: one GET, decoded — the peer of `serializingDecodable`.
+func rawAsyncDecodedGET() async throws -> HTTPFixture.Payload {
+    let (data, _) = try await rawSession.data(from: fixture.url)
+    return try JSONDecoder().decode(HTTPFixture.Payload.self, from: data)
 }
 
 /// DeferredQueue: one GET, `responseData` on a private serial queue.
@@ -68,6 +77,10 @@ func registerSequential() {
         done.wait()
     }
 
+    Benchmark("\(scenario) · raw URLSession async + JSONDecoder") { _ in
+        blackHole(try await rawAsyncDecodedGET())
+    }
+
     Benchmark("\(scenario) · responseData") { _ in
         let done = Countdown(1)
         responseDataGET { done.arrive() }
@@ -82,7 +95,7 @@ func registerSequential() {
 func registerConcurrent() {
     let scenario = "HTTP 64 concurrent GET 2 KiB"
     let count = Workload.concurrentRequests
-    let configuration = Benchmark.Configuration(warmupIterations: 5, maxIterations: 300)
+    let configuration = Benchmark.Configuration(timeUnits: .microseconds, warmupIterations: 5, maxIterations: 300)
 
     Benchmark("\(scenario) · raw URLSession", configuration: configuration) { _ in
         let done = Countdown(count)
@@ -94,6 +107,13 @@ func registerConcurrent() {
         let done = Countdown(count)
         for _ in 0..<count { rawGET(decode: true) { done.arrive() } }
         done.wait()
+    }
+
+    Benchmark("\(scenario) · raw URLSession async + JSONDecoder", configuration: configuration) { _ in
+        try await withThrowingTaskGroup(of: HTTPFixture.Payload.self) { group in
+            for _ in 0..<count { group.addTask { try await rawAsyncDecodedGET() } }
+            for try await payload in group { blackHole(payload) }
+        }
     }
 
     Benchmark("\(scenario) · responseData", configuration: configuration) { _ in

@@ -81,10 +81,11 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// it: no per-deferred string work.
     @inlinable static var queueLabel: String { "DeferredQueue.handlers" }
 
-    /// A pending deferred with its own suspended queue.
+    /// A pending deferred with its own suspended queue, which targets
+    /// `target` (a global concurrent queue when `nil`).
     @inlinable
-    init(pendingWithUpstream upstream: (any ConsumerLink)? = nil) {
-        let queue = DispatchQueue(label: Self.queueLabel)
+    init(pendingWithUpstream upstream: (any ConsumerLink)? = nil, targeting target: DispatchQueue? = nil) {
+        let queue = DispatchQueue(label: Self.queueLabel, target: target)
         queue.suspend()
         self.queue = queue
         self.ownsQueue = true
@@ -180,6 +181,16 @@ public final class Deferred<Value: Sendable>: Sendable {
     @inlinable
     public static func pending() -> (deferred: Deferred<Value>, resolver: Resolver<Value>) {
         let deferred = Deferred(pendingWithUpstream: nil)
+        return (deferred, Resolver(deferred))
+    }
+
+    /// A pending deferred whose queue targets `target`, and its resolver.
+    ///
+    /// A producer that settles from a block on `target` (an HTTP session's
+    /// delegate queue) lets the handlers run right after that block, on the
+    /// same thread, instead of waking another one.
+    static func pending(targeting target: DispatchQueue) -> (deferred: Deferred<Value>, resolver: Resolver<Value>) {
+        let deferred = Deferred(pendingWithUpstream: nil, targeting: target)
         return (deferred, Resolver(deferred))
     }
 

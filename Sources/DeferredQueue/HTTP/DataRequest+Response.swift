@@ -97,7 +97,8 @@ extension DataRequest {
 
     /// Enqueues one handler: when the outcome is there, applies the validation
     /// verdict so far and `serialize`, then calls `handler` on `queue` (or
-    /// right there on the request's queue when `queue` is `nil`).
+    /// right there on the request's queue when `queue` is `nil`). Starts the
+    /// request if it has not started.
     ///
     /// The block captures only small values, never the request, so a running
     /// request's lifetime stays the session's business.
@@ -129,6 +130,6 @@ extension DataRequest {
             guard let queue else { return handler(response) }
             queue.async { handler(response) }
         }
-        return self
+        return resume()
     }
 }

@@ -34,6 +34,16 @@ import FoundationNetworking
 /// Because ``validate()`` is enqueued like any handler, it affects only the
 /// handlers chained *after* it (Alamofire 1.x semantics).
 ///
+/// ## When it starts
+///
+/// The transfer starts when the first `response…` or `serializing…` handler,
+/// or ``downloadProgress(queue:_:)``, is added — in a chain, right away — or
+/// when you call ``resume()``. A request that gets none of these and is not
+/// cancelled starts when its last reference goes, as a fire-and-forget request
+/// (`_ = request(url, method: .post, body: ping)` is sent). As in Alamofire 5,
+/// starting at the first handler lets the request pick its transfer mode:
+/// URLSession collects the body unless a progress handler is already there.
+///
 /// ``cancel()`` at any moment gives every handler that has not run yet
 /// ``HTTPError/cancelled`` and cancels the `URLSessionTask`.
 public final class DataRequest: Sendable {
@@ -46,17 +56,19 @@ public final class DataRequest: Sendable {
 
     /// The request's suspended serial queue and its once-stored outcome.
     let outcome: Deferred<RawResponse>
-    /// The producing side of `outcome`: this request (and, through the
-    /// session delegate, its running task) holds it. Released while pending,
-    /// it settles the outcome as abandoned.
+    /// The producing side of `outcome`: this request (and, while its task
+    /// runs, the session) holds it. Released while pending, it settles the
+    /// outcome as abandoned.
     private let resolver: Resolver<RawResponse>
     /// The first validation failure among the validators run so far.
     let validation = ValidationState()
     /// What the running transfer has received; guarded by its mutex.
     private let transfer = Mutex(Transfer())
 
-    /// Everything the delegate callbacks update.
+    /// Everything the transfer events update.
     private struct Transfer: Sendable {
+        /// The transfer was started (or will never be: cancelled first).
+        var started = false
         var task: URLSessionTask?
         var response: HTTPURLResponse?
         var data = Data()
@@ -64,12 +76,6 @@ public final class DataRequest: Sendable {
         var redirects = 0
         var tooManyRedirects = false
         var progressHandlers: [ProgressHandler] = []
-        /// Counts attempts, so a watchdog of an earlier attempt stands down.
-        var attempt = 0
-        /// When the current attempt last made progress (uptime nanoseconds).
-        var lastActivity: UInt64 = 0
-        /// The watchdog cancelled the task because it went silent.
-        var timedOut = false
     }
 
     private struct ProgressHandler: Sendable {
@@ -81,8 +87,7 @@ public final class DataRequest: Sendable {
         self.session = session
         self.urlRequest = urlRequest
         self.start = Date()
-        (outcome, resolver) = Deferred<RawResponse>.pending()
-        resolver.onCancel { [weak self] in self?.cancelTask() }
+        (outcome, resolver) = Deferred<RawResponse>.pending(targeting: session.rootQueue)
     }
 
     /// A request that failed before it could start.
@@ -94,24 +99,63 @@ public final class DataRequest: Sendable {
         resolver.fulfill(RawResponse(request: nil, response: nil, data: nil, error: error, end: start))
     }
 
+    deinit {
+        // Nothing was chained onto the request and it was not cancelled: it
+        // still goes out, as a fire-and-forget request whose answer no one reads.
+        let unstarted = transfer.withLock(owner: self) { !$0.started }
+        if unstarted, outcome.isPending, let urlRequest {
+            session.startUnobserved(urlRequest)
+        }
+    }
+
     /// The HTTP method, `GET` when unknown.
     var method: HTTPMethod {
         HTTPMethod(rawValue: urlRequest?.httpMethod ?? "GET")
     }
 
+    /// Starts the transfer now, if it has not started yet.
+    ///
+    /// A request starts by itself when its first handler (`response…`,
+    /// `serializing…`) or ``downloadProgress(queue:_:)`` is added, or, when
+    /// it gets none of them, as its last reference goes. Call `resume()` to
+    /// start a request you keep without handlers. Idempotent.
+    ///
+    /// - Returns: The request, for chaining.
+    @discardableResult
+    public func resume() -> Self {
+        let first = transfer.withLock(owner: self) { transfer -> Bool in
+            defer { transfer.started = true }
+            return !transfer.started
+        }
+        if first { session.start(self) }
+        return self
+    }
+
     /// Cancels the request.
     ///
     /// Every handler that has not run yet receives ``HTTPError/cancelled``;
-    /// the task is cancelled. Idempotent, and does nothing once the request
-    /// has completed.
+    /// the task is cancelled (a request not started yet never starts).
+    /// Idempotent, and does nothing once the request has completed.
     public func cancel() {
-        outcome.cancel()
+        // `outcome` is internal: this is the only way it is cancelled, so the
+        // task is cancelled here rather than from a cancel hook (which would
+        // cost a closure, an array and a weak reference per request).
+        if outcome.settle(.failure(DeferredError.cancelled), givingUp: true) {
+            cancelTask()
+        }
     }
 
-    /// Calls `handler` with the download progress each time body bytes arrive.
+    /// Calls `handler` with the download progress each time body bytes arrive,
+    /// and starts the request.
     ///
     /// Updates for one request are dispatched in order, so they are monotonic
     /// on a serial `queue`. (A retried attempt starts again from zero.)
+    ///
+    /// Add it before the first response handler: a request started without
+    /// a progress handler lets URLSession collect the body (one callback
+    /// instead of one per chunk, measurably faster), and a progress handler
+    /// added to such a request receives a single update when the body is
+    /// complete.
     ///
     /// - Parameters:
     ///   - queue: Where `handler` runs (default `.main`).
@@ -123,60 +167,34 @@ public final class DataRequest: Sendable {
         _ handler: @escaping @Sendable (TransferProgress) -> Void
     ) -> Self {
         transfer.withLock(owner: self) { $0.progressHandlers.append(ProgressHandler(queue: queue, handler: handler)) }
-        return self
+        return resume()
     }
 
     // MARK: - Transfer events (the session delegate's serial queue)
 
+    /// Whether the next attempt streams its body through the session delegate.
+    var streamsBody: Bool {
+        transfer.withLock(owner: self) { !$0.progressHandlers.isEmpty }
+    }
+
+    /// The task of the current attempt.
+    var currentTask: URLSessionTask? {
+        transfer.withLock(owner: self) { $0.task }
+    }
+
     func attach(_ task: URLSessionTask) {
-        let attempt = transfer.withLock(owner: self) { transfer in
-            transfer.task = task
-            transfer.attempt += 1
-            transfer.timedOut = false
-            transfer.lastActivity = DispatchTime.now().uptimeNanoseconds
-            return transfer.attempt
-        }
+        transfer.withLock(owner: self) { $0.task = task }
         // Cancelled while the task was being created: the cancel hook saw no task.
         if !outcome.isPending { session.cancel(task) }
-        watch(attempt, after: idleTimeout)
-    }
-
-    /// Seconds without progress before an attempt fails with `URLError.timedOut`.
-    ///
-    /// URLSession on Linux ignores `URLRequest.timeoutInterval` in favour of
-    /// the session configuration's `timeoutIntervalForRequest` (checked on
-    /// Swift 6.3.1: a 1 s request timeout waited the session's 20 s), so the
-    /// request enforces its own timeout with this watchdog.
-    private var idleTimeout: Double {
-        let timeout = urlRequest?.timeoutInterval ?? Session.defaultTimeout
-        return timeout.isFinite && timeout > 0 ? timeout : Session.defaultTimeout
-    }
-
-    /// Checks, `seconds` from now, whether `attempt` went silent for the whole
-    /// idle timeout; if so cancels its task (reported as a time-out).
-    private func watch(_ attempt: Int, after seconds: Double) {
-        let deadline = DispatchTime.after(seconds: seconds) ?? .distantFuture
-        DispatchQueue.global().asyncAfter(deadline: deadline) { [weak self] in
-            guard let self else { return }
-            let limit = UInt64(self.idleTimeout * 1e9)
-            let verdict = self.transfer.withLock(owner: self) { transfer -> (task: URLSessionTask?, wait: Double?) in
-                guard transfer.attempt == attempt, let task = transfer.task else { return (nil, nil) }
-                let idle = DispatchTime.now().uptimeNanoseconds &- transfer.lastActivity
-                guard idle >= limit else { return (nil, Double(limit - idle) / 1e9) }
-                transfer.timedOut = true
-                return (task, nil)
-            }
-            if let task = verdict.task { self.session.cancel(task) }
-            if let wait = verdict.wait { self.watch(attempt, after: wait) }
-        }
     }
 
     private func cancelTask() {
-        // A task whose whole announced body has arrived is about to complete
-        // on its own; cancelling it then is exactly the race that crashes
-        // swift-corelibs-foundation (see `SessionDelegate.cancel`), and it
-        // would gain nothing: the handlers already saw `.cancelled`.
+        // A streamed task whose whole announced body has arrived is about to
+        // complete on its own; cancelling it then is exactly the race that
+        // crashes swift-corelibs-foundation (see `SessionDelegate.cancel`), and
+        // it would gain nothing: the handlers already saw `.cancelled`.
         let task = transfer.withLock(owner: self) { transfer -> URLSessionTask? in
+            transfer.started = true
             if let expected = transfer.response?.expectedContentLength, expected >= 0,
                Int64(transfer.data.count) >= expected {
                 return nil
@@ -189,18 +207,20 @@ public final class DataRequest: Sendable {
     func didReceive(response: URLResponse) {
         transfer.withLock(owner: self) { transfer in
             transfer.response = response as? HTTPURLResponse
-            transfer.lastActivity = DispatchTime.now().uptimeNanoseconds
         }
     }
 
     func didReceive(data: Data) {
         let (handlers, progress) = transfer.withLock(owner: self) { transfer in
             transfer.data.append(data)
-            transfer.lastActivity = DispatchTime.now().uptimeNanoseconds
             let expected = transfer.response?.expectedContentLength ?? -1
             let progress = TransferProgress(completed: Int64(transfer.data.count), expected: expected > 0 ? expected : nil)
             return (transfer.progressHandlers, progress)
         }
+        report(progress, to: handlers)
+    }
+
+    private func report(_ progress: TransferProgress, to handlers: [ProgressHandler]) {
         for progressHandler in handlers {
             progressHandler.queue.async { progressHandler.handler(progress) }
         }
@@ -214,14 +234,27 @@ public final class DataRequest: Sendable {
         }
     }
 
+    /// The end of an attempt whose body URLSession collected.
+    func didComplete(task: URLSessionTask, data: Data?, response: URLResponse?, error: (any Error)?) {
+        let handlers = transfer.withLock(owner: self) { transfer -> [ProgressHandler] in
+            transfer.response = response as? HTTPURLResponse
+            transfer.data = data ?? Data()
+            return transfer.progressHandlers
+        }
+        // Progress handlers added after the start get the whole body at once.
+        if error == nil, let data, !handlers.isEmpty {
+            report(TransferProgress(completed: Int64(data.count), expected: Int64(data.count)), to: handlers)
+        }
+        didComplete(task: task, error: error)
+    }
+
+    /// The end of an attempt: retry, or settle the outcome.
     func didComplete(task: URLSessionTask, error: (any Error)?) {
         let finished = transfer.withLock(owner: self) { transfer in
             (response: transfer.response ?? task.response as? HTTPURLResponse, data: transfer.data,
-             retries: transfer.retries, tooManyRedirects: transfer.tooManyRedirects, timedOut: transfer.timedOut)
+             retries: transfer.retries, tooManyRedirects: transfer.tooManyRedirects)
         }
-        let urlError = finished.timedOut
-            ? URLError(.timedOut)
-            : error.map { ($0 as? URLError) ?? URLError(.unknown, userInfo: [NSUnderlyingErrorKey: $0]) }
+        let urlError = error.map { ($0 as? URLError) ?? URLError(.unknown, userInfo: [NSUnderlyingErrorKey: $0]) }
         if retryIfAllowed(after: finished.retries, statusCode: finished.response?.statusCode, error: urlError) {
             return
         }
@@ -257,7 +290,6 @@ public final class DataRequest: Sendable {
             transfer.response = nil
             transfer.data = Data()
             transfer.task = nil
-            transfer.timedOut = false
         }
         let deadline = DispatchTime.after(seconds: delay) ?? .now()
         DispatchQueue.global().asyncAfter(deadline: deadline) { self.session.start(self) }

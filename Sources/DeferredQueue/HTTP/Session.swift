@@ -12,20 +12,31 @@ import FoundationNetworking
 ///     .responseJSON { response in print(response.result) }
 /// ```
 ///
-/// A request starts immediately. While its task runs, the session's
-/// delegate keeps the request alive and the request keeps the session alive,
+/// A request starts when its first handler is added (or ``DataRequest/resume()``
+/// is called, or, with neither, when it is released). While its task runs, the
+/// session keeps the request alive and the request keeps the session alive,
 /// so fire-and-forget requests on a temporary session complete instead of
 /// being cancelled. A custom session invalidates its `URLSession` when the
 /// last reference to it (including those of its running requests) goes.
 ///
-/// All `URLSession` delegate callbacks of one session arrive on one serial
-/// operation queue; serialization runs on each request's own queue.
+/// ## Threading
+///
+/// All `URLSession` callbacks of one session arrive on one serial queue. Each
+/// request's queue targets that queue, so validation and serialization run
+/// right after the request completes, on the same thread (no thread hop),
+/// and those of different requests run one at a time — as with Alamofire 5's
+/// root queue. Completion handlers then run on the `queue:` they name.
+///
+/// - Warning: Custom validators and `Decodable` initialisers run on that
+///   serial queue: keep them short, and never make them wait for another
+///   request of the same session, which could then never complete.
 public final class Session: Sendable {
     /// The session used by the free function ``request(_:method:headers:body:timeout:)``.
     public static let `default` = Session()
 
-    /// The request timeout applied when none is given: a request that
-    /// receives nothing for this long fails with `URLError.timedOut`.
+    /// The request timeout applied when none is given (unless the session's
+    /// configuration sets another `timeoutIntervalForRequest`): a request
+    /// that receives nothing for this long fails with `URLError.timedOut`.
     public static let defaultTimeout: Double = 60
 
     /// The policy consulted before a failed attempt is delivered.
@@ -33,6 +44,12 @@ public final class Session: Sendable {
 
     let urlSession: URLSession
     let delegate: SessionDelegate
+    /// The serial queue under the delegate queue. Every request's queue
+    /// targets it, so a request settled by a delegate callback runs its
+    /// handlers (validation, serialization) right after that callback on the
+    /// same thread, instead of waking another one; handlers of different
+    /// requests therefore run one at a time, as in Alamofire 5.
+    let rootQueue = DispatchQueue(label: "DeferredQueue.Session.root")
 
     /// Creates a session.
     ///
@@ -45,6 +62,7 @@ public final class Session: Sendable {
         let delegateQueue = OperationQueue()
         delegateQueue.maxConcurrentOperationCount = 1
         delegateQueue.name = "DeferredQueue.Session.delegate"
+        delegateQueue.underlyingQueue = rootQueue
         self.delegate = delegate
         self.retryPolicy = retryPolicy
         self.urlSession = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
@@ -55,7 +73,7 @@ public final class Session: Sendable {
         urlSession.finishTasksAndInvalidate()
     }
 
-    /// Creates and starts a request.
+    /// Creates a request, which starts when its first handler is added.
     ///
     /// An invalid URL does not crash and creates no task: every handler of
     /// the returned request receives ``HTTPError/invalidURL(_:)``.
@@ -66,8 +84,9 @@ public final class Session: Sendable {
     ///   - headers: Header fields to send.
     ///   - body: The request body.
     ///   - timeout: Seconds without any data before the request fails with a
-    ///     time-out; ``defaultTimeout`` when `nil`.
-    /// - Returns: The running request, ready for handlers.
+    ///     time-out; ``defaultTimeout`` when `nil`. (On Linux, rounded up to
+    ///     whole seconds.)
+    /// - Returns: The request, ready for handlers; the first one starts it.
     public func request(
         _ url: any URLConvertible,
         method: HTTPMethod = .get,
@@ -87,11 +106,14 @@ public final class Session: Sendable {
             urlRequest.addValue(header.value, forHTTPHeaderField: header.name)
         }
         urlRequest.httpBody = body
-        urlRequest.timeoutInterval = Self.sanitizedTimeout(timeout)
+        urlRequest.timeoutInterval = timeout ?? Self.defaultTimeout
         return request(urlRequest)
     }
 
-    /// Creates and starts a request from a prepared `URLRequest`.
+    /// Creates a request from a prepared `URLRequest`; the first handler starts it.
+    ///
+    /// Its `timeoutInterval` is the idle timeout (see
+    /// ``request(_:method:headers:body:timeout:)``).
     ///
     /// A request whose URL is missing or not `http`/`https` with a host gets
     /// ``HTTPError/invalidURL(_:)``.
@@ -99,18 +121,43 @@ public final class Session: Sendable {
         guard let url = urlRequest.url, (try? url.asURL()) != nil else {
             return DataRequest(session: self, failedWith: .invalidURL(urlRequest.url?.absoluteString ?? "(no URL)"))
         }
-        let request = DataRequest(session: self, urlRequest: urlRequest)
-        start(request)
-        return request
+        var urlRequest = urlRequest
+        let timeout = Self.transportTimeout(urlRequest.timeoutInterval)
+        // Assigned only when it changes: an assigned timeout overrides the
+        // configuration's `timeoutIntervalForRequest`.
+        if timeout != urlRequest.timeoutInterval { urlRequest.timeoutInterval = timeout }
+        return DataRequest(session: self, urlRequest: urlRequest)
     }
 
     /// Starts (or, for a retry, restarts) the transfer of `request`.
+    ///
+    /// Without progress handlers URLSession collects the body and hands it
+    /// over in one completion callback; with them, every chunk comes through
+    /// the delegate. (On Linux each delegate callback is an `OperationQueue`
+    /// hop: collecting saves two per request.)
     func start(_ request: DataRequest) {
         guard request.outcome.isPending, let urlRequest = request.urlRequest else { return }
-        let task = urlSession.dataTask(with: urlRequest)
-        delegate.register(request, for: task)
+        let streaming = request.streamsBody
+        let task: URLSessionDataTask
+        if streaming {
+            task = urlSession.dataTask(with: urlRequest)
+        } else {
+            // The completion handler runs on the delegate queue, like the
+            // delegate's own completion callback.
+            let delegate = self.delegate
+            task = urlSession.dataTask(with: urlRequest) { data, response, error in
+                delegate.didCollect(for: request, data: data, response: response, error: error)
+            }
+        }
+        delegate.register(request, for: task, streaming: streaming)
         request.attach(task)
         task.resume()
+    }
+
+    /// Sends a request nobody will read the answer of (an unstarted
+    /// ``DataRequest`` released without handlers).
+    func startUnobserved(_ urlRequest: URLRequest) {
+        urlSession.dataTask(with: urlRequest) { _, _, _ in }.resume()
     }
 
     /// Cancels a running task safely (see ``SessionDelegate/cancel(_:on:)``).
@@ -118,13 +165,29 @@ public final class Session: Sendable {
         delegate.cancel(task, on: urlSession.delegateQueue)
     }
 
-    private static func sanitizedTimeout(_ timeout: Double?) -> Double {
-        guard let timeout, timeout.isFinite, timeout > 0 else { return defaultTimeout }
-        return timeout
+    /// The longest timeout passed on (a year); swift-corelibs-foundation
+    /// traps converting a much larger one to milliseconds.
+    static let maximumTimeout: Double = 365 * 86_400
+
+    /// The timeout as URLSession will apply it: a zero, negative or NaN one
+    /// becomes ``defaultTimeout``, an infinite or huge one ``maximumTimeout``.
+    ///
+    /// URLSession enforces `URLRequest.timeoutInterval` as an idle timeout.
+    /// swift-corelibs-foundation counts it in whole seconds, truncating: 1.5 s
+    /// waits 1 s, anything under a second times out at once, and an infinite
+    /// one traps (checked on Swift 6.3.1). There a fractional timeout is
+    /// rounded up instead.
+    static func transportTimeout(_ timeout: Double) -> Double {
+        guard !timeout.isNaN, timeout > 0 else { return defaultTimeout }
+        #if canImport(FoundationNetworking)
+        return min(maximumTimeout, max(1, timeout.rounded(.up)))
+        #else
+        return min(maximumTimeout, timeout)
+        #endif
     }
 }
 
-/// Creates and starts a request on ``Session/default``.
+/// Creates a request on ``Session/default``; the first handler starts it.
 ///
 /// ```swift
 /// request("https://b.hatena.ne.jp/entry/json/?url=…")
@@ -138,8 +201,8 @@ public final class Session: Sendable {
 ///   - headers: Header fields to send.
 ///   - body: The request body.
 ///   - timeout: Seconds without any data before the request fails with a
-///     time-out (default 60).
-/// - Returns: The running request, ready for handlers.
+///     time-out (default 60; on Linux, rounded up to whole seconds).
+/// - Returns: The request, ready for handlers; the first one starts it.
 public func request(
     _ url: any URLConvertible,
     method: HTTPMethod = .get,

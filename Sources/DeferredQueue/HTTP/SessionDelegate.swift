@@ -14,10 +14,17 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// A redirect chain longer than this fails with `URLError.httpTooManyRedirects`.
     static let redirectLimit = 16
 
-    private let requests = Mutex<[Int: DataRequest]>([:])
+    /// A running task's request, and whether its body comes through the
+    /// delegate (`true`) or URLSession's completion handler.
+    private struct Entry {
+        let request: DataRequest
+        let streaming: Bool
+    }
 
-    func register(_ request: DataRequest, for task: URLSessionTask) {
-        requests.withLock(owner: self) { $0[task.taskIdentifier] = request }
+    private let requests = Mutex<[Int: Entry]>([:])
+
+    func register(_ request: DataRequest, for task: URLSessionTask, streaming: Bool) {
+        requests.withLock(owner: self) { $0[task.taskIdentifier] = Entry(request: request, streaming: streaming) }
     }
 
     /// The number of tasks in flight (for leak checks).
@@ -40,7 +47,22 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private func request(for task: URLSessionTask) -> DataRequest? {
-        requests.withLock(owner: self) { $0[task.taskIdentifier] }
+        requests.withLock(owner: self) { $0[task.taskIdentifier]?.request }
+    }
+
+    /// Removes `task`'s entry, if it is one of `streaming` kind.
+    private func finish(_ task: URLSessionTask, streaming: Bool) -> DataRequest? {
+        requests.withLock(owner: self) { requests in
+            guard let entry = requests[task.taskIdentifier], entry.streaming == streaming else { return nil }
+            requests[task.taskIdentifier] = nil
+            return entry.request
+        }
+    }
+
+    /// The completion handler of a task whose body URLSession collected.
+    func didCollect(for request: DataRequest, data: Data?, response: URLResponse?, error: (any Error)?) {
+        guard let task = request.currentTask, finish(task, streaming: false) != nil else { return }
+        request.didComplete(task: task, data: data, response: response, error: error)
     }
 
     func urlSession(
@@ -69,7 +91,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let request = requests.withLock(owner: self) { $0.removeValue(forKey: task.taskIdentifier) }
-        request?.didComplete(task: task, error: error)
+        // A collecting task ends in its completion handler instead (Apple's
+        // URLSession may call this as well).
+        finish(task, streaming: true)?.didComplete(task: task, error: error)
     }
 }

@@ -69,7 +69,8 @@ struct RequestCancellationTests {
     @Test func cancellingTheAwaitingTaskCancelsTheURLSessionTask() async throws {
         let fixture = try Fixture()
         let session = Session()
-        let req = session.request(fixture.url("/never"), timeout: 600)
+        // Started without a handler, so the task runs before anyone awaits.
+        let req = session.request(fixture.url("/never"), timeout: 600).resume()
         #expect(await eventually { session.delegate.runningCount == 1 })
         let waiter = Task { try await req.serializingData().value }
         waiter.cancel()

@@ -1,0 +1,117 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import DeferredQueue
+
+/// When a request's transfer starts: at its first handler, at `resume()`, or,
+/// with neither, when it is released (fire and forget) — and how that choice
+/// decides between a collected and a streamed body.
+@Suite("DataRequest: when the transfer starts")
+struct RequestStartTests {
+    @Test func aRequestStartsWithItsFirstHandlerNotBefore() async throws {
+        let fixture = try Fixture()
+        let session = Session()
+        let req = session.request(fixture.url("/json")).validate()
+        // Nothing asked for the response yet: no task exists.
+        #expect(session.delegate.runningCount == 0)
+        #expect(fixture.server.requestCount == 0)
+        let result = await response { req.responseJSON(queue: handlerQueue, completionHandler: $0) }
+        #expect(result?.value?["count"].int == 3)
+        #expect(fixture.server.requestCount == 1)
+    }
+
+    @Test func resumeStartsARequestThatHasNoHandlerYet() async throws {
+        let fixture = try Fixture()
+        let session = Session()
+        let req = session.request(fixture.url("/json")).resume().resume()
+        #expect(await eventually { fixture.server.requestCount == 1 })
+        // A handler added later still gets the one response, without a second transfer.
+        let result = await response { req.responseString(queue: handlerQueue, completionHandler: $0) }
+        #expect(result?.value?.contains("hello") == true)
+        #expect(fixture.server.requestCount == 1)
+    }
+
+    @Test func aRequestReleasedWithoutHandlersIsStillSent() async throws {
+        let fixture = try Fixture()
+        let session = Session()
+        _ = session.request(fixture.url("/echo"), method: .post, body: Data("ping".utf8))
+        #expect(await eventually { fixture.server.requestCount == 1 }, "fire and forget: the request went out")
+    }
+
+    @Test func aRequestCancelledBeforeItStartsIsNeverSent() async throws {
+        let fixture = try Fixture()
+        let session = Session()
+        do {
+            let req = session.request(fixture.url("/json"))
+            req.cancel()
+            let result = await response { req.responseData(queue: handlerQueue, completionHandler: $0) }
+            #expect(result?.error?.kind == "cancelled")
+        }
+        // Released now, cancelled and unstarted: it must not go out. A later
+        // request of the same session reaches the server alone.
+        let after = await response { session.request(fixture.url("/json")).responseData(queue: handlerQueue, completionHandler: $0) }
+        #expect(after?.value != nil)
+        #expect(fixture.server.requestCount == 1)
+        #expect(session.delegate.runningCount == 0)
+    }
+
+    @Test func aProgressHandlerAddedAfterTheStartGetsOneFinalUpdate() async throws {
+        let fixture = try Fixture()
+        let progress = Recorder<TransferProgress>()
+        let result = await response { handler in
+            // The response handler starts the request with a collected body.
+            request(fixture.url("/big"))
+                .responseData(queue: handlerQueue, completionHandler: handler)
+                .downloadProgress(queue: handlerQueue) { progress.append($0) }
+        }
+        #expect(result?.value?.count == Fixture.bigBodySize)
+        // The update is dispatched to the same serial queue before the
+        // response handler, so it has been recorded by now.
+        #expect(progress.events.count == 1)
+        #expect(progress.events.first?.completed == Int64(Fixture.bigBodySize))
+        #expect(progress.events.first?.fraction == 1)
+    }
+
+    @Test func aProgressHandlerAddedFirstSeesTheBodyArriveInSteps() async throws {
+        let fixture = try Fixture()
+        let progress = Recorder<TransferProgress>()
+        let result = await response { handler in
+            request(fixture.url("/big"))
+                .downloadProgress(queue: handlerQueue) { progress.append($0) }
+                .responseData(queue: handlerQueue, completionHandler: handler)
+        }
+        #expect(result?.value?.count == Fixture.bigBodySize)
+        // 8 MiB cannot arrive in one read from a socket: streamed, not collected.
+        #expect(progress.events.count > 1)
+        #expect(progress.events.last?.completed == Int64(Fixture.bigBodySize))
+    }
+
+    @Test func aRequestTimeoutShorterThanTheSessionsIsHonoured() async throws {
+        let fixture = try Fixture()
+        let configuration = URLSessionConfiguration.default
+        configuration.timeoutIntervalForRequest = 600
+        let session = Session(configuration: configuration)
+        // The guard is far below the session's 600 s: only the request's own
+        // 1 s timeout can end this in time.
+        let result = await response(within: 60) {
+            session.request(fixture.url("/never"), timeout: 1).responseData(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(result?.error?.isTimeout == true)
+    }
+
+    @Test func timeoutsAreSanitisedBeforeURLSessionSeesThem() {
+        #expect(Session.transportTimeout(-1) == Session.defaultTimeout)
+        #expect(Session.transportTimeout(0) == Session.defaultTimeout)
+        #expect(Session.transportTimeout(.nan) == Session.defaultTimeout)
+        #expect(Session.transportTimeout(.infinity) == Session.maximumTimeout)
+        #expect(Session.transportTimeout(1e300) == Session.maximumTimeout)
+        #expect(Session.transportTimeout(5) == 5)
+        #if canImport(FoundationNetworking)
+        // swift-corelibs-foundation truncates to whole seconds: 0.2 would time out at once.
+        #expect(Session.transportTimeout(0.2) == 1)
+        #expect(Session.transportTimeout(1.5) == 2)
+        #endif
+    }
+}
