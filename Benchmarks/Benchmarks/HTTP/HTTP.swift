@@ -12,11 +12,18 @@ import FoundationNetworking
 // URLSession peer doing the same work:
 //   responseData(queue:)               vs dataTask(with:completionHandler:)
 //   serializingDecodable(_:).value     vs try await data(from:) + JSONDecoder
-// Both sides use a default URLSessionConfiguration.
+// Both sides use a default URLSessionConfiguration without URLCache: on Linux
+// DeferredQueue's Session drops the cache (see Session.withoutURLCacheOnLinux),
+// so the raw peers do too; one more row shows raw URLSession with the cache.
 
 /// The server and clients, shared by every benchmark of this process.
 let fixture = try! HTTPFixture() // swiftlint:disable:this force_try
-let rawSession = URLSession(configuration: .default)
+let rawSession = URLSession(configuration: {
+    let configuration = URLSessionConfiguration.default
+    configuration.urlCache = nil
+    return configuration
+}())
+let rawCachingSession = URLSession(configuration: .default)
 let session = Session(configuration: .default)
 let handlerQueue = DispatchQueue(label: "DeferredQueueBenchmarks.http.handlers")
 
@@ -68,6 +75,15 @@ func registerSequential() {
     Benchmark("\(scenario) · raw URLSession") { _ in
         let done = Countdown(1)
         rawGET(decode: false) { done.arrive() }
+        done.wait()
+    }
+
+    Benchmark("\(scenario) · raw URLSession with URLCache") { _ in
+        let done = Countdown(1)
+        rawCachingSession.dataTask(with: fixture.url) { data, _, _ in
+            precondition(data?.count == fixture.body.count, "raw GET failed")
+            done.arrive()
+        }.resume()
         done.wait()
     }
 
