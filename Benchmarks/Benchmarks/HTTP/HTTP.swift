@@ -31,7 +31,9 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput, .mallocCountTotal],
         timeUnits: .microseconds,
-        warmupIterations: 20,
+        // Enough to open the connection and warm the thread pools, so the
+        // first client measured is not penalised for going first.
+        warmupIterations: 300,
         maxDuration: .seconds(3),
         maxIterations: 2_000
     )
@@ -111,7 +113,7 @@ func registerSequential() {
 func registerConcurrent() {
     let scenario = "HTTP 64 concurrent GET 2 KiB"
     let count = Workload.concurrentRequests
-    let configuration = Benchmark.Configuration(timeUnits: .microseconds, warmupIterations: 5, maxIterations: 300)
+    let configuration = Benchmark.Configuration(timeUnits: .microseconds, warmupIterations: 20, maxIterations: 300)
 
     Benchmark("\(scenario) · raw URLSession", configuration: configuration) { _ in
         let done = Countdown(count)
