@@ -51,6 +51,15 @@ let package = Package(
             path: "Benchmarks/Memory",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // The HTTP clients measured in interleaved rounds (a plain executable, no plugin).
+        .executableTarget(
+            name: "HTTPInterleaved",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "DeferredQueue", package: "DeferredQueue"),
+            ],
+            path: "Sources/HTTPInterleaved"
+        ),
         // HTTP against LoopbackServer: raw URLSession vs responseData vs serializingDecodable.
         .executableTarget(
             name: "HTTP",
