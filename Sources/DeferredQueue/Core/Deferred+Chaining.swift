@@ -233,7 +233,7 @@ extension Deferred {
             return
         }
         inner.addConsumer()
-        let attached = state.withLock(owner: self) { state -> Bool in
+        let attached = withState { state -> Bool in
             guard state.outcome == nil else { return false }
             state.upstream = inner
             return true

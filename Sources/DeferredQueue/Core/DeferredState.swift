@@ -11,7 +11,8 @@ protocol ConsumerLink: AnyObject, Sendable {
     func consumerGaveUp()
 }
 
-/// All mutable state of one ``Deferred``, guarded by its `state` mutex.
+/// All mutable state of one ``Deferred``, guarded by its `lock` (see
+/// ``Deferred/withState(_:)``).
 ///
 /// Note what is *not* here: there is no list of handlers. Handlers wait as
 /// blocks on the deferred's suspended serial queue.
