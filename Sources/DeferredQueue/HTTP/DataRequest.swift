@@ -184,7 +184,7 @@ public final class DataRequest: Sendable {
 
     func attach(_ task: URLSessionTask) {
         transfer.withLock(owner: self) { $0.task = task }
-        // Cancelled while the task was being created: the cancel hook saw no task.
+        // Cancelled while the task was being created: `cancelTask()` saw no task.
         if !outcome.isPending { session.cancel(task) }
     }
 
