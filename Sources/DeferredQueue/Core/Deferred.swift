@@ -266,10 +266,7 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// Runs `body` with exclusive access to the state, under `lock`.
     @inlinable
     func withState<R>(_ body: (inout DeferredState<Value>) -> R) -> R {
-        lock.withLock(owner: self) { _ in
-            let result = body(&lockedState)
-            return result
-        }
+        lock.withLock(owner: self) { _ in body(&lockedState) }
     }
 
     /// Enqueues `body` to run with the outcome once settled — the primitive
