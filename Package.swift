@@ -21,6 +21,7 @@ let package = Package(
         .target(name: "LoopbackServer", dependencies: ["LockSupport"]),
         .executableTarget(name: "HTTPDemo", dependencies: ["DeferredQueue", "LoopbackServer"]),
         .testTarget(name: "DeferredQueueTests", dependencies: ["DeferredQueue", "LoopbackServer", "LockSupport"]),
+        .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer"]),
         .testTarget(name: "HTTPDemoTests", dependencies: ["HTTPDemo", "LoopbackServer"]),
     ],
     swiftLanguageModes: [.v6]
