@@ -48,6 +48,6 @@ struct AsyncRequestTests {
             Issue.record("expected timedOut, got \(result)")
             return
         }
-        #expect(await eventually { session.delegate.runningCount == 0 }, "nobody wants the body any more")
+        #expect(await eventually { session.runningRequestCount == 0 }, "nobody wants the body any more")
     }
 }

@@ -20,7 +20,7 @@ struct RequestCancellationTests {
             .responseString(queue: handlerQueue) { kinds.append($0.error?.kind ?? "ok"); done.arrive() }
         #expect(await done.wait())
         #expect(kinds.events == ["cancelled", "cancelled", "cancelled"])
-        #expect(await eventually { session.delegate.runningCount == 0 }, "the task was cancelled too")
+        #expect(await eventually { session.runningRequestCount == 0 }, "the task was cancelled too")
     }
 
     @Test func cancelMidBodyStopsTheTask() async throws {
@@ -35,7 +35,7 @@ struct RequestCancellationTests {
             req.cancel()
         }
         #expect(result?.error?.kind == "cancelled")
-        #expect(await eventually { session.delegate.runningCount == 0 })
+        #expect(await eventually { session.runningRequestCount == 0 })
     }
 
     @Test func cancelAfterCompletionChangesNothing() async throws {
@@ -71,11 +71,11 @@ struct RequestCancellationTests {
         let session = Session()
         // Started without a handler, so the task runs before anyone awaits.
         let req = session.request(fixture.url("/never"), timeout: 600).resume()
-        #expect(await eventually { session.delegate.runningCount == 1 })
+        #expect(await eventually { session.runningRequestCount == 1 })
         let waiter = Task { try await req.serializingData().value }
         waiter.cancel()
         await #expect(throws: (any Error).self) { try await waiter.value }
-        #expect(await eventually { session.delegate.runningCount == 0 }, "the never-answered task was cancelled")
+        #expect(await eventually { session.runningRequestCount == 0 }, "the never-answered task was cancelled")
         let handler = await response { req.responseData(queue: handlerQueue, completionHandler: $0) }
         #expect(handler?.error?.kind == "cancelled")
     }
@@ -86,7 +86,7 @@ struct RequestCancellationTests {
         let req = session.request(fixture.url("/never"), timeout: 600)
         let deferred = req.serializingJSON()
         deferred.cancel()
-        #expect(await eventually { session.delegate.runningCount == 0 })
+        #expect(await eventually { session.runningRequestCount == 0 })
         let handler = await response { req.responseData(queue: handlerQueue, completionHandler: $0) }
         #expect(handler?.error?.kind == "cancelled")
     }

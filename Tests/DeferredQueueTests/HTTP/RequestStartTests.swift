@@ -15,7 +15,7 @@ struct RequestStartTests {
         let session = Session()
         let req = session.request(fixture.url("/json")).validate()
         // Nothing asked for the response yet: no task exists.
-        #expect(session.delegate.runningCount == 0)
+        #expect(session.runningRequestCount == 0)
         #expect(fixture.server.requestCount == 0)
         let result = await response { req.responseJSON(queue: handlerQueue, completionHandler: $0) }
         #expect(result?.value?["count"].int == 3)
@@ -54,7 +54,7 @@ struct RequestStartTests {
         let after = await response { session.request(fixture.url("/json")).responseData(queue: handlerQueue, completionHandler: $0) }
         #expect(after?.value != nil)
         #expect(fixture.server.requestCount == 1)
-        #expect(session.delegate.runningCount == 0)
+        #expect(session.runningRequestCount == 0)
     }
 
     @Test func aProgressHandlerAddedAfterTheStartGetsOneFinalUpdate() async throws {
@@ -102,16 +102,16 @@ struct RequestStartTests {
     }
 
     @Test func timeoutsAreSanitisedBeforeURLSessionSeesThem() {
-        #expect(Session.transportTimeout(-1) == Session.defaultTimeout)
-        #expect(Session.transportTimeout(0) == Session.defaultTimeout)
-        #expect(Session.transportTimeout(.nan) == Session.defaultTimeout)
-        #expect(Session.transportTimeout(.infinity) == Session.maximumTimeout)
-        #expect(Session.transportTimeout(1e300) == Session.maximumTimeout)
-        #expect(Session.transportTimeout(5) == 5)
+        #expect(URLSessionTransport.idleTimeout(-1) == Session.defaultTimeout)
+        #expect(URLSessionTransport.idleTimeout(0) == Session.defaultTimeout)
+        #expect(URLSessionTransport.idleTimeout(.nan) == Session.defaultTimeout)
+        #expect(URLSessionTransport.idleTimeout(.infinity) == URLSessionTransport.maximumTimeout)
+        #expect(URLSessionTransport.idleTimeout(1e300) == URLSessionTransport.maximumTimeout)
+        #expect(URLSessionTransport.idleTimeout(5) == 5)
         #if canImport(FoundationNetworking)
         // swift-corelibs-foundation truncates to whole seconds: 0.2 would time out at once.
-        #expect(Session.transportTimeout(0.2) == 1)
-        #expect(Session.transportTimeout(1.5) == 2)
+        #expect(URLSessionTransport.idleTimeout(0.2) == 1)
+        #expect(URLSessionTransport.idleTimeout(1.5) == 2)
         #endif
     }
 }

@@ -12,10 +12,10 @@ struct SessionConfigurationTests {
         configuration.httpAdditionalHeaders = ["X-Probe": "1"]
         let cache = configuration.urlCache
         let session = Session(configuration: configuration)
-        #expect(session.urlSession.configuration.httpAdditionalHeaders?["X-Probe"] as? String == "1")
+        #expect((session.transport as? URLSessionTransport)?.urlSession.configuration.httpAdditionalHeaders?["X-Probe"] as? String == "1")
         #expect(configuration.urlCache === cache, "the caller's configuration is not changed")
         #if canImport(FoundationNetworking)
-        #expect(session.urlSession.configuration.urlCache == nil)
+        #expect((session.transport as? URLSessionTransport)?.urlSession.configuration.urlCache == nil)
         #endif
     }
 }

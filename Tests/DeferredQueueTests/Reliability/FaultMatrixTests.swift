@@ -45,7 +45,7 @@ struct FaultMatrixTests {
     private func probe(url: String, validated: Bool = false, timeout: Double? = nil) async throws -> ProbeReport {
         let report = try #require(await DeferredQueueTests.probe(session.request(url, timeout: timeout), validated: validated))
         #expect(report.eachRanOnce, "\(report.kinds)")
-        #expect(await eventually { session.delegate.runningCount == 0 }, "the session forgot the task")
+        #expect(await eventually { session.runningRequestCount == 0 }, "the session forgot the task")
         return report
     }
 

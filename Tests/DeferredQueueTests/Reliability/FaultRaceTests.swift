@@ -64,7 +64,7 @@ struct FaultRaceTests {
         let kinds = grouped.values.reduce(into: [String: Int]()) { $0[$1.kinds.first ?? "none", default: 0] += 1 }
         #expect(Set(kinds.keys).isSubset(of: ["ok", "cancelled"]), "\(kinds)")
         print("cancel race over \(iterations) requests: \(kinds.sorted { $0.key < $1.key })")
-        #expect(await eventually { session.delegate.runningCount == 0 })
+        #expect(await eventually { session.runningRequestCount == 0 })
     }
 
     @Test func requestsDroppedRightAfterCreationNeverCrashAndTheirHandlersRunOnce() async throws {

@@ -58,7 +58,7 @@ struct LeakTests {
         }
         #expect(await done.wait(seconds: 300))
         meter?.sample()
-        #expect(await eventually { session.delegate.runningCount == 0 }, "the task map is empty")
+        #expect(await eventually { session.runningRequestCount == 0 }, "the task map is empty")
         #expect(await eventually { requests.aliveCount == 0 }, "\(requests.aliveCount) requests alive")
         #expect(await eventually { outcomes.aliveCount == 0 }, "\(outcomes.aliveCount) outcome deferreds alive")
         #expect(await eventually { bridges.aliveCount == 0 }, "\(bridges.aliveCount) serializing deferreds alive")

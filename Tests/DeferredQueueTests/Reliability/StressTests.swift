@@ -52,7 +52,7 @@ struct StressTests {
         #expect(perRequest.count == total)
         #expect(wrong.isEmpty, "\(wrong.count) requests with missing, doubled, reordered or foreign results: \(wrong.prefix(3))")
         #expect(mostInFlight.load(ordering: .relaxed) <= 64)
-        #expect(await eventually { session.delegate.runningCount == 0 })
+        #expect(await eventually { session.runningRequestCount == 0 })
     }
 
     /// A million in a plain run; under a sanitizer (several times slower) a

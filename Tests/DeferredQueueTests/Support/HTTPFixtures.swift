@@ -114,6 +114,9 @@ extension HTTPError {
             case .stringEncodingFailed: return "stringEncoding"
             }
         case .abandoned: return "abandoned"
+        case .requestAdaptationFailed: return "adaptation"
+        case .requestRetryFailed: return "retryFailed"
+        case .responseTooLarge: return "tooLarge"
         }
     }
 }

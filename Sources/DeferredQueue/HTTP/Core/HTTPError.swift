@@ -30,6 +30,12 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
     case responseSerializationFailed(reason: SerializationFailureReason)
     /// The request was dropped while still pending, so it can never complete.
     case abandoned
+    /// A ``RequestAdapter`` threw this error; no request was sent.
+    case requestAdaptationFailed(error: any Error)
+    /// A ``RequestRetrier`` decided not to retry, with `retryError`, after the attempt failed with `originalError`.
+    indirect case requestRetryFailed(retryError: any Error, originalError: HTTPError)
+    /// The response body grew past the session's `maximumResponseBodySize`; the transfer was stopped.
+    case responseTooLarge(limit: Int)
 
     /// Why a `validate(…)` step rejected a response.
     public enum ValidationFailureReason: Sendable, CustomStringConvertible {
@@ -132,6 +138,14 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
         case .abandoned:
             return "The request was dropped while still pending (its session or request was released), so it "
                 + "can never complete. Keep the Session alive until its requests finish."
+        case .requestAdaptationFailed(let error):
+            return "A request adapter failed, so the request was not sent: \(error). Check the adapter "
+                + "(for example a token provider) or the interceptor passed to the session or request."
+        case .requestRetryFailed(let retryError, let originalError):
+            return "The request failed (\(originalError)) and its retrier gave up with: \(retryError)."
+        case .responseTooLarge(let limit):
+            return "The response body is larger than the limit of \(limit) bytes (decoded), so the transfer was "
+                + "stopped. Raise Session(maximumResponseBodySize:), or use a download or a stream for big bodies."
         }
     }
 
@@ -186,6 +200,8 @@ extension HTTPError {
         case .responseValidationFailed(.customValidationFailed(let error)): return error
         case .responseSerializationFailed(.jsonSyntax(let error)): return error
         case .responseSerializationFailed(.decodingFailed(let error)): return error
+        case .requestAdaptationFailed(let error): return error
+        case .requestRetryFailed(let retryError, _): return retryError
         default: return nil
         }
     }
@@ -201,5 +217,20 @@ extension HTTPError: LocalizedError {
     /// The same text as ``description``, so `localizedDescription` is readable on every platform.
     public var errorDescription: String? {
         description
+    }
+}
+
+extension HTTPError {
+    /// The error for a transport failure: a cancellation is ``cancelled``,
+    /// a `URLError` is ``sessionTaskFailed(_:)``, and any other error is
+    /// ``sessionTaskFailed(_:)`` with `URLError.unknown` wrapping it.
+    init(transportError error: any Error) {
+        if let error = error as? HTTPError {
+            self = error
+        } else if let urlError = error as? URLError {
+            self = urlError.code == .cancelled ? .cancelled : .sessionTaskFailed(urlError)
+        } else {
+            self = .sessionTaskFailed(URLError(.unknown, userInfo: [NSUnderlyingErrorKey: error]))
+        }
     }
 }

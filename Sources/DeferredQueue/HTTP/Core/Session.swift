@@ -1,9 +1,12 @@
+import Dispatch
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// Creates and runs ``DataRequest``s over one `URLSession`.
+/// Creates and runs requests over an ``HTTPTransport``, and decides
+/// everything about them that is not moving bytes: redirects, credentials,
+/// cookies, retries, deadlines and outcomes.
 ///
 /// ```swift
 /// let session = Session(retryPolicy: RetryPolicy(retryLimit: 2))
@@ -12,225 +15,193 @@ import FoundationNetworking
 ///     .responseJSON { response in print(response.result) }
 /// ```
 ///
-/// A request starts when its first handler is added (or ``DataRequest/resume()``
-/// is called, or, with neither, when it is released). While its task runs, the
-/// session keeps the request alive and the request keeps the session alive,
-/// so fire-and-forget requests on a temporary session complete instead of
-/// being cancelled. A custom session invalidates its `URLSession` when the
-/// last reference to it (including those of its running requests) goes.
+/// `Session(configuration:)` runs requests on ``URLSessionTransport``;
+/// `Session(transport:)` on any other, such as the `DeferredQueueAsyncHTTPClient`
+/// package's `AsyncHTTPClientTransport`. Requests behave the same on both.
+///
+/// A running request keeps its session alive, so fire-and-forget requests on
+/// a temporary session complete instead of being cancelled; the transport is
+/// shut down when the last reference to the session (including those of its
+/// running requests) goes.
 ///
 /// ## Threading
 ///
-/// All `URLSession` callbacks of one session arrive on one serial queue. Each
-/// request's queue targets that queue, so validation and serialization run
-/// right after the request completes, on the same thread (no thread hop),
-/// and those of different requests run one at a time — as with Alamofire 5's
-/// root queue. Completion handlers then run on the `queue:` they name.
+/// Every transport event arrives on the transport's serial callback queue.
+/// Each request's handler queue targets it, so validation and serialization
+/// run right after a request completes, on that queue, one request at a time
+/// (as with Alamofire 5's root queue). Completion handlers then run on the
+/// `queue:` they name.
 ///
-/// - Warning: Custom validators and `Decodable` initialisers run on that
-///   serial queue: keep them short, and never make them wait for another
-///   request of the same session, which could then never complete.
+/// - Warning: Custom validators, redirectors and `Decodable` initialisers run
+///   on that serial queue: keep them short, and never make them wait for
+///   another request of the same session, which could then never complete.
 public final class Session: Sendable {
-    /// The session used by the free function ``request(_:method:headers:body:timeout:)``.
+    /// The session used by the free functions (``request(_:method:headers:body:interceptor:timeout:)``…).
     public static let `default` = Session()
 
-    /// The request timeout applied when none is given (unless the session's
-    /// configuration sets another `timeoutIntervalForRequest`): a request
-    /// that receives nothing for this long fails with `URLError.timedOut`.
+    /// The idle timeout applied when none is given: a request that receives
+    /// nothing for this long fails with `URLError.timedOut`.
     public static let defaultTimeout: Double = 60
 
-    /// The policy consulted before a failed attempt is delivered.
+    /// A redirect chain longer than this fails with `URLError.httpTooManyRedirects`.
+    public static let redirectLimit = 16
+
+    /// What moves the bytes.
+    public let transport: any HTTPTransport
+    /// Adapts and retries every request of the session (before the request's own).
+    public let interceptor: (any RequestInterceptor)?
+    /// Decides redirects for requests that do not set their own.
+    public let redirectHandler: Redirector
+    /// Consulted after the retriers, before a failed attempt is delivered.
     public let retryPolicy: RetryPolicy?
+    /// The largest response body, in decoded bytes, held in memory; a larger
+    /// one fails with ``HTTPError/responseTooLarge(limit:)``.
+    public let maximumResponseBodySize: Int
+    /// The deadline for a whole request, retries and redirects included, in
+    /// seconds; `nil` for none.
+    public let resourceTimeout: Double?
 
-    let urlSession: URLSession
-    let delegate: SessionDelegate
-    /// The serial queue under the delegate queue. Every request's queue
-    /// targets it, so a request settled by a delegate callback runs its
-    /// handlers (validation, serialization) right after that callback on the
-    /// same thread, instead of waking another one; handlers of different
-    /// requests therefore run one at a time, as in Alamofire 5.
-    let rootQueue = DispatchQueue(label: "DeferredQueue.Session.root")
+    let eventMonitor: CompositeEventMonitor?
+    let cookieStore: (any CookieStore)?
+    /// Header fields added to every attempt that does not set them.
+    let defaultHeaders: [(name: String, value: String)]
+    /// The URLSession configuration's `httpAdditionalHeaders` (the transport sends them).
+    let configuredHeaders: [(name: String, value: String)]
+    let registry = RequestRegistry()
 
-    /// Creates a session.
+    /// Creates a session on ``URLSessionTransport``.
     ///
     /// - Parameters:
-    ///   - configuration: The `URLSession` configuration (headers, cookies,
-    ///     caching, connection limits). The session uses a copy.
+    ///   - configuration: The `URLSession` configuration: headers, timeouts,
+    ///     connection limits, proxies, TLS. Its `timeoutIntervalForResource`
+    ///     becomes the session's whole-request deadline; its cookie storage is
+    ///     used by the session itself — except `HTTPCookieStorage.shared` on
+    ///     Linux, which is written to a file other programs read, replaced by
+    ///     a store in memory (see ``URLSessionTransport`` for what else changes).
+    ///   - interceptor: Adapts and retries every request.
+    ///   - redirectHandler: Decides redirects (default: follow).
+    ///   - eventMonitors: Observe every request.
     ///   - retryPolicy: When to retry failed attempts; `nil` never retries.
-    ///
-    /// - Note: On Linux (swift-corelibs-foundation) the session does not use
-    ///   the configuration's `urlCache`: see ``withoutURLCacheOnLinux(_:)``.
-    public init(configuration: URLSessionConfiguration = .default, retryPolicy: RetryPolicy? = nil) {
-        let configuration = Self.withoutURLCacheOnLinux(configuration)
-        let delegate = SessionDelegate()
-        let delegateQueue = OperationQueue()
-        delegateQueue.maxConcurrentOperationCount = 1
-        delegateQueue.name = "DeferredQueue.Session.delegate"
-        delegateQueue.underlyingQueue = rootQueue
-        self.delegate = delegate
-        self.retryPolicy = retryPolicy
-        self.urlSession = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
+    ///   - maximumResponseBodySize: The largest body held in memory (256 MiB).
+    public convenience init(
+        configuration: URLSessionConfiguration = .default,
+        interceptor: (any RequestInterceptor)? = nil,
+        redirectHandler: Redirector = .follow,
+        eventMonitors: [any EventMonitor] = [],
+        retryPolicy: RetryPolicy? = nil,
+        maximumResponseBodySize: Int = 256 << 20
+    ) {
+        let transport = URLSessionTransport(configuration: configuration)
+        self.init(
+            transport: transport, interceptor: interceptor, redirectHandler: redirectHandler,
+            eventMonitors: eventMonitors, retryPolicy: retryPolicy, maximumResponseBodySize: maximumResponseBodySize,
+            resourceTimeout: configuration.timeoutIntervalForResource,
+            cookieStore: Self.cookieStore(for: configuration),
+            configuredHeaders: (configuration.httpAdditionalHeaders ?? [:]).map { (name: "\($0.key)", value: "\($0.value)") }
+        )
     }
 
-    /// A copy of `configuration`, without `urlCache` on Linux.
+    /// Creates a session on any transport.
     ///
-    /// swift-corelibs-foundation looks a data task up in the cache
-    /// asynchronously before it starts, and a `URLSessionTask.cancel()` that
-    /// lands during that lookup can later abort the whole process ("Trying to
-    /// access a behaviour for a task that in not in the registry",
-    /// TaskRegistry.swift). Checked on Swift 6.3.1 with the cancel-race test
-    /// under AddressSanitizer: with the cache, a crash within 1 to 30 runs
-    /// (four times in a row); without it, none in 40. The lookup also costs
-    /// every request time. Apple platforms keep the configuration's cache.
-    static func withoutURLCacheOnLinux(_ configuration: URLSessionConfiguration) -> URLSessionConfiguration {
-        let copy = (configuration.copy() as? URLSessionConfiguration) ?? configuration
-        #if canImport(FoundationNetworking)
-        copy.urlCache = nil
-        #endif
-        return copy
+    /// - Parameters:
+    ///   - transport: What moves the bytes.
+    ///   - interceptor: Adapts and retries every request.
+    ///   - redirectHandler: Decides redirects (default: follow).
+    ///   - eventMonitors: Observe every request.
+    ///   - retryPolicy: When to retry failed attempts; `nil` never retries.
+    ///   - maximumResponseBodySize: The largest body held in memory (256 MiB).
+    ///   - resourceTimeout: The deadline for a whole request, in seconds
+    ///     (default: 7 days, as URLSession's); `nil` for none.
+    public convenience init(
+        transport: any HTTPTransport,
+        interceptor: (any RequestInterceptor)? = nil,
+        redirectHandler: Redirector = .follow,
+        eventMonitors: [any EventMonitor] = [],
+        retryPolicy: RetryPolicy? = nil,
+        maximumResponseBodySize: Int = 256 << 20,
+        resourceTimeout: Double? = 7 * 86_400
+    ) {
+        self.init(
+            transport: transport, interceptor: interceptor, redirectHandler: redirectHandler,
+            eventMonitors: eventMonitors, retryPolicy: retryPolicy, maximumResponseBodySize: maximumResponseBodySize,
+            resourceTimeout: resourceTimeout, cookieStore: InMemoryCookieStore(), configuredHeaders: []
+        )
+    }
+
+    private init(
+        transport: any HTTPTransport, interceptor: (any RequestInterceptor)?, redirectHandler: Redirector,
+        eventMonitors: [any EventMonitor], retryPolicy: RetryPolicy?, maximumResponseBodySize: Int,
+        resourceTimeout: Double?, cookieStore: (any CookieStore)?, configuredHeaders: [(name: String, value: String)]
+    ) {
+        self.transport = transport
+        self.interceptor = interceptor
+        self.redirectHandler = redirectHandler
+        self.eventMonitor = CompositeEventMonitor(eventMonitors)
+        self.retryPolicy = retryPolicy
+        self.maximumResponseBodySize = max(0, maximumResponseBodySize)
+        self.resourceTimeout = resourceTimeout.flatMap { $0.isNaN || $0 <= 0 || $0 >= 1e9 ? nil : $0 }
+        self.cookieStore = cookieStore
+        self.configuredHeaders = configuredHeaders
+        let configured = Set(configuredHeaders.map { $0.name.lowercased() })
+        self.defaultHeaders = DefaultHeaders.make(acceptEncoding: transport.acceptEncoding)
+            .filter { !configured.contains($0.name.lowercased()) }
     }
 
     deinit {
         // No request of this session is running: each one keeps it alive.
-        urlSession.finishTasksAndInvalidate()
+        transport.shutdown()
     }
 
-    /// Creates a request, which starts when its first handler is added.
-    ///
-    /// An invalid URL does not crash and creates no task: every handler of
-    /// the returned request receives ``HTTPError/invalidURL(_:)``.
-    ///
-    /// - Parameters:
-    ///   - url: The URL, as a `String`, `URL` or `URLComponents`.
-    ///   - method: The HTTP method.
-    ///   - headers: Header fields to send.
-    ///   - body: The request body.
-    ///   - timeout: Seconds without any data before the request fails with a
-    ///     time-out; ``defaultTimeout`` when `nil`. (On Linux, rounded up to
-    ///     whole seconds.)
-    /// - Returns: The request, ready for handlers; the first one starts it.
-    public func request(
-        _ url: any URLConvertible,
-        method: HTTPMethod = .get,
-        headers: HTTPHeaders = [:],
-        body: Data? = nil,
-        timeout: Double? = nil
-    ) -> DataRequest {
-        let resolved: URL
-        do {
-            resolved = try url.asURL()
-        } catch {
-            return DataRequest(session: self, failedWith: error as? HTTPError ?? .invalidURL("\(url)"))
-        }
-        var urlRequest = URLRequest(url: resolved)
-        urlRequest.httpMethod = method.rawValue
-        for header in headers {
-            urlRequest.addValue(header.value, forHTTPHeaderField: header.name)
-        }
-        urlRequest.httpBody = body
-        urlRequest.timeoutInterval = timeout ?? Self.defaultTimeout
-        return request(urlRequest)
+    /// Cancels every running request of this session.
+    public func cancelAllRequests() {
+        for request in registry.all { request.cancel() }
     }
 
-    /// Creates a request from a prepared `URLRequest`; the first handler starts it.
-    ///
-    /// Its `timeoutInterval` is the idle timeout (see
-    /// ``request(_:method:headers:body:timeout:)``).
-    ///
-    /// A request whose URL is missing or not `http`/`https` with a host gets
-    /// ``HTTPError/invalidURL(_:)``.
-    public func request(_ urlRequest: URLRequest) -> DataRequest {
-        guard let url = urlRequest.url, (try? url.asURL()) != nil else {
-            return DataRequest(session: self, failedWith: .invalidURL(urlRequest.url?.absoluteString ?? "(no URL)"))
-        }
-        var urlRequest = urlRequest
-        let timeout = Self.transportTimeout(urlRequest.timeoutInterval)
-        // Assigned only when it changes: an assigned timeout overrides the
-        // configuration's `timeoutIntervalForRequest`.
-        if timeout != urlRequest.timeoutInterval { urlRequest.timeoutInterval = timeout }
-        return DataRequest(session: self, urlRequest: urlRequest)
-    }
-
-    /// Starts (or, for a retry, restarts) the transfer of `request`.
-    ///
-    /// Without progress handlers URLSession collects the body and hands it
-    /// over in one completion callback; with them, every chunk comes through
-    /// the delegate. (On Linux each delegate callback is an `OperationQueue`
-    /// hop: collecting saves two per request.)
-    func start(_ request: DataRequest) {
-        guard request.outcome.isPending, let urlRequest = request.urlRequest else { return }
-        let streaming = request.streamsBody
-        let task: URLSessionDataTask
-        if streaming {
-            task = urlSession.dataTask(with: urlRequest)
-        } else {
-            // The completion handler runs on the delegate queue, like the
-            // delegate's own completion callback.
-            let delegate = self.delegate
-            task = urlSession.dataTask(with: urlRequest) { data, response, error in
-                delegate.didCollect(for: request, data: data, response: response, error: error)
-            }
-        }
-        delegate.register(request, for: task, streaming: streaming)
-        request.attach(task)
-        task.resume()
-    }
-
-    /// Sends a request nobody will read the answer of (an unstarted
-    /// ``DataRequest`` released without handlers).
-    func startUnobserved(_ urlRequest: URLRequest) {
-        urlSession.dataTask(with: urlRequest) { _, _, _ in }.resume()
-    }
-
-    /// Cancels a running task safely (see ``SessionDelegate/cancel(_:on:)``).
-    func cancel(_ task: URLSessionTask) {
-        delegate.cancel(task, on: urlSession.delegateQueue)
-    }
-
-    /// The longest timeout passed on (a year); swift-corelibs-foundation
-    /// traps converting a much larger one to milliseconds.
-    static let maximumTimeout: Double = 365 * 86_400
-
-    /// The timeout as URLSession will apply it: a zero, negative or NaN one
-    /// becomes ``defaultTimeout``, an infinite or huge one ``maximumTimeout``.
-    ///
-    /// URLSession enforces `URLRequest.timeoutInterval` as an idle timeout.
-    /// swift-corelibs-foundation counts it in whole seconds, truncating: 1.5 s
-    /// waits 1 s, anything under a second times out at once, and an infinite
-    /// one traps (checked on Swift 6.3.1). There a fractional timeout is
-    /// rounded up instead.
-    static func transportTimeout(_ timeout: Double) -> Double {
-        guard !timeout.isNaN, timeout > 0 else { return defaultTimeout }
+    /// The cookie store for a URLSession configuration: none when cookies
+    /// are off, memory instead of the file-backed shared store on Linux.
+    static func cookieStore(for configuration: URLSessionConfiguration) -> (any CookieStore)? {
+        guard configuration.httpShouldSetCookies, configuration.httpCookieAcceptPolicy != .never,
+              let storage = configuration.httpCookieStorage
+        else { return nil }
         #if canImport(FoundationNetworking)
-        return min(maximumTimeout, max(1, timeout.rounded(.up)))
-        #else
-        return min(maximumTimeout, timeout)
+        if storage === HTTPCookieStorage.shared { return InMemoryCookieStore() }
         #endif
+        return SystemCookieStore(storage: storage)
     }
-}
 
-/// Creates a request on ``Session/default``; the first handler starts it.
-///
-/// ```swift
-/// request("https://b.hatena.ne.jp/entry/json/?url=…")
-///     .validate()
-///     .responseDecodable(of: Entry.self) { response in … }
-/// ```
-///
-/// - Parameters:
-///   - url: The URL, as a `String`, `URL` or `URLComponents`.
-///   - method: The HTTP method.
-///   - headers: Header fields to send.
-///   - body: The request body.
-///   - timeout: Seconds without any data before the request fails with a
-///     time-out (default 60; on Linux, rounded up to whole seconds).
-/// - Returns: The request, ready for handlers; the first one starts it.
-public func request(
-    _ url: any URLConvertible,
-    method: HTTPMethod = .get,
-    headers: HTTPHeaders = [:],
-    body: Data? = nil,
-    timeout: Double? = nil
-) -> DataRequest {
-    Session.default.request(url, method: method, headers: headers, body: body, timeout: timeout)
+    // MARK: - Attempts
+
+    /// The adapters of `request`: the session's, then the request's.
+    func adapters(for request: Request) -> [any RequestAdapter] {
+        [interceptor, request.interceptor].compactMap { $0 }
+    }
+
+    /// The retriers of `request`: the request's, then the session's.
+    func retriers(for request: Request) -> [any RequestRetrier] {
+        [request.interceptor, interceptor].compactMap { $0 }
+    }
+
+    /// `request` with the session's defaults: default headers and cookies,
+    /// unless the request sets them.
+    func prepare(_ request: URLRequest) -> URLRequest {
+        var prepared = request
+        for header in defaultHeaders where prepared.value(forHTTPHeaderField: header.name) == nil {
+            prepared.setValue(header.value, forHTTPHeaderField: header.name)
+        }
+        if let cookieStore, request.httpShouldHandleCookies, request.value(forHTTPHeaderField: "Cookie") == nil,
+           let url = request.url, let cookies = cookieStore.cookieHeader(for: url) {
+            prepared.setValue(cookies, forHTTPHeaderField: "Cookie")
+        }
+        // The session handles cookies; the transport must not.
+        prepared.httpShouldHandleCookies = false
+        return prepared
+    }
+
+    /// Stores the cookies `response` sets, if the session keeps cookies.
+    func storeCookies(from response: HTTPURLResponse) {
+        cookieStore?.storeCookies(from: response)
+    }
+
+    /// The number of requests running now (for leak checks).
+    var runningRequestCount: Int { registry.count }
 }

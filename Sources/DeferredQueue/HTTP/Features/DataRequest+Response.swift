@@ -107,14 +107,13 @@ extension DataRequest {
         _ serialize: @escaping @Sendable (RawResponse) -> Result<Value, HTTPError>,
         _ handler: @escaping @Sendable (DataResponse<Value>) -> Void
     ) -> Self {
-        let validation = self.validation
         let urlRequest = self.urlRequest
         let start = self.start
-        outcome.whenSettled { outcome in
+        enqueueHandler { outcome in
             let response: DataResponse<Value>
             switch outcome {
             case .success(let raw):
-                let result = (raw.error ?? validation.current).map { .failure($0) } ?? serialize(raw)
+                let result = raw.error.map { .failure($0) } ?? serialize(raw)
                 response = DataResponse(
                     request: raw.request, response: raw.response, data: raw.data, result: result,
                     timing: ResponseTiming(start: start, end: raw.end)
@@ -130,6 +129,6 @@ extension DataRequest {
             guard let queue else { return handler(response) }
             queue.async { handler(response) }
         }
-        return resume()
+        return self
     }
 }

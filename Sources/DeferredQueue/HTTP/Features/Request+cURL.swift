@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-extension DataRequest {
+extension Request {
     /// The request as a `curl` command line, for debugging and bug reports.
     ///
     /// Includes the method, the session's additional headers, the request's
@@ -16,8 +16,8 @@ extension DataRequest {
         let method = urlRequest.httpMethod ?? "GET"
         if method != "GET" { arguments.append("-X \(method)") }
         var headers: [(String, String)] = []
-        for (name, value) in session.urlSession.configuration.httpAdditionalHeaders ?? [:] {
-            headers.append(("\(name)", "\(value)"))
+        for header in session.configuredHeaders + session.defaultHeaders {
+            headers.append((header.name, header.value))
         }
         for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {
             headers.removeAll { $0.0.caseInsensitiveCompare(name) == .orderedSame }

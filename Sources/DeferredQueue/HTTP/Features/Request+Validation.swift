@@ -7,7 +7,7 @@ import FoundationNetworking
 // turn comes, and only the handlers chained after it see the verdict.
 // Validators run only when a response arrived; the first failure wins.
 
-extension DataRequest {
+extension Request {
     /// A validator: the request as sent, the response, and the body.
     public typealias Validation = @Sendable (URLRequest?, HTTPURLResponse, Data?) -> Result<Void, any Error>
 
@@ -57,15 +57,13 @@ extension DataRequest {
     /// - Returns: The request, for chaining.
     @discardableResult
     public func validate(_ check: @escaping Validation) -> Self {
-        let validation = self.validation
-        outcome.whenSettled { outcome in
-            guard case .success(let raw) = outcome, raw.error == nil, validation.current == nil,
-                  let response = raw.response,
+        appendStep { raw in
+            guard raw.error == nil, let response = raw.response,
                   case .failure(let error) = check(raw.request, response, raw.data)
-            else { return }
-            validation.record(
-                error as? HTTPError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
-            )
+            else { return raw }
+            var rejected = raw
+            rejected.error = error as? HTTPError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
+            return rejected
         }
         return self
     }

@@ -1,0 +1,98 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Moves the bytes of one HTTP exchange; a ``Session`` decides everything else.
+///
+/// A transport sends a prepared `URLRequest` and reports what comes back. It
+/// does **not** follow redirects, answer authentication challenges, store or
+/// send cookies, retry, or judge the outcome: the session does all of that,
+/// the same way for every transport, so a request behaves identically on
+/// ``URLSessionTransport`` and on another transport (the
+/// `DeferredQueueAsyncHTTPClient` package's `AsyncHTTPClientTransport`).
+///
+/// ## Contract
+///
+/// For each call of ``startAttempt(_:events:)`` the transport reports, on
+/// ``callbackQueue`` and one at a time:
+///
+/// 1. at most one ``HTTPTransportEvents/didReceive(response:)`` (the head of the
+///    response — a 3xx or a 401 included, never followed or answered),
+/// 2. then, when ``HTTPTransportAttempt/collectsBody`` is `false`, any number
+///    of ``HTTPTransportEvents/didReceive(data:)`` with the body decoded from
+///    its `Content-Encoding`, and any number of
+///    ``HTTPTransportEvents/didSend(bytes:of:)`` while the request body goes out,
+/// 3. then exactly one ``HTTPTransportEvents/didComplete(response:body:error:)``,
+///    and nothing after it.
+///
+/// ``HTTPTransportTask/cancel()`` may be called from any thread at any moment,
+/// any number of times; a cancelled attempt still completes (with an error).
+///
+/// The idle timeout is the request's `timeoutInterval`: an attempt that
+/// receives nothing for that long completes with `URLError.timedOut`.
+public protocol HTTPTransport: Sendable {
+    /// The serial queue on which every event of every attempt is reported.
+    ///
+    /// The session runs validation and serialization on queues that target
+    /// it, right after the event that completes a request.
+    var callbackQueue: DispatchQueue { get }
+
+    /// The `Accept-Encoding` value naming the content codings this transport
+    /// decodes, sent by a ``Session`` unless the caller sets the header.
+    var acceptEncoding: String? { get }
+
+    /// Starts one attempt.
+    ///
+    /// - Parameters:
+    ///   - attempt: What to send and how to hand back the body.
+    ///   - events: Receives the attempt's events on ``callbackQueue``.
+    /// - Returns: A handle that cancels the attempt.
+    func startAttempt(_ attempt: HTTPTransportAttempt, events: any HTTPTransportEvents) -> any HTTPTransportTask
+
+    /// Called once when the owning ``Session`` goes away, after its last
+    /// request completed: release connections.
+    func shutdown()
+}
+
+/// What a transport sends for one attempt.
+public struct HTTPTransportAttempt: Sendable {
+    /// The request as it goes on the wire (method, URL, headers, body), its
+    /// `timeoutInterval` the idle timeout in seconds.
+    public var request: URLRequest
+    /// `true`: hand the whole body over in ``HTTPTransportEvents/didComplete(response:body:error:)``;
+    /// `false`: report it chunk by chunk in ``HTTPTransportEvents/didReceive(data:)``.
+    public var collectsBody: Bool
+
+    /// Creates an attempt.
+    ///
+    /// - Parameters:
+    ///   - request: The request to send.
+    ///   - collectsBody: Whether the transport collects the body itself.
+    public init(request: URLRequest, collectsBody: Bool) {
+        self.request = request
+        self.collectsBody = collectsBody
+    }
+}
+
+/// Receives one attempt's events from an ``HTTPTransport``, on its
+/// ``HTTPTransport/callbackQueue``, in the order the contract gives.
+public protocol HTTPTransportEvents: Sendable {
+    /// The response head arrived.
+    func didReceive(response: HTTPURLResponse)
+    /// A chunk of the decoded body arrived (streamed attempts only).
+    func didReceive(data: Data)
+    /// Request body bytes went out: the total so far and the expected total, if known.
+    func didSend(bytes: Int64, of expected: Int64?)
+    /// The attempt ended: successfully (`error == nil`, a response arrived)
+    /// or not. `body` is the whole body for a collecting attempt, `nil` otherwise.
+    func didComplete(response: HTTPURLResponse?, body: Data?, error: (any Error)?)
+}
+
+/// A running attempt's handle.
+public protocol HTTPTransportTask: Sendable {
+    /// Cancels the attempt if it is still running; it then completes with an
+    /// error. Safe from any thread, idempotent, a no-op once completed.
+    func cancel()
+}

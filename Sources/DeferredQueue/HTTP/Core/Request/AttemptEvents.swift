@@ -1,0 +1,31 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Routes one attempt's transport events to its request, tagged with the
+/// attempt's number so that events of an attempt that is already over
+/// (cancelled, superseded by a retry) are ignored.
+final class AttemptEvents: HTTPTransportEvents {
+    let request: Request
+    let attempt: Int
+
+    init(request: Request, attempt: Int) {
+        self.request = request
+        self.attempt = attempt
+    }
+
+    func didReceive(response: HTTPURLResponse) {
+        request.attempt(attempt, didReceive: response)
+    }
+
+    func didReceive(data: Data) {
+        request.attempt(attempt, didReceive: data)
+    }
+
+    func didSend(bytes: Int64, of expected: Int64?) {}
+
+    func didComplete(response: HTTPURLResponse?, body: Data?, error: (any Error)?) {
+        request.attempt(attempt, didCompleteWith: response, body: body, error: error)
+    }
+}

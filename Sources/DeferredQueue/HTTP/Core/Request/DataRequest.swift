@@ -1,0 +1,25 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A request whose response body is collected in memory, with chained
+/// response handlers.
+///
+/// ```swift
+/// request(url)
+///     .response { response in print(response.response?.statusCode ?? 0) }   // 1st
+///     .validate()                                                            // 2nd
+///     .responseJSON { response in print(response.result) }                   // 3rd
+///     .responseString { response in print(response.value ?? "") }           // 4th
+/// ```
+///
+/// Serialization runs on the request's queue; each completion handler is
+/// then dispatched to the `queue:` you pass — `.main` by default, as in
+/// Alamofire. A Linux program must therefore run the main queue (an `async`
+/// `main` does, as does `dispatchMain()`), or pass another queue.
+///
+/// See ``Request`` for the execution model, when a request starts, and
+/// cancellation.
+public final class DataRequest: Request, @unchecked Sendable {}

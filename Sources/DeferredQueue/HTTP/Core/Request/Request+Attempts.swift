@@ -1,0 +1,268 @@
+import Dispatch
+import Foundation
+import LockSupport
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// The attempt pipeline. For every attempt:
+//
+//   base request ─▶ adapters (session's, then request's) ─▶ session defaults
+//   (headers, cookies) ─▶ transport ─▶ response ─▶ store cookies ─▶
+//     3xx ─▶ redirect rules + redirector ─▶ next attempt
+//     401 Basic + credential ─▶ same request with Authorization ─▶ next attempt
+//     failure ─▶ retriers (request's, then session's), then RetryPolicy ─▶ retry after a delay
+//     otherwise ─▶ finish: settle the outcome once, resume the handler queue.
+//
+// Decisions are taken under the request's lock; tasks are started, cancelled
+// and handlers released after it.
+
+extension Request {
+    /// Starts running after the transition to `resumed`.
+    func run() {
+        session.registry.insert(self)
+        armDeadline()
+        guard let urlRequest else { return }
+        prepareAttempt(from: urlRequest)
+    }
+
+    /// Arms the whole-request deadline (the session's resource timeout).
+    private func armDeadline() {
+        guard let seconds = session.resourceTimeout else { return }
+        let deadline = RequestDeadline(seconds: seconds, queue: session.transport.callbackQueue) { [weak self] in
+            self?.finish(failingWith: .sessionTaskFailed(URLError(.timedOut)))
+        }
+        let armed = mutableState.withLock(owner: self) { state -> Bool in
+            guard state.state == .resumed else { return false }
+            state.deadline = deadline
+            return true
+        }
+        if !armed { deadline.cancel() }
+    }
+
+    /// Runs the adapters on `base`, then sends it. Without adapters this
+    /// stays on the calling thread.
+    func prepareAttempt(from base: URLRequest) {
+        let adapters = session.adapters(for: self)
+        guard !adapters.isEmpty else { return send(base, base: base) }
+        let session = self.session
+        Task {
+            var adapted = base
+            do {
+                for adapter in adapters {
+                    guard self.state == .resumed else { return }
+                    adapted = try await adapter.adapt(adapted, for: session)
+                }
+            } catch {
+                return self.finish(failingWith: .requestAdaptationFailed(error: error))
+            }
+            self.send(adapted, base: base)
+        }
+    }
+
+    /// Sends one attempt, unless the request stopped running meanwhile.
+    private func send(_ adapted: URLRequest, base: URLRequest) {
+        let prepared = session.prepare(adapted)
+        let begun = mutableState.withLock(owner: self) { state in
+            state.beginAttempt(sending: prepared, base: base)
+        }
+        guard let begun else { return }
+        let task = session.transport.startAttempt(
+            HTTPTransportAttempt(request: prepared, collectsBody: begun.collectsBody),
+            events: AttemptEvents(request: self, attempt: begun.number)
+        )
+        let attached = mutableState.withLock(owner: self) { $0.attach(task, toAttempt: begun.number) }
+        if !attached { task.cancel() }
+    }
+
+    // MARK: - Transport events (on the transport's callback queue)
+
+    func attempt(_ number: Int, didReceive response: HTTPURLResponse) {
+        mutableState.withLock(owner: self) { state in
+            guard state.isCurrent(number) else { return }
+            state.response = response
+            session.eventMonitor?.request(self, didReceive: response)
+        }
+    }
+
+    func attempt(_ number: Int, didReceive data: Data) {
+        let limit = session.maximumResponseBodySize
+        let update = mutableState.withLock(owner: self) { state -> (handlers: [ProgressHandler], progress: TransferProgress)? in
+            guard state.isCurrent(number) else { return nil }
+            state.body.append(data)
+            let expected = state.response.flatMap(Self.decodedLength(of:))
+            return (state.progressHandlers, TransferProgress(completed: Int64(state.body.count), expected: expected))
+        }
+        guard let update else { return }
+        if update.progress.completed > Int64(limit) {
+            return finish(failingWith: .responseTooLarge(limit: limit))
+        }
+        Self.report(update.progress, to: update.handlers)
+    }
+
+    func attempt(_ number: Int, didCompleteWith response: HTTPURLResponse?, body: Data?, error: (any Error)?) {
+        dispatchPrecondition(condition: .onQueue(session.transport.callbackQueue))
+        let completed = mutableState.withLock(owner: self) { state in
+            state.completeAttempt(number, response: response, body: body)
+        }
+        guard let completed else { return }
+        if let response = completed.response { session.storeCookies(from: response) }
+        if let error {
+            return decideAfterFailure(completed, error: HTTPError(transportError: error))
+        }
+        guard let response = completed.response else {
+            return decideAfterFailure(completed, error: .sessionTaskFailed(URLError(.badServerResponse)))
+        }
+        if completed.body.count > session.maximumResponseBodySize {
+            return finish(failingWith: .responseTooLarge(limit: session.maximumResponseBodySize))
+        }
+        if body != nil { reportCollectedBody(completed.body) }
+        if let next = redirect(after: completed, response: response) {
+            return followRedirect(to: next)
+        }
+        if let next = answerChallenge(after: completed, response: response) {
+            mutableState.withLock(owner: self) { $0.credentialTried = true }
+            return prepareAttempt(from: next)
+        }
+        if response.statusCode >= 400 {
+            return decideAfterFailure(completed, error: .responseValidationFailed(reason: .unacceptableStatusCode(code: response.statusCode)))
+        }
+        finish(with: completed, error: nil)
+    }
+
+    // MARK: - Decisions
+
+    /// The next request when `response` is a redirect this request follows;
+    /// `nil` to deliver `response` as it is.
+    private func redirect(after completed: CompletedAttempt, response: HTTPURLResponse) -> URLRequest? {
+        guard let sent = completed.request,
+              let candidate = RedirectRules.nextRequest(after: sent, base: completed.base, response: response)
+        else { return nil }
+        let redirector = completed.redirector ?? session.redirectHandler
+        return redirector.decide(candidate, response: response)
+    }
+
+    private func followRedirect(to next: URLRequest) {
+        let exceeded = mutableState.withLock(owner: self) { state -> Bool in
+            state.redirectCount += 1
+            return state.redirectCount > Session.redirectLimit
+        }
+        if exceeded { return finish(failingWith: .sessionTaskFailed(URLError(.httpTooManyRedirects))) }
+        prepareAttempt(from: next)
+    }
+
+    /// The same request with `Authorization: Basic …` when `response` is a
+    /// `Basic` challenge from the request's own origin and a credential is
+    /// waiting to be sent.
+    private func answerChallenge(after completed: CompletedAttempt, response: HTTPURLResponse) -> URLRequest? {
+        guard response.statusCode == 401, let credential = completed.credential,
+              let user = credential.user, let password = credential.password,
+              BasicChallenge.isOffered(by: response),
+              let original = urlRequest?.url, let base = completed.base, let url = base.url,
+              RedirectRules.isSameOrigin(original, url)
+        else { return nil }
+        var next = base
+        next.setValue(HTTPHeader.authorization(username: user, password: password).value, forHTTPHeaderField: "Authorization")
+        return next
+    }
+
+    /// Asks the retriers, then the session's ``RetryPolicy``, whether a failed
+    /// attempt is retried; otherwise finishes with it.
+    private func decideAfterFailure(_ completed: CompletedAttempt, error: HTTPError) {
+        let transportError = completed.response == nil || error.urlError != nil
+        let retriers = session.retriers(for: self)
+        guard !retriers.isEmpty else {
+            return applyRetryPolicy(completed, error: error, transportError: transportError)
+        }
+        Task {
+            for retrier in retriers {
+                guard self.state == .resumed else { return }
+                switch await retrier.retry(self, for: self.session, dueTo: error) {
+                case .retry: return self.scheduleRetry(after: 0)
+                case .retryWithDelay(let seconds): return self.scheduleRetry(after: seconds)
+                case .doNotRetryWithError(let retryError):
+                    return self.finish(failingWith: .requestRetryFailed(retryError: retryError, originalError: error))
+                case .doNotRetry: continue
+                }
+            }
+            self.applyRetryPolicy(completed, error: error, transportError: transportError)
+        }
+    }
+
+    private func applyRetryPolicy(_ completed: CompletedAttempt, error: HTTPError, transportError: Bool) {
+        if let policy = session.retryPolicy,
+           let delay = policy.delay(
+               beforeRetry: completed.retryCount, method: method,
+               statusCode: transportError ? nil : completed.response?.statusCode,
+               error: transportError ? error.urlError : nil
+           ) {
+            return scheduleRetry(after: delay)
+        }
+        finish(with: completed, error: transportError ? error : nil)
+    }
+
+    private func scheduleRetry(after seconds: Double) {
+        let retrying = mutableState.withLock(owner: self) { state -> Bool in
+            guard state.state == .resumed else { return false }
+            state.retryCount += 1
+            state.redirectCount = 0
+            state.credentialTried = false
+            session.eventMonitor?.requestIsRetrying(self)
+            return true
+        }
+        guard retrying, let urlRequest else { return }
+        let deadline = DispatchTime.after(seconds: seconds) ?? .now()
+        session.transport.callbackQueue.asyncAfter(deadline: deadline) { self.prepareAttempt(from: urlRequest) }
+    }
+
+    // MARK: - Finishing
+
+    /// Settles the outcome with the attempt's response (and `error`, for a
+    /// transport failure).
+    private func finish(with completed: CompletedAttempt, error: HTTPError?) {
+        let data: Data? = completed.response == nil && completed.body.isEmpty ? nil : completed.body
+        settle(RawResponse(request: completed.request, response: completed.response, data: data, error: error, end: Date()))
+    }
+
+    /// Settles the outcome with `error`, cancelling whatever still runs.
+    func finish(failingWith error: HTTPError) {
+        let (request, response) = mutableState.withLock(owner: self) { ($0.request, $0.response) }
+        settle(RawResponse(request: request, response: response, data: nil, error: error, end: Date()))
+    }
+
+    private func settle(_ raw: RawResponse) {
+        let finished = mutableState.withLock(owner: self) { state in
+            let finished = state.finish()
+            if finished != nil { session.eventMonitor?.requestDidFinish(self) }
+            return finished
+        }
+        guard let finished else { return }
+        finished.deadline?.cancel()
+        finished.task?.cancel()
+        resolver.fulfill(raw)
+        session.registry.remove(self)
+    }
+
+    // MARK: - Progress
+
+    /// The decoded body length a response announces, or `nil` when unknown —
+    /// also when the body is compressed (`Content-Length` then counts
+    /// compressed bytes, though transports hand over decoded ones).
+    static func decodedLength(of response: HTTPURLResponse) -> Int64? {
+        let encoding = response.value(forHTTPHeaderField: "Content-Encoding")?.lowercased() ?? "identity"
+        guard encoding == "identity", response.expectedContentLength >= 0 else { return nil }
+        return response.expectedContentLength
+    }
+
+    private func reportCollectedBody(_ body: Data) {
+        let handlers = mutableState.withLock(owner: self) { $0.progressHandlers }
+        guard !handlers.isEmpty else { return }
+        Self.report(TransferProgress(completed: Int64(body.count), expected: Int64(body.count)), to: handlers)
+    }
+
+    static func report(_ progress: TransferProgress, to handlers: [ProgressHandler]) {
+        for progressHandler in handlers {
+            progressHandler.queue.async { progressHandler.handler(progress) }
+        }
+    }
+}

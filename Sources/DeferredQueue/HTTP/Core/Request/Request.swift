@@ -1,0 +1,247 @@
+import Dispatch
+import Foundation
+import LockSupport
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One HTTP request: its attempts, its state, and the handlers chained onto it.
+///
+/// `Request` is the base of every request kind (``DataRequest`` today). A
+/// ``Session`` creates it; you chain handlers onto it.
+///
+/// ## The execution model
+///
+/// A request owns one serial queue, created suspended. Every handler —
+/// `response…`, `validate`, `serializing…` — is enqueued on it when you call
+/// it. When the request finishes (after the redirects, authentication round
+/// trips and retries the session decides on), the outcome is stored once and
+/// the queue is resumed once: the handlers run in the order you chained them,
+/// each exactly once, and only ever see the final attempt. A handler added
+/// after completion still runs, after the earlier ones. Because ``validate()``
+/// is enqueued like a handler, it affects only the handlers chained after it.
+///
+/// ## When it starts
+///
+/// The first `response…`, `serializing…` or ``downloadProgress(queue:_:)``
+/// call starts it, or ``resume()``. A request that gets none of these and is
+/// not cancelled is sent when its last reference goes (fire and forget). A
+/// running request is kept alive by its session, and keeps the session alive.
+///
+/// ## Threading
+///
+/// Transport events arrive on the transport's serial ``HTTPTransport/callbackQueue``;
+/// the request's handler queue targets it, so validation and serialization
+/// run right after completion on that queue, one request at a time. Completion
+/// handlers then run on the `queue:` they name (`.main` by default).
+/// Properties and methods of a request may be used from any thread.
+///
+/// - Note: `@unchecked Sendable` because a non-final class cannot be checked;
+///   every stored property is a constant, and everything that changes sits in
+///   `mutableState`, behind its one lock.
+public class Request: @unchecked Sendable {
+    /// The session that created and runs this request.
+    public let session: Session
+    /// The request as built, before adapters, cookies and redirects; `nil`
+    /// when it could not be built (invalid URL, parameters that failed to encode).
+    public let urlRequest: URLRequest?
+    /// This request's interceptor, consulted after the session's.
+    let interceptor: (any RequestInterceptor)?
+    /// The request's suspended serial queue and its once-stored outcome.
+    let outcome: Deferred<RawResponse>
+    /// The producing side of `outcome`. Released while pending (a request
+    /// that never started and was never cancelled), it settles it as abandoned.
+    let resolver: Resolver<RawResponse>
+    /// When the request was created.
+    let start = Date()
+    /// Everything that changes, behind the request's one lock.
+    let mutableState: Mutex<RequestMutableState>
+
+    init(session: Session, urlRequest: URLRequest, interceptor: (any RequestInterceptor)?) {
+        self.session = session
+        self.urlRequest = urlRequest
+        self.interceptor = interceptor
+        (outcome, resolver) = Deferred<RawResponse>.pending(targeting: session.transport.callbackQueue)
+        mutableState = Mutex(RequestMutableState(tail: outcome))
+    }
+
+    /// A request that failed before it could start: it is finished from the
+    /// start and every handler receives `error`.
+    init(session: Session, failedWith error: HTTPError, urlRequest: URLRequest? = nil) {
+        self.session = session
+        self.urlRequest = nil
+        self.interceptor = nil
+        (outcome, resolver) = Deferred<RawResponse>.pending()
+        var state = RequestMutableState(tail: outcome)
+        state.state = .finished
+        state.request = urlRequest
+        mutableState = Mutex(state)
+        resolver.fulfill(RawResponse(request: urlRequest, response: nil, data: nil, error: error, end: start))
+    }
+
+    deinit {
+        // Nothing was chained onto the request and it was not cancelled: it
+        // still goes out, as a fire-and-forget request whose answer no one reads.
+        let unstarted = mutableState.withLock(owner: self) { $0.state == .initialized }
+        if unstarted, let urlRequest {
+            let (redirector, credential) = mutableState.withLock(owner: self) { ($0.redirector, $0.credential) }
+            session.sendUnobserved(urlRequest, interceptor: interceptor, redirector: redirector, credential: credential)
+        }
+    }
+
+    // MARK: - State
+
+    /// Where the request is in its life.
+    public var state: RequestState {
+        mutableState.withLock(owner: self) { $0.state }
+    }
+
+    /// The request as the latest attempt sent it — after adapters, default
+    /// headers, cookies, credentials and redirects — or `nil` before the first.
+    public var request: URLRequest? {
+        mutableState.withLock(owner: self) { $0.request }
+    }
+
+    /// The latest attempt's response, or `nil` before one arrived.
+    public var response: HTTPURLResponse? {
+        mutableState.withLock(owner: self) { $0.response }
+    }
+
+    /// How many times the request was retried (redirects and authentication
+    /// round trips are not retries).
+    public var retryCount: Int {
+        mutableState.withLock(owner: self) { $0.retryCount }
+    }
+
+    /// The HTTP method, `GET` when unknown.
+    var method: HTTPMethod {
+        HTTPMethod(rawValue: urlRequest?.httpMethod ?? "GET")
+    }
+
+    // MARK: - Control
+
+    /// Starts the request now, if it has not started yet.
+    ///
+    /// A request starts by itself when its first handler (`response…`,
+    /// `serializing…`) or ``downloadProgress(queue:_:)`` is added, or, when it
+    /// gets none, as its last reference goes. Idempotent; does nothing once
+    /// the request is cancelled or finished.
+    ///
+    /// - Returns: The request, for chaining.
+    @discardableResult
+    public func resume() -> Self {
+        let resumed = mutableState.withLock(owner: self) { state in
+            let resumed = state.resume()
+            if resumed { session.eventMonitor?.requestDidResume(self) }
+            return resumed
+        }
+        if resumed { run() }
+        return self
+    }
+
+    /// Cancels the request.
+    ///
+    /// Every handler that has not run yet receives ``HTTPError/cancelled``;
+    /// the running attempt is cancelled, and no adapter, retrier, retry delay
+    /// or redirect starts another one. Idempotent, and does nothing once the
+    /// request has finished.
+    public func cancel() {
+        let cancelled = mutableState.withLock(owner: self) { state in
+            let cancelled = state.cancel()
+            if cancelled != nil, let monitor = session.eventMonitor {
+                monitor.requestDidCancel(self)
+                monitor.requestDidFinish(self)
+            }
+            return cancelled
+        }
+        guard let cancelled else { return }
+        cancelled.deadline?.cancel()
+        cancelled.task?.cancel()
+        outcome.settle(.failure(DeferredError.cancelled), givingUp: true)
+        if cancelled.wasRunning { session.registry.remove(self) }
+    }
+
+    /// Answers a `Basic` authentication challenge (a 401 with
+    /// `WWW-Authenticate: Basic`) from the request's origin with these
+    /// credentials, once. A second 401 is delivered to the handlers.
+    ///
+    /// - Parameters:
+    ///   - username: The user name.
+    ///   - password: The password.
+    /// - Returns: The request, for chaining.
+    @discardableResult
+    public func authenticate(username: String, password: String) -> Self {
+        authenticate(with: URLCredential(user: username, password: password, persistence: .none))
+    }
+
+    /// Answers a `Basic` authentication challenge from the request's origin
+    /// with `credential`, once (see ``authenticate(username:password:)``).
+    ///
+    /// The credential is never sent to another origin, not even after a redirect.
+    ///
+    /// - Parameter credential: A user-and-password credential.
+    /// - Returns: The request, for chaining.
+    @discardableResult
+    public func authenticate(with credential: URLCredential) -> Self {
+        mutableState.withLock(owner: self) { $0.credential = credential }
+        return self
+    }
+
+    /// Decides this request's redirects with `redirector` instead of the
+    /// session's ``Session/redirectHandler``.
+    ///
+    /// - Parameter redirector: `.follow`, `.doNotFollow`, or `.modify { … }`.
+    /// - Returns: The request, for chaining.
+    @discardableResult
+    public func redirect(using redirector: Redirector) -> Self {
+        mutableState.withLock(owner: self) { $0.redirector = redirector }
+        return self
+    }
+
+    /// Calls `handler` with the download progress each time body bytes
+    /// arrive, and starts the request.
+    ///
+    /// Updates are dispatched in order, so they are monotonic on a serial
+    /// `queue` (a retried attempt starts again from zero). The expected total
+    /// is `nil` when unknown — also for a compressed body, whose
+    /// `Content-Length` counts compressed bytes. Add it before the first
+    /// response handler: a request started without one lets the transport
+    /// collect the body (measurably faster), and a progress handler added to
+    /// such a request receives a single update when the body is complete.
+    ///
+    /// - Parameters:
+    ///   - queue: Where `handler` runs (default `.main`).
+    ///   - handler: Receives the bytes received so far and the expected total.
+    /// - Returns: The request, for chaining.
+    @discardableResult
+    public func downloadProgress(
+        queue: DispatchQueue = .main,
+        _ handler: @escaping @Sendable (TransferProgress) -> Void
+    ) -> Self {
+        mutableState.withLock(owner: self) { $0.progressHandlers.append(ProgressHandler(queue: queue, handler: handler)) }
+        return resume()
+    }
+
+    // MARK: - Handlers
+
+    /// Enqueues `body` on the handler queue (behind every validation chained
+    /// so far) and starts the request. The block must not capture the
+    /// request: a running request's lifetime is the session's business.
+    func enqueueHandler(_ body: @escaping @Sendable (Result<RawResponse, any Error>) -> Void) {
+        let resumed = mutableState.withLock(owner: self) { state in
+            state.tail.whenSettled(body)
+            let resumed = state.resume()
+            if resumed { session.eventMonitor?.requestDidResume(self) }
+            return resumed
+        }
+        if resumed { run() }
+    }
+
+    /// Chains a step that may replace the outcome seen by later handlers (validation).
+    func appendStep(_ step: @escaping @Sendable (RawResponse) -> RawResponse) {
+        mutableState.withLock(owner: self) { state in
+            state.tail = state.tail.then(step)
+        }
+    }
+}

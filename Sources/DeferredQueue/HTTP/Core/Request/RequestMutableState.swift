@@ -1,0 +1,135 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Everything about one ``Request`` that changes, in one place, behind the
+/// request's one lock (`Request.mutableState`).
+///
+/// The methods are the state machine's transitions: each checks that it is
+/// allowed, changes the state, and returns what the caller must do *after*
+/// releasing the lock (cancel a task, settle the outcome, call handlers).
+struct RequestMutableState: Sendable {
+    var state: RequestState = .initialized
+    /// Where handlers are enqueued: the request's outcome, or the last
+    /// `validate()` step derived from it (validation affects later handlers only).
+    var tail: Deferred<RawResponse>
+    /// The number of the current attempt; events of earlier ones are ignored.
+    var attempt = 0
+    /// The current attempt's transport task, while one runs.
+    var task: (any HTTPTransportTask)?
+    /// The request as the latest attempt sent it.
+    var request: URLRequest?
+    /// The latest attempt's request before adapters and session defaults:
+    /// what redirects and authentication build the next attempt from.
+    var base: URLRequest?
+    /// The latest attempt's response head.
+    var response: HTTPURLResponse?
+    /// The body received so far by a streamed attempt.
+    var body = Data()
+    var retryCount = 0
+    var redirectCount = 0
+    /// Set by `redirect(using:)`; the session's when `nil`.
+    var redirector: Redirector?
+    /// Set by `authenticate(…)`: answers one `Basic` challenge from the request's origin.
+    var credential: URLCredential?
+    var credentialTried = false
+    var progressHandlers: [ProgressHandler] = []
+    /// The whole-request deadline (`timeoutIntervalForResource`), while armed.
+    var deadline: RequestDeadline?
+
+    init(tail: Deferred<RawResponse>) {
+        self.tail = tail
+    }
+
+    /// initialized → resumed. `false` when the request already left `initialized`.
+    mutating func resume() -> Bool {
+        guard state == .initialized else { return false }
+        state = .resumed
+        return true
+    }
+
+    /// Starts attempt number `attempt + 1` sending `request`, unless the
+    /// request stopped running meanwhile (cancelled, timed out).
+    mutating func beginAttempt(sending request: URLRequest, base: URLRequest) -> (number: Int, collectsBody: Bool)? {
+        guard state == .resumed else { return nil }
+        attempt += 1
+        self.request = request
+        self.base = base
+        response = nil
+        body = Data()
+        return (attempt, progressHandlers.isEmpty)
+    }
+
+    /// Records the task of attempt `number`. `false` when that attempt is
+    /// already over (the request was cancelled while the task was created):
+    /// the caller cancels the task.
+    mutating func attach(_ task: any HTTPTransportTask, toAttempt number: Int) -> Bool {
+        guard state == .resumed, attempt == number else { return false }
+        self.task = task
+        return true
+    }
+
+    /// Whether an event of attempt `number` still matters.
+    func isCurrent(_ number: Int) -> Bool {
+        state == .resumed && attempt == number
+    }
+
+    /// Ends attempt `number`, returning what the decision after it needs.
+    mutating func completeAttempt(
+        _ number: Int, response: HTTPURLResponse?, body: Data?
+    ) -> CompletedAttempt? {
+        guard isCurrent(number) else { return nil }
+        task = nil
+        let completed = CompletedAttempt(
+            request: request, base: base, response: response ?? self.response, body: body ?? self.body,
+            retryCount: retryCount, redirectCount: redirectCount, redirector: redirector,
+            credential: credentialTried ? nil : credential
+        )
+        self.response = completed.response
+        self.body = Data()
+        return completed
+    }
+
+    /// resumed → finished. Returns the armed deadline and running task to
+    /// cancel, or `nil` when the request is not running.
+    mutating func finish() -> (deadline: RequestDeadline?, task: (any HTTPTransportTask)?)? {
+        guard state == .resumed else { return nil }
+        state = .finished
+        defer { deadline = nil; task = nil; progressHandlers = [] }
+        return (deadline, task)
+    }
+
+    /// initialized or resumed → cancelled. Returns whether it was running,
+    /// and what to cancel; `nil` when already final.
+    mutating func cancel() -> (wasRunning: Bool, deadline: RequestDeadline?, task: (any HTTPTransportTask)?)? {
+        guard !state.isFinal else { return nil }
+        let wasRunning = state == .resumed
+        state = .cancelled
+        defer { deadline = nil; task = nil; progressHandlers = [] }
+        return (wasRunning, deadline, task)
+    }
+}
+
+/// A progress handler and the queue it runs on.
+struct ProgressHandler: Sendable {
+    let queue: DispatchQueue
+    let handler: @Sendable (TransferProgress) -> Void
+}
+
+/// What is known when an attempt ends, for the decision that follows:
+/// follow a redirect, answer a challenge, retry, or finish.
+struct CompletedAttempt: Sendable {
+    /// As sent.
+    let request: URLRequest?
+    /// Before adapters and session defaults.
+    let base: URLRequest?
+    let response: HTTPURLResponse?
+    let body: Data
+    let retryCount: Int
+    let redirectCount: Int
+    let redirector: Redirector?
+    /// The credential, if it has not been sent yet.
+    let credential: URLCredential?
+}

@@ -1,0 +1,34 @@
+/// Where a ``Request`` is in its life.
+///
+/// ```
+/// initialized ──resume()──▶ resumed ──completes──▶ finished
+///      │                       │
+///      └───────cancel()────────┴──────────────────▶ cancelled
+/// ```
+///
+/// `finished` and `cancelled` are final: a request never leaves them.
+public enum RequestState: Sendable, Hashable, CustomStringConvertible {
+    /// Created; no attempt has started (no handler added, ``Request/resume()`` not called).
+    case initialized
+    /// Running: an attempt is being adapted, sent, redirected or retried.
+    case resumed
+    /// Cancelled before it finished; every handler receives ``HTTPError/cancelled``.
+    case cancelled
+    /// Finished with a final outcome (a response, or an error).
+    case finished
+
+    /// Whether the state is final.
+    public var isFinal: Bool {
+        self == .cancelled || self == .finished
+    }
+
+    /// `"initialized"`, `"resumed"`, `"cancelled"` or `"finished"`.
+    public var description: String {
+        switch self {
+        case .initialized: return "initialized"
+        case .resumed: return "resumed"
+        case .cancelled: return "cancelled"
+        case .finished: return "finished"
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension Session {
+    /// Creates a request, which starts when its first handler is added.
+    ///
+    /// An invalid URL does not crash and creates no task: every handler of
+    /// the returned request receives ``HTTPError/invalidURL(_:)``.
+    ///
+    /// - Parameters:
+    ///   - url: The URL, as a `String`, `URL` or `URLComponents`.
+    ///   - method: The HTTP method.
+    ///   - headers: Header fields to send; they win over the session's defaults.
+    ///   - body: The request body.
+    ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - timeout: Seconds without any data before an attempt fails with a
+    ///     time-out; ``defaultTimeout`` when `nil`.
+    /// - Returns: The request, ready for handlers; the first one starts it.
+    public func request(
+        _ url: any URLConvertible,
+        method: HTTPMethod = .get,
+        headers: HTTPHeaders = [:],
+        body: Data? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        timeout: Double? = nil
+    ) -> DataRequest {
+        do {
+            var urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout)
+            urlRequest.httpBody = body
+            return DataRequest(session: self, urlRequest: urlRequest, interceptor: interceptor)
+        } catch {
+            return DataRequest(session: self, failedWith: error as? HTTPError ?? .invalidURL("\(url)"))
+        }
+    }
+
+    /// Creates a request from a prepared `URLRequest`; the first handler starts it.
+    ///
+    /// Its `timeoutInterval` is the idle timeout. A request whose URL is
+    /// missing or not `http`/`https` with a host gets ``HTTPError/invalidURL(_:)``.
+    ///
+    /// - Parameters:
+    ///   - urlRequest: The request to send.
+    ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    /// - Returns: The request, ready for handlers.
+    public func request(_ urlRequest: URLRequest, interceptor: (any RequestInterceptor)? = nil) -> DataRequest {
+        guard let url = urlRequest.url, url.isHTTPURLWithHost else {
+            return DataRequest(session: self, failedWith: .invalidURL(urlRequest.url?.absoluteString ?? "(no URL)"))
+        }
+        return DataRequest(session: self, urlRequest: urlRequest, interceptor: interceptor)
+    }
+
+    /// A `URLRequest` for `url` with the method, headers and idle timeout.
+    func makeURLRequest(
+        _ url: any URLConvertible, method: HTTPMethod, headers: HTTPHeaders, timeout: Double?
+    ) throws -> URLRequest {
+        var urlRequest = URLRequest(url: try url.asURL())
+        urlRequest.httpMethod = method.rawValue
+        for header in headers {
+            urlRequest.addValue(header.value, forHTTPHeaderField: header.name)
+        }
+        urlRequest.timeoutInterval = timeout ?? Self.defaultTimeout
+        return urlRequest
+    }
+
+    /// Sends a request nobody will read the answer of (an unstarted request
+    /// released without handlers), with its whole pipeline.
+    func sendUnobserved(
+        _ urlRequest: URLRequest, interceptor: (any RequestInterceptor)?,
+        redirector: Redirector?, credential: URLCredential?
+    ) {
+        let copy = DataRequest(session: self, urlRequest: urlRequest, interceptor: interceptor)
+        if let redirector { copy.redirect(using: redirector) }
+        if let credential { copy.authenticate(with: credential) }
+        copy.resume()
+    }
+}
+
+/// Creates a request on ``Session/default``; the first handler starts it.
+///
+/// ```swift
+/// request("https://b.hatena.ne.jp/entry/json/?url=…")
+///     .validate()
+///     .responseDecodable(of: Entry.self) { response in … }
+/// ```
+///
+/// - Parameters:
+///   - url: The URL, as a `String`, `URL` or `URLComponents`.
+///   - method: The HTTP method.
+///   - headers: Header fields to send.
+///   - body: The request body.
+///   - interceptor: Adapts and retries this request.
+///   - timeout: Seconds without any data before an attempt fails with a
+///     time-out (default 60).
+/// - Returns: The request, ready for handlers; the first one starts it.
+public func request(
+    _ url: any URLConvertible,
+    method: HTTPMethod = .get,
+    headers: HTTPHeaders = [:],
+    body: Data? = nil,
+    interceptor: (any RequestInterceptor)? = nil,
+    timeout: Double? = nil
+) -> DataRequest {
+    Session.default.request(url, method: method, headers: headers, body: body, interceptor: interceptor, timeout: timeout)
+}
+
+/// Creates a request from a prepared `URLRequest` on ``Session/default``.
+///
+/// - Parameters:
+///   - urlRequest: The request to send.
+///   - interceptor: Adapts and retries this request.
+/// - Returns: The request, ready for handlers.
+public func request(_ urlRequest: URLRequest, interceptor: (any RequestInterceptor)? = nil) -> DataRequest {
+    Session.default.request(urlRequest, interceptor: interceptor)
+}

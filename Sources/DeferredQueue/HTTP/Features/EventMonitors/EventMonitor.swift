@@ -1,0 +1,82 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Observes the life of every request of a ``Session``: for logging,
+/// metrics and debugging.
+///
+/// Each method is called on the monitor's ``queue``, in the order the events
+/// happen for a request: ``requestDidResume(_:)``, then for every attempt
+/// ``request(_:didReceive:)`` and, before each retry, ``requestIsRetrying(_:)``;
+/// finally ``requestDidCancel(_:)`` (if cancelled) and ``requestDidFinish(_:)``,
+/// exactly once. Every method has an empty default implementation.
+///
+/// ```swift
+/// struct Logger: EventMonitor {
+///     let queue = DispatchQueue(label: "logger")
+///     func requestDidFinish(_ request: Request) {
+///         print(request.request?.url?.absoluteString ?? "?", request.response?.statusCode ?? 0)
+///     }
+/// }
+/// let session = Session(eventMonitors: [Logger()])
+/// ```
+///
+/// - Note: A monitor reads a request's properties when its method runs,
+///   which may be later than the event itself.
+public protocol EventMonitor: Sendable {
+    /// The serial queue the methods are called on (default: one shared
+    /// serial queue of this library, never `.main`).
+    var queue: DispatchQueue { get }
+    /// The request started (its first handler, or `resume()`).
+    func requestDidResume(_ request: Request)
+    /// A failed attempt is about to be retried.
+    func requestIsRetrying(_ request: Request)
+    /// The request was cancelled.
+    func requestDidCancel(_ request: Request)
+    /// The request finished, cancelled or not; its handlers are being run.
+    func requestDidFinish(_ request: Request)
+    /// An attempt received its response head (a redirect or a 401 included).
+    func request(_ request: Request, didReceive response: HTTPURLResponse)
+}
+
+/// The default queue of event monitors.
+private let defaultEventMonitorQueue = DispatchQueue(label: "DeferredQueue.EventMonitor")
+
+extension EventMonitor {
+    public var queue: DispatchQueue { defaultEventMonitorQueue }
+    public func requestDidResume(_ request: Request) {}
+    public func requestIsRetrying(_ request: Request) {}
+    public func requestDidCancel(_ request: Request) {}
+    public func requestDidFinish(_ request: Request) {}
+    public func request(_ request: Request, didReceive response: HTTPURLResponse) {}
+}
+
+/// Forwards each event to every monitor of a session, on its own queue.
+///
+/// Requests call it while holding their lock, so the events of one request
+/// are enqueued in the order they happen.
+struct CompositeEventMonitor: Sendable {
+    let monitors: [any EventMonitor]
+
+    /// `nil` for no monitors, so that a session without any pays nothing.
+    init?(_ monitors: [any EventMonitor]) {
+        guard !monitors.isEmpty else { return nil }
+        self.monitors = monitors
+    }
+
+    private func each(_ event: @escaping @Sendable (any EventMonitor) -> Void) {
+        for monitor in monitors {
+            monitor.queue.async { event(monitor) }
+        }
+    }
+
+    func requestDidResume(_ request: Request) { each { $0.requestDidResume(request) } }
+    func requestIsRetrying(_ request: Request) { each { $0.requestIsRetrying(request) } }
+    func requestDidCancel(_ request: Request) { each { $0.requestDidCancel(request) } }
+    func requestDidFinish(_ request: Request) { each { $0.requestDidFinish(request) } }
+    func request(_ request: Request, didReceive response: HTTPURLResponse) {
+        each { $0.request(request, didReceive: response) }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// How the next request of a redirect is built (RFC 9110 §15.4, with the
+/// method rewrites browsers and URLSession apply), transport-independent.
+///
+/// Why the session does this rather than the transport: URLSession on Linux
+/// (swift-corelibs-foundation 6.3.1) re-sends a `POST` meeting a 307/308
+/// without its body, sends `Authorization` and `Cookie` to another origin,
+/// and does not send a cookie set by the redirect response on the next hop.
+enum RedirectRules {
+    /// The statuses that redirect (300 and 304 do not).
+    static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    /// Headers that must not reach another origin.
+    static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
+
+    /// Headers that describe a body, dropped with it.
+    static let bodyHeaders = ["Content-Type", "Content-Length", "Transfer-Encoding", "Content-Encoding"]
+
+    /// The next request when `response` redirects `sent`; built from `base`
+    /// (the attempt before session defaults and adapters). `nil` when the
+    /// response is no redirect or its `Location` is not an http(s) URL.
+    static func nextRequest(after sent: URLRequest, base: URLRequest?, response: HTTPURLResponse) -> URLRequest? {
+        guard redirectStatuses.contains(response.statusCode),
+              let location = response.value(forHTTPHeaderField: "Location"),
+              let from = sent.url,
+              let target = URL(string: location, relativeTo: from)?.absoluteURL,
+              target.isHTTPURLWithHost
+        else { return nil }
+        var next = base ?? sent
+        next.url = target
+        let method = next.httpMethod ?? "GET"
+        let becomesGET = (response.statusCode == 303 && method != "HEAD")
+            || ([301, 302].contains(response.statusCode) && method == "POST")
+        if becomesGET {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            next.httpBodyStream = nil
+            for name in bodyHeaders { next.setValue(nil, forHTTPHeaderField: name) }
+        }
+        if !isSameOrigin(from, target) {
+            for name in credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
+        }
+        return next
+    }
+
+    /// Whether two URLs share scheme, host and port (RFC 6454).
+    static func isSameOrigin(_ a: URL, _ b: URL) -> Bool {
+        a.scheme?.lowercased() == b.scheme?.lowercased()
+            && a.host?.lowercased() == b.host?.lowercased()
+            && effectivePort(a) == effectivePort(b)
+    }
+
+    private static func effectivePort(_ url: URL) -> Int? {
+        url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+    }
+}

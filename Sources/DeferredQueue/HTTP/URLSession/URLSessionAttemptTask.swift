@@ -1,0 +1,75 @@
+import Foundation
+import LockSupport
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The handle of one URLSession attempt: cancels its task safely, and turns
+/// the task's ending into the transport contract's terms.
+///
+/// swift-corelibs-foundation aborts the process ("Trying to access a
+/// behaviour for a task that in not in the registry", TaskRegistry.swift)
+/// when `URLSessionTask.cancel()` races the task's completion. Completion is
+/// delivered on the delegate queue, so cancelling there, and only while the
+/// task has not completed, never races it.
+final class URLSessionAttemptTask: HTTPTransportTask {
+    private struct State {
+        var task: URLSessionTask?
+        var completed = false
+        /// The task was stopped to decline an authentication challenge.
+        var declinedChallenge = false
+    }
+
+    private let delegateQueue: OperationQueue
+    private let state = Mutex(State())
+
+    init(delegateQueue: OperationQueue) {
+        self.delegateQueue = delegateQueue
+    }
+
+    /// Records the task (once, before it is resumed).
+    func attach(_ task: URLSessionTask) {
+        state.withLock(owner: self) { $0.task = task }
+    }
+
+    /// Records that the task is being stopped to decline a challenge (on the delegate queue).
+    func declineChallenge() {
+        state.withLock(owner: self) { $0.declinedChallenge = true }
+    }
+
+    func cancel() {
+        delegateQueue.addOperation {
+            let task = self.state.withLock(owner: self) { $0.completed ? nil : $0.task }
+            if let task, task.state == .running { task.cancel() }
+        }
+    }
+
+    /// Marks the task completed (on the delegate queue) and returns its
+    /// response and error as the session should see them:
+    ///
+    /// - A task stopped to decline a `401`/`407` challenge ends with
+    ///   `URLError.cancelled` on corelibs: it completed with that response.
+    /// - On Linux a transfer that ends early after the response head is
+    ///   `URLError.unknown` ("transfer closed with N bytes remaining"); it is
+    ///   reported as `networkConnectionLost`, as on Apple platforms.
+    /// - A collecting task that failed reports no response on Linux; the
+    ///   task's own `response` is used.
+    func complete(response: URLResponse?, error: (any Error)?) -> (response: HTTPURLResponse?, error: (any Error)?) {
+        let (task, declined) = state.withLock(owner: self) { state in
+            state.completed = true
+            // Breaks the cycle handle → task → task delegate → handle.
+            defer { state.task = nil }
+            return (state.task, state.declinedChallenge)
+        }
+        let response = (response ?? task?.response) as? HTTPURLResponse
+        guard let urlError = error as? URLError else { return (response, error) }
+        if declined, urlError.code == .cancelled, response != nil { return (response, nil) }
+        if urlError.code == .unknown, response != nil {
+            var userInfo = urlError.userInfo
+            userInfo[NSUnderlyingErrorKey] = urlError
+            return (response, URLError(.networkConnectionLost, userInfo: userInfo))
+        }
+        return (response, error)
+    }
+}

@@ -1,0 +1,115 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The default ``HTTPTransport``: Foundation's `URLSession`, defended against
+/// the ways it fails on Linux.
+///
+/// `Session(configuration:)` builds one. The transport runs its `URLSession`
+/// on a copy of the configuration in which URLSession itself never follows a
+/// redirect, answers an authentication challenge, or reads or writes a cookie
+/// or a credential store — the ``Session`` does those, identically on every
+/// transport. On swift-corelibs-foundation (Linux) that avoids, among others,
+/// a request that never completes on `401 WWW-Authenticate: Basic` (#5456),
+/// a `POST` body dropped on 307/308, credentials sent to another origin, and
+/// cookies written to a file under `$HOME`. See RELIABILITY.md.
+///
+/// Also on Linux:
+/// - The configuration's `urlCache` is not used: corelibs looks a task up in
+///   the cache asynchronously before it starts, and a `cancel()` landing
+///   during that lookup can abort the whole process ("Trying to access a
+///   behaviour for a task that in not in the registry", TaskRegistry.swift).
+///   The lookup also costs every request time. Apple platforms keep the cache.
+/// - A body cut short fails with `URLError.networkConnectionLost` (corelibs
+///   reports `URLError.unknown`), which ``RetryPolicy`` treats as transient.
+/// - Idle timeouts are whole seconds: a fractional one is rounded up.
+public final class URLSessionTransport: HTTPTransport {
+    public let callbackQueue: DispatchQueue
+    /// `nil`: URLSession (libcurl on Linux) negotiates and decodes content codings itself.
+    public let acceptEncoding: String? = nil
+
+    let urlSession: URLSession
+
+    /// Creates a transport.
+    ///
+    /// - Parameter configuration: The configuration; the transport uses a
+    ///   copy without redirects, cookies, credentials (and, on Linux, cache).
+    public init(configuration: URLSessionConfiguration = .default) {
+        let queue = DispatchQueue(label: "DeferredQueue.URLSessionTransport")
+        let delegateQueue = OperationQueue()
+        delegateQueue.maxConcurrentOperationCount = 1
+        delegateQueue.name = "DeferredQueue.URLSessionTransport.delegate"
+        delegateQueue.underlyingQueue = queue
+        callbackQueue = queue
+        urlSession = URLSession(
+            configuration: Self.transportConfiguration(configuration),
+            delegate: URLSessionTransportDelegate(), delegateQueue: delegateQueue
+        )
+    }
+
+    /// The configuration the transport's `URLSession` runs on: a copy of
+    /// `configuration` in which URLSession handles no cookies and no
+    /// credentials (the ``Session`` does), and, on Linux, has no cache.
+    static func transportConfiguration(_ configuration: URLSessionConfiguration) -> URLSessionConfiguration {
+        let copy = (configuration.copy() as? URLSessionConfiguration) ?? configuration
+        copy.httpCookieStorage = nil
+        copy.httpShouldSetCookies = false
+        copy.urlCredentialStorage = nil
+        #if canImport(FoundationNetworking)
+        copy.urlCache = nil
+        #endif
+        return copy
+    }
+
+    public func startAttempt(_ attempt: HTTPTransportAttempt, events: any HTTPTransportEvents) -> any HTTPTransportTask {
+        var request = attempt.request
+        let timeout = Self.idleTimeout(request.timeoutInterval)
+        // Assigned only when it changes: an assigned timeout overrides the
+        // configuration's `timeoutIntervalForRequest`.
+        if timeout != request.timeoutInterval { request.timeoutInterval = timeout }
+        let handle = URLSessionAttemptTask(delegateQueue: urlSession.delegateQueue)
+        let task: URLSessionDataTask
+        if attempt.collectsBody {
+            // The completion handler runs on the delegate queue, like delegate callbacks.
+            task = urlSession.dataTask(with: request) { data, response, error in
+                let outcome = handle.complete(response: response, error: error)
+                events.didComplete(
+                    response: outcome.response, body: outcome.response == nil ? nil : data ?? Data(), error: outcome.error
+                )
+            }
+        } else {
+            task = urlSession.dataTask(with: request)
+        }
+        // corelibs routes only redirects and challenges to a task's own
+        // delegate (response, data and completion go to the session's, which
+        // forwards them here); Apple platforms route everything to it.
+        task.delegate = URLSessionAttemptDelegate(events: events, handle: handle)
+        handle.attach(task)
+        task.resume()
+        return handle
+    }
+
+    public func shutdown() {
+        urlSession.finishTasksAndInvalidate()
+    }
+
+    /// The longest idle timeout passed on (a year); swift-corelibs-foundation
+    /// traps converting a much larger one to milliseconds.
+    static let maximumTimeout: Double = 365 * 86_400
+
+    /// The idle timeout as URLSession will apply it: a zero, negative or NaN
+    /// one becomes ``Session/defaultTimeout``, an infinite or huge one
+    /// ``maximumTimeout``. swift-corelibs-foundation counts it in whole
+    /// seconds, truncating (anything under a second times out at once), so
+    /// there a fractional timeout is rounded up.
+    static func idleTimeout(_ timeout: Double) -> Double {
+        guard !timeout.isNaN, timeout > 0 else { return Session.defaultTimeout }
+        #if canImport(FoundationNetworking)
+        return min(maximumTimeout, max(1, timeout.rounded(.up)))
+        #else
+        return min(maximumTimeout, timeout)
+        #endif
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The transport's session-level delegate: a stateless router.
+///
+/// It keeps nothing: a streamed attempt's events reach the
+/// ``URLSessionAttemptDelegate`` stored in its task's `delegate`; the
+/// policies it applies are the transport contract's — never follow a
+/// redirect, never answer a challenge (the ``Session`` does both).
+final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest: URLRequest,
+        completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        // The redirect response completes the attempt; the session decides.
+        completionHandler(nil)
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        guard let attempt = task.delegate as? URLSessionAttemptDelegate else {
+            return completionHandler(.cancelAuthenticationChallenge, nil)
+        }
+        attempt.urlSession(session, task: task, didReceive: challenge, completionHandler: completionHandler)
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        URLSessionAttemptDelegate.decline(challenge, completionHandler)
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        dataTask: URLSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        guard let attempt = dataTask.delegate as? URLSessionAttemptDelegate else { return completionHandler(.allow) }
+        attempt.urlSession(session, dataTask: dataTask, didReceive: response, completionHandler: completionHandler)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        (dataTask.delegate as? URLSessionAttemptDelegate)?.urlSession(session, dataTask: dataTask, didReceive: data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        (task.delegate as? URLSessionAttemptDelegate)?.urlSession(session, task: task, didCompleteWithError: error)
+    }
+}
+
+/// The per-task delegate of a streamed attempt: forwards its events.
+final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    let events: any HTTPTransportEvents
+    let handle: URLSessionAttemptTask
+
+    init(events: any HTTPTransportEvents, handle: URLSessionAttemptTask) {
+        self.events = events
+        self.handle = handle
+    }
+
+    /// Whether `challenge` asks for HTTP authentication (rather than for
+    /// server trust or a client certificate, which only Apple platforms send).
+    static func isHTTPAuthentication(_ challenge: URLAuthenticationChallenge) -> Bool {
+        #if canImport(FoundationNetworking)
+        return true
+        #else
+        let method = challenge.protectionSpace.authenticationMethod
+        return method != NSURLAuthenticationMethodServerTrust && method != NSURLAuthenticationMethodClientCertificate
+        #endif
+    }
+
+    /// Declines a session-level challenge (TLS, proxies): default handling.
+    static func decline(
+        _ challenge: URLAuthenticationChallenge,
+        _ completionHandler: (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        completionHandler(.performDefaultHandling, nil)
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest: URLRequest,
+        completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        // HTTP authentication is the session's: stop the task, which then
+        // completes with the 401/407 response (corelibs 6.3.1 otherwise waits
+        // forever, #5456; `.performDefaultHandling` hangs, `.useCredential`
+        // with nil crashes). Server-trust and client-certificate challenges
+        // get the system's default handling.
+        guard Self.isHTTPAuthentication(challenge) else { return completionHandler(.performDefaultHandling, nil) }
+        handle.declineChallenge()
+        completionHandler(.cancelAuthenticationChallenge, nil)
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        dataTask: URLSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        if let response = response as? HTTPURLResponse { events.didReceive(response: response) }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        events.didReceive(data: data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let outcome = handle.complete(response: task.response, error: error)
+        events.didComplete(response: outcome.response, body: nil, error: outcome.error)
+    }
+}
