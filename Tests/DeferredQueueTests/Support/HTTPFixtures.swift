@@ -112,6 +112,8 @@ extension HTTPError {
             case .jsonSyntax: return "jsonSyntax"
             case .decodingFailed: return "decoding"
             case .stringEncodingFailed: return "stringEncoding"
+            case .invalidEmptyResponse: return "invalidEmpty"
+            case .customSerializationFailed: return "customSerialization"
             }
         case .abandoned: return "abandoned"
         }
