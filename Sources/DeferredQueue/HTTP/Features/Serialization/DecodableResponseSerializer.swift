@@ -11,11 +11,15 @@ import FoundationNetworking
 /// let settings = try await request(url).serializingResponse(using: serializer).value.result.get()
 /// ```
 ///
-/// Where an empty body is allowed (204, 205 and `HEAD` by default) and `T` conforms to
-/// ``EmptyResponse`` (``Empty``, ``JSON``), the result is `T.emptyValue()`; another `T`
-/// fails with ``HTTPError/SerializationFailureReason/invalidEmptyResponse(type:)``. An
-/// empty body elsewhere is
-/// ``HTTPError/SerializationFailureReason/inputDataNilOrZeroLength(serializer:)``.
+/// An empty body:
+/// - for `T` == ``Empty``, is ``Empty/value`` whatever the status: asking for `Empty`
+///   says the body does not matter;
+/// - where an empty body is allowed (204, 205 and `HEAD` by default), is
+///   `T.emptyValue()` when `T` conforms to ``EmptyResponse`` (such as ``JSON``), and
+///   fails with ``HTTPError/SerializationFailureReason/invalidEmptyResponse(type:)`` for
+///   another `T`;
+/// - elsewhere fails with
+///   ``HTTPError/SerializationFailureReason/inputDataNilOrZeroLength(serializer:)``.
 /// Decode `T?` to accept the body `null`.
 public struct DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSerializer {
     /// Runs on the body before it is decoded.
@@ -53,10 +57,14 @@ public struct DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSeri
     ///   - response: The server's response.
     ///   - data: The body.
     ///   - error: A failure so far, thrown unchanged.
-    /// - Returns: The decoded value, or `T.emptyValue()` for an allowed empty body.
+    /// - Returns: The decoded value, or `T.emptyValue()` for an empty body (see above).
     /// - Throws: `error`, or an ``HTTPError``: an empty body `T` cannot stand for, or
     ///   ``HTTPError/SerializationFailureReason/decodingFailed(error:)``.
     public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: HTTPError?) throws -> T {
+        // Asking for `Empty` says the body does not matter: no body is fine whatever the status.
+        if error == nil, data?.isEmpty ?? true, let empty = Empty.value as? T {
+            return empty
+        }
         guard let body = try preparedBody(request: request, response: response, data: data, error: error) else {
             guard let emptyType = T.self as? any EmptyResponse.Type, let value = emptyType.emptyValue() as? T else {
                 throw HTTPError.responseSerializationFailed(reason: .invalidEmptyResponse(type: "\(T.self)"))

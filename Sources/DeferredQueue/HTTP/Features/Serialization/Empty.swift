@@ -6,10 +6,11 @@
 /// _ = try await request(url, method: .delete).validate().serializingDecodable(Empty.self).value
 /// ```
 ///
-/// It decodes from an empty body where one is allowed (204, 205, `HEAD`), and from
-/// any JSON object or `null` otherwise. An empty `200` is still
-/// ``HTTPError/SerializationFailureReason/inputDataNilOrZeroLength(serializer:)``
-/// unless 200 is among the serializer's `emptyResponseCodes`.
+/// ``DecodableResponseSerializer`` returns ``value`` for any empty body, whatever the
+/// status (an empty `200` included: asking for `Empty` says the body does not matter),
+/// and decodes a non-empty body as usual, so a JSON object such as `{}` is accepted
+/// too. Transport and validation failures still fail: chain `validate()` to reject
+/// error statuses.
 public struct Empty: Codable, Sendable, Equatable, EmptyResponse {
     /// The one value.
     public static let value = Empty()

@@ -4,7 +4,7 @@
 /// the body is empty and an empty body is allowed (204, 205 or `HEAD` by default).
 /// Any other type then fails with
 /// ``HTTPError/SerializationFailureReason/invalidEmptyResponse(type:)``. ``Empty``
-/// and ``JSON`` (as ``JSON/null``) conform.
+/// (accepted for any empty body) and ``JSON`` (as ``JSON/null``) conform.
 public protocol EmptyResponse {
     /// The value of an empty body.
     ///
