@@ -77,7 +77,8 @@ struct CustomSerializerTests {
         let port = try LoopbackServer.unusedPort()
         let seen = Recorder<String>()
         let failed = await response {
-            request("http://127.0.0.1:\(port)/").response(queue: handlerQueue, responseSerializer: StatusSerializer(seen: seen), completionHandler: $0)
+            request("http://127.0.0.1:\(port)/")
+                .response(queue: handlerQueue, responseSerializer: StatusSerializer(seen: seen), completionHandler: $0)
         }
         #expect(failed?.error?.urlError?.code == .cannotConnectToHost)
         #expect(seen.events == ["sessionTaskFailed(\(URLError.Code.cannotConnectToHost.rawValue))"])
@@ -96,18 +97,23 @@ struct CustomSerializerTests {
 
     @Test func anErrorOfItsOwnArrivesAsCustomSerializationFailed() async throws {
         let fixture = try Fixture()
-        let bad = await response { request(fixture.url("/text")).response(queue: handlerQueue, responseSerializer: NumberSerializer(), completionHandler: $0) }
+        let bad = await response {
+            request(fixture.url("/text")).response(queue: handlerQueue, responseSerializer: NumberSerializer(), completionHandler: $0)
+        }
         #expect(bad?.error?.kind == "customSerialization")
         #expect(bad?.error?.underlyingError is NotANumber)
         #expect(bad?.error?.description.contains("the body is not a number") == true)
-        let good = await response { request(fixture.url("/id?id=42")).response(queue: handlerQueue, responseSerializer: NumberSerializer(), completionHandler: $0) }
+        let good = await response {
+            request(fixture.url("/id?id=42")).response(queue: handlerQueue, responseSerializer: NumberSerializer(), completionHandler: $0)
+        }
         #expect(good?.value == 42)
     }
 
     @Test func aThrownHTTPErrorArrivesUnchanged() async throws {
         let fixture = try Fixture()
         let validated = await response {
-            request(fixture.url("/status/503")).validate().response(queue: handlerQueue, responseSerializer: NumberSerializer(), completionHandler: $0)
+            request(fixture.url("/status/503")).validate()
+                .response(queue: handlerQueue, responseSerializer: NumberSerializer(), completionHandler: $0)
         }
         #expect(validated?.error?.kind == "status(503)")
     }

@@ -24,7 +24,9 @@ struct SerializerTests {
 
     @Test func emptyDecodesFromAnEmpty200AndFromNoContent() async throws {
         let fixture = try Fixture()
-        let ok = await response { request(fixture.url("/empty"), method: .post).responseDecodable(of: Empty.self, queue: handlerQueue, completionHandler: $0) }
+        let ok = await response {
+            request(fixture.url("/empty"), method: .post).responseDecodable(of: Empty.self, queue: handlerQueue, completionHandler: $0)
+        }
         #expect(ok?.value == Empty.value)
         let noContent = try await request(fixture.url("/no-content"), method: .delete).serializingDecodable(Empty.self).value
         #expect(noContent == .value)
@@ -34,7 +36,9 @@ struct SerializerTests {
 
     @Test func emptyStillFailsWhenValidationRejectsTheResponse() async throws {
         let fixture = try Fixture()
-        let rejected = await response { request(fixture.url("/status/404")).validate().responseDecodable(of: Empty.self, queue: handlerQueue, completionHandler: $0) }
+        let rejected = await response {
+            request(fixture.url("/status/404")).validate().responseDecodable(of: Empty.self, queue: handlerQueue, completionHandler: $0)
+        }
         #expect(rejected?.error?.kind == "status(404)")
     }
 
@@ -43,9 +47,13 @@ struct SerializerTests {
         for path in ["/no-content", "/reset-content"] {
             #expect(try await request(fixture.url(path)).serializingDecodable(Receipt.self).value == Receipt(id: 0))
         }
-        let head = await response { request(fixture.url("/empty"), method: .head).responseDecodable(of: Receipt.self, queue: handlerQueue, completionHandler: $0) }
+        let head = await response {
+            request(fixture.url("/empty"), method: .head).responseDecodable(of: Receipt.self, queue: handlerQueue, completionHandler: $0)
+        }
         #expect(head?.value == Receipt(id: 0))
-        let emptyOK = await response { request(fixture.url("/empty")).responseDecodable(of: Receipt.self, queue: handlerQueue, completionHandler: $0) }
+        let emptyOK = await response {
+            request(fixture.url("/empty")).responseDecodable(of: Receipt.self, queue: handlerQueue, completionHandler: $0)
+        }
         #expect(emptyOK?.error?.kind == "emptyBody")
     }
 
@@ -79,7 +87,9 @@ struct SerializerTests {
             request(accepted).responseDecodable(of: Receipt.self, queue: handlerQueue, emptyResponseCodes: [202], completionHandler: $0)
         }
         #expect(receipt?.value == Receipt(id: 0))
-        let strictJSON = await response { request(fixture.url("/no-content")).responseJSON(queue: handlerQueue, emptyResponseCodes: [], completionHandler: $0) }
+        let strictJSON = await response {
+            request(fixture.url("/no-content")).responseJSON(queue: handlerQueue, emptyResponseCodes: [], completionHandler: $0)
+        }
         #expect(strictJSON?.error?.kind == "emptyBody")
         let noHead = await response {
             request(fixture.url("/json"), method: .head).responseString(queue: handlerQueue, emptyRequestMethods: [], completionHandler: $0)
@@ -162,7 +172,9 @@ struct SerializerTests {
             func preprocess(_ data: Data) throws -> Data { throw Refused() }
         }
         let fixture = try Fixture()
-        let result = await response { request(fixture.url("/text")).responseString(queue: handlerQueue, dataPreprocessor: Refusing(), completionHandler: $0) }
+        let result = await response {
+            request(fixture.url("/text")).responseString(queue: handlerQueue, dataPreprocessor: Refusing(), completionHandler: $0)
+        }
         #expect(result?.error?.kind == "customSerialization")
         #expect(result?.error?.underlyingError is Refused)
     }
@@ -174,7 +186,8 @@ struct SerializerTests {
         let item = try response.get().result.get()
         #expect(item == Item(title: "hello", count: 3))
         let handled = await DeferredQueueTests.response {
-            request(fixture.url("/plist")).responseDecodable(of: Item.self, queue: handlerQueue, decoder: PropertyListDecoder(), completionHandler: $0)
+            request(fixture.url("/plist"))
+                .responseDecodable(of: Item.self, queue: handlerQueue, decoder: PropertyListDecoder(), completionHandler: $0)
         }
         #expect(handled?.value == Item(title: "hello", count: 3))
     }
