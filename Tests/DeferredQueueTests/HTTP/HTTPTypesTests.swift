@@ -177,7 +177,7 @@ struct HTTPTypesTests {
             Issue.record("decoding should fail")
         }
         #expect(HTTPError.responseSerializationFailed(reason: .stringEncodingFailed(encoding: .shiftJIS)).description.contains("encoding"))
-        for error in [HTTPError.cancelled, .abandoned, .responseSerializationFailed(reason: .inputDataNilOrZeroLength),
+        for error in [HTTPError.cancelled, .abandoned, .responseSerializationFailed(reason: .inputDataNilOrZeroLength(serializer: "DataResponseSerializer")),
                       .responseValidationFailed(reason: .missingContentType(acceptable: ["text/plain"]))] {
             #expect(error.description.count > 40)
         }

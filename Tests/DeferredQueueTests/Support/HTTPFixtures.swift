@@ -19,6 +19,12 @@ final class Fixture: Sendable {
 
     static let latin1Text = "café crème à la française"
     static let bigBodySize = 8 * 1024 * 1024
+    /// An XML property list with the same title and count as `/json`.
+    static let plist = #"""
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0"><dict><key>title</key><string>hello</string><key>count</key><integer>3</integer></dict></plist>
+        """#
 
     init() throws {
         let flaky = flakyAttempts
@@ -46,6 +52,11 @@ final class Fixture: Sendable {
             return .response(status: 200, headers: [("Content-Type", "text/plain")],
                              body: latin1Text.data(using: .isoLatin1) ?? Data())
         case "/no-content": return .response(status: 204)
+        case "/reset-content": return .response(status: 205)
+        case "/accepted": return .response(status: 202, headers: [("X-Queue-Position", "7")])
+        case "/xssi": return .json(")]}',\n" + #"{"title":"hello","count":3}"#)
+        case "/plist":
+            return .response(status: 200, headers: [("Content-Type", "application/x-plist")], body: Data(plist.utf8))
         case "/empty": return .response(status: 200)
         case "/redirect": return .redirect(to: "/json")
         case "/redirect-loop": return .redirect(to: "/redirect-loop")
@@ -112,6 +123,8 @@ extension HTTPError {
             case .jsonSyntax: return "jsonSyntax"
             case .decodingFailed: return "decoding"
             case .stringEncodingFailed: return "stringEncoding"
+            case .invalidEmptyResponse: return "invalidEmpty"
+            case .customSerializationFailed: return "customSerialization"
             }
         case .abandoned: return "abandoned"
         case .requestAdaptationFailed: return "adaptation"

@@ -70,30 +70,44 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
 
     /// Why a response body could not be turned into the requested value.
     public enum SerializationFailureReason: Sendable, CustomStringConvertible {
-        /// The body is missing or empty, and the requested value (JSON, Decodable) needs one.
-        case inputDataNilOrZeroLength
+        /// The body is missing or empty, and the serializer needs one: the response's status
+        /// code and the request's method are not among those it accepts an empty body for.
+        /// `serializer` names it, e.g. `"DecodableResponseSerializer<Entry>"`.
+        case inputDataNilOrZeroLength(serializer: String)
+        /// The body is empty where an empty body is allowed (204, 205, `HEAD` by default), but
+        /// the requested type cannot be made from nothing: it does not conform to
+        /// ``EmptyResponse``. `type` names it.
+        case invalidEmptyResponse(type: String)
         /// The body is not valid JSON; the error says where.
         case jsonSyntax(JSON.ParseError)
-        /// The body is valid JSON, but `Decodable` decoding failed.
+        /// The body was parsed, but `Decodable` decoding into the requested type failed.
         case decodingFailed(error: any Error)
         /// The body is not valid text in the given encoding.
         case stringEncodingFailed(encoding: String.Encoding)
+        /// A serializer (or its ``DataPreprocessor``) threw an error that is not an ``HTTPError``.
+        case customSerializationFailed(error: any Error)
 
         /// What went wrong and how to fix it.
         public var description: String {
             switch self {
-            case .inputDataNilOrZeroLength:
-                return "The response body is empty, so it cannot be decoded as JSON or a Decodable value. "
-                    + "If an empty body is expected (204 No Content, HEAD), use responseData or responseString."
+            case .inputDataNilOrZeroLength(let serializer):
+                return "The response body is empty, but \(serializer) needs one: it accepts an empty body only for the "
+                    + "status codes in its emptyResponseCodes (204, 205 by default) and the methods in its emptyRequestMethods "
+                    + "(HEAD by default). If an empty body is a valid answer here, add its status code to emptyResponseCodes."
+            case .invalidEmptyResponse(let type):
+                return "The response body is empty, which is allowed for this response, but \(type) cannot be made from "
+                    + "an empty body. Decode Empty, or make \(type) conform to EmptyResponse."
             case .jsonSyntax(let error):
                 return "The response body is not valid JSON: \(error). Check that the URL returns JSON "
                     + "(validate(contentType: [\"application/json\"]) catches HTML error pages)."
             case .decodingFailed(let error):
-                return "The response JSON does not match the expected type: \(Self.describe(decodingError: error)). "
+                return "The response body does not match the expected type: \(Self.describe(decodingError: error)). "
                     + "Make the Decodable type match the payload (optionals for fields that may be missing)."
             case .stringEncodingFailed(let encoding):
                 return "The response body is not valid text in the encoding \(encoding) (declared by the caller or the "
                     + "Content-Type charset). Pass the right encoding to responseString(encoding:) or use responseData."
+            case .customSerializationFailed(let error):
+                return "A response serializer or data preprocessor failed: \(error)"
             }
         }
 
@@ -193,7 +207,7 @@ extension HTTPError {
     }
 
     /// The lower-level error behind this one, if any: the `URLError`, the JSON
-    /// ``JSON/ParseError``, the `DecodingError`, or the custom validation error.
+    /// ``JSON/ParseError``, the `DecodingError`, or the custom validation or serialization error.
     public var underlyingError: (any Error)? {
         switch self {
         case .sessionTaskFailed(let error): return error
@@ -202,6 +216,7 @@ extension HTTPError {
         case .responseSerializationFailed(.decodingFailed(let error)): return error
         case .requestAdaptationFailed(let error): return error
         case .requestRetryFailed(let retryError, _): return retryError
+        case .responseSerializationFailed(.customSerializationFailed(let error)): return error
         default: return nil
         }
     }

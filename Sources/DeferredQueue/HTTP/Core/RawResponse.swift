@@ -16,10 +16,4 @@ struct RawResponse: Sendable {
     var error: HTTPError?
     var end: Date
 
-    /// `true` when an empty body is the expected, successful answer
-    /// (204 No Content, 205 Reset Content, or a `HEAD` request).
-    var allowsEmptyBody: Bool {
-        if request?.httpMethod == HTTPMethod.head.rawValue { return true }
-        return [204, 205].contains(response?.statusCode ?? 0)
-    }
 }

@@ -9,37 +9,86 @@ import Foundation
 // request and its URLSessionTask.
 
 extension DataRequest {
-    /// The body as `Data`, as a deferred. See ``responseData(queue:completionHandler:)``.
-    public func serializingData() -> Deferred<Data> {
-        serializing(ResponseSerializers.data)
-    }
-
-    /// The body as text, as a deferred. See ``responseString(queue:encoding:completionHandler:)``.
+    /// The body as `Data`, as a deferred. See ``DataResponseSerializer``.
     ///
-    /// - Parameter encoding: Overrides the response's charset.
-    public func serializingString(encoding: String.Encoding? = nil) -> Deferred<String> {
-        serializing { ResponseSerializers.string($0, encoding: encoding) }
+    /// - Parameters:
+    ///   - dataPreprocessor: Runs on the body first (default: unchanged).
+    ///   - emptyResponseCodes: Where an empty body is a success (default: 204, 205).
+    ///   - emptyRequestMethods: Where an empty body is a success (default: `HEAD`).
+    /// - Returns: A deferred fulfilled with the body or rejected with an ``HTTPError``.
+    public func serializingData(
+        dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
+        emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods
+    ) -> Deferred<Data> {
+        serializing(DataResponseSerializer(
+            dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        ))
     }
 
-    /// The body as ``JSON``, as a deferred. See ``responseJSON(queue:completionHandler:)``.
-    public func serializingJSON() -> Deferred<JSON> {
-        serializing(ResponseSerializers.json)
+    /// The body as text, as a deferred. See ``StringResponseSerializer``.
+    ///
+    /// - Parameters:
+    ///   - dataPreprocessor: Runs on the body first (default: unchanged).
+    ///   - encoding: Overrides the response's charset.
+    ///   - emptyResponseCodes: Where an empty body is `""` (default: 204, 205).
+    ///   - emptyRequestMethods: Where an empty body is `""` (default: `HEAD`).
+    /// - Returns: A deferred fulfilled with the text or rejected with an ``HTTPError``.
+    public func serializingString(
+        dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
+        encoding: String.Encoding? = nil,
+        emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods
+    ) -> Deferred<String> {
+        serializing(StringResponseSerializer(
+            dataPreprocessor: dataPreprocessor, encoding: encoding,
+            emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        ))
     }
 
-    /// The body decoded as `T`, as a deferred.
+    /// The body as ``JSON``, as a deferred. See ``JSONResponseSerializer``.
+    ///
+    /// - Parameters:
+    ///   - dataPreprocessor: Runs on the body first (default: unchanged).
+    ///   - emptyResponseCodes: Where an empty body is ``JSON/null`` (default: 204, 205).
+    ///   - emptyRequestMethods: Where an empty body is ``JSON/null`` (default: `HEAD`).
+    /// - Returns: A deferred fulfilled with the JSON or rejected with an ``HTTPError``.
+    public func serializingJSON(
+        dataPreprocessor: any DataPreprocessor = JSONResponseSerializer.defaultDataPreprocessor,
+        emptyResponseCodes: Set<Int> = JSONResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = JSONResponseSerializer.defaultEmptyRequestMethods
+    ) -> Deferred<JSON> {
+        serializing(JSONResponseSerializer(
+            dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        ))
+    }
+
+    /// The body decoded as `T`, as a deferred. See ``DecodableResponseSerializer``.
     ///
     /// - Parameters:
     ///   - type: The type to decode.
-    ///   - decoder: The decoder to use.
+    ///   - dataPreprocessor: Runs on the body first (default: unchanged).
+    ///   - decoder: Decodes the body (default: a new `JSONDecoder`).
+    ///   - emptyResponseCodes: Where an empty body is allowed (default: 204, 205).
+    ///   - emptyRequestMethods: Where an empty body is allowed (default: `HEAD`).
+    /// - Returns: A deferred fulfilled with the value or rejected with an ``HTTPError``.
     public func serializingDecodable<T: Decodable & Sendable>(
         _ type: T.Type = T.self,
-        decoder: JSONDecoder = JSONDecoder()
+        dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
+        decoder: any DataDecoder = JSONDecoder(),
+        emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<T>.defaultEmptyRequestMethods
     ) -> Deferred<T> {
-        serializing { ResponseSerializers.decodable($0, as: T.self, decoder: decoder) }
+        serializing(DecodableResponseSerializer<T>(
+            dataPreprocessor: dataPreprocessor, decoder: decoder,
+            emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        ))
     }
 
     /// The request's whole response, as a deferred that is always fulfilled
     /// (the failure is inside the response).
+    ///
+    /// - Returns: A deferred fulfilled with the response and its raw body.
     public func serializingResponse() -> Deferred<DataResponse<Data?>> {
         let (deferred, resolver) = Deferred<DataResponse<Data?>>.pending()
         resolver.onCancel { [weak self] in self?.cancel() }
@@ -47,12 +96,34 @@ extension DataRequest {
         return deferred
     }
 
-    private func serializing<Value: Sendable>(
-        _ serialize: @escaping @Sendable (RawResponse) -> Result<Value, HTTPError>
-    ) -> Deferred<Value> {
-        let (deferred, resolver) = Deferred<Value>.pending()
+    /// The whole response with its value made by `serializer`, as a deferred that is
+    /// always fulfilled: the failure is inside the response, next to the status,
+    /// headers and timing.
+    ///
+    /// ```swift
+    /// let response = await request(url).serializingResponse(using: JSONResponseSerializer()).result
+    /// ```
+    ///
+    /// - Parameter serializer: Turns the response into the value; see
+    ///   ``response(queue:responseSerializer:completionHandler:)`` for what it receives.
+    /// - Returns: A deferred fulfilled with the response.
+    public func serializingResponse<Serializer: ResponseSerializer>(
+        using serializer: Serializer
+    ) -> Deferred<DataResponse<Serializer.SerializedObject>> {
+        let (deferred, resolver) = Deferred<DataResponse<Serializer.SerializedObject>>.pending()
         resolver.onCancel { [weak self] in self?.cancel() }
-        _ = deliver(on: nil, serialize) { response in
+        _ = deliverEveryOutcome(on: nil, serializer.result(for:)) { resolver.fulfill($0) }
+        return deferred
+    }
+
+    /// The value `serializer` makes, as a deferred rejected with the ``HTTPError``
+    /// on failure.
+    private func serializing<Serializer: ResponseSerializer>(
+        _ serializer: Serializer
+    ) -> Deferred<Serializer.SerializedObject> {
+        let (deferred, resolver) = Deferred<Serializer.SerializedObject>.pending()
+        resolver.onCancel { [weak self] in self?.cancel() }
+        _ = deliverEveryOutcome(on: nil, serializer.result(for:)) { response in
             resolver.resolve(response.result.mapError { $0 })
         }
         return deferred

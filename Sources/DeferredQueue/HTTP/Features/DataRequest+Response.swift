@@ -3,7 +3,8 @@ import Foundation
 
 // Response handlers. Each is enqueued on the request's suspended queue when
 // called; serialization runs there, and the completion handler is dispatched
-// to `queue` (default `.main`).
+// to `queue` (default `.main`). The serializers themselves live in
+// Serialization/.
 
 extension DataRequest {
     /// Adds a handler that receives the raw body, unserialized.
@@ -21,76 +22,135 @@ extension DataRequest {
         deliver(on: queue, { .success($0.data) }, completionHandler)
     }
 
-    /// Adds a handler that receives the body as `Data`.
+    /// Adds a handler whose value is made by `responseSerializer`.
     ///
-    /// An empty body is a success for 204, 205 and `HEAD`, and
-    /// ``HTTPError/SerializationFailureReason/inputDataNilOrZeroLength`` otherwise.
+    /// The serializer also receives a transport failure or the failure of a
+    /// `validate(…)` chained before this handler, and may turn it into a value; the
+    /// library's serializers throw it on. It is not called for a cancelled request.
     ///
     /// - Parameters:
     ///   - queue: Where `completionHandler` runs (default `.main`).
+    ///   - responseSerializer: Turns the response into the value.
+    ///   - completionHandler: Receives the response; a non-``HTTPError`` thrown by the
+    ///     serializer arrives as
+    ///     ``HTTPError/SerializationFailureReason/customSerializationFailed(error:)``.
+    /// - Returns: The request, for chaining.
+    @discardableResult
+    public func response<Serializer: ResponseSerializer>(
+        queue: DispatchQueue = .main,
+        responseSerializer: Serializer,
+        completionHandler: @escaping @Sendable (DataResponse<Serializer.SerializedObject>) -> Void
+    ) -> Self {
+        deliverEveryOutcome(on: queue, responseSerializer.result(for:), completionHandler)
+    }
+
+    /// Adds a handler that receives the body as `Data` (see ``DataResponseSerializer``).
+    ///
+    /// An empty body is a success for 204, 205 and `HEAD`, and
+    /// ``HTTPError/SerializationFailureReason/inputDataNilOrZeroLength(serializer:)`` otherwise.
+    ///
+    /// - Parameters:
+    ///   - queue: Where `completionHandler` runs (default `.main`).
+    ///   - dataPreprocessor: Runs on the body first (default: unchanged).
+    ///   - emptyResponseCodes: Where an empty body is a success (default: 204, 205).
+    ///   - emptyRequestMethods: Where an empty body is a success (default: `HEAD`).
     ///   - completionHandler: Receives the response.
     /// - Returns: The request, for chaining.
     @discardableResult
     public func responseData(
         queue: DispatchQueue = .main,
+        dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
+        emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods,
         completionHandler: @escaping @Sendable (DataResponse<Data>) -> Void
     ) -> Self {
-        deliver(on: queue, ResponseSerializers.data, completionHandler)
+        response(queue: queue, responseSerializer: DataResponseSerializer(
+            dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        ), completionHandler: completionHandler)
     }
 
-    /// Adds a handler that receives the body as text.
+    /// Adds a handler that receives the body as text (see ``StringResponseSerializer``).
     ///
     /// - Parameters:
     ///   - queue: Where `completionHandler` runs (default `.main`).
+    ///   - dataPreprocessor: Runs on the body first (default: unchanged).
     ///   - encoding: Overrides the charset; when `nil`, the response's
     ///     `Content-Type` charset is used, else UTF-8, else Latin-1.
+    ///   - emptyResponseCodes: Where an empty body is `""` (default: 204, 205).
+    ///   - emptyRequestMethods: Where an empty body is `""` (default: `HEAD`).
     ///   - completionHandler: Receives the response.
     /// - Returns: The request, for chaining.
     @discardableResult
     public func responseString(
         queue: DispatchQueue = .main,
+        dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
         encoding: String.Encoding? = nil,
+        emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods,
         completionHandler: @escaping @Sendable (DataResponse<String>) -> Void
     ) -> Self {
-        deliver(on: queue, { ResponseSerializers.string($0, encoding: encoding) }, completionHandler)
+        response(queue: queue, responseSerializer: StringResponseSerializer(
+            dataPreprocessor: dataPreprocessor, encoding: encoding,
+            emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        ), completionHandler: completionHandler)
     }
 
-    /// Adds a handler that receives the body parsed as ``JSON``.
+    /// Adds a handler that receives the body parsed as ``JSON`` (see
+    /// ``JSONResponseSerializer``).
     ///
-    /// An empty body (even for 204) is a serialization error; the body `null`
-    /// is ``JSON/null``.
+    /// The body `null` is ``JSON/null``, and so is an empty body for 204, 205 and
+    /// `HEAD`; an empty body elsewhere is a serialization error.
     ///
     /// - Parameters:
     ///   - queue: Where `completionHandler` runs (default `.main`).
+    ///   - dataPreprocessor: Runs on the body first (default: unchanged).
+    ///   - emptyResponseCodes: Where an empty body is ``JSON/null`` (default: 204, 205).
+    ///   - emptyRequestMethods: Where an empty body is ``JSON/null`` (default: `HEAD`).
     ///   - completionHandler: Receives the response.
     /// - Returns: The request, for chaining.
     @discardableResult
     public func responseJSON(
         queue: DispatchQueue = .main,
+        dataPreprocessor: any DataPreprocessor = JSONResponseSerializer.defaultDataPreprocessor,
+        emptyResponseCodes: Set<Int> = JSONResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = JSONResponseSerializer.defaultEmptyRequestMethods,
         completionHandler: @escaping @Sendable (DataResponse<JSON>) -> Void
     ) -> Self {
-        deliver(on: queue, ResponseSerializers.json, completionHandler)
+        response(queue: queue, responseSerializer: JSONResponseSerializer(
+            dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        ), completionHandler: completionHandler)
     }
 
-    /// Adds a handler that receives the body decoded as `T`.
+    /// Adds a handler that receives the body decoded as `T` (see
+    /// ``DecodableResponseSerializer``).
     ///
-    /// Decode `T?` to accept a `null` body. An empty body is a serialization
-    /// error.
+    /// Decode `T?` to accept a `null` body, and ``Empty`` when only success matters.
+    /// An empty body is `T.emptyValue()` for 204, 205 and `HEAD` when `T` is an
+    /// ``EmptyResponse``, and a serialization error otherwise.
     ///
     /// - Parameters:
     ///   - type: The type to decode.
     ///   - queue: Where `completionHandler` runs (default `.main`).
-    ///   - decoder: The decoder to use.
+    ///   - dataPreprocessor: Runs on the body first (default: unchanged).
+    ///   - decoder: Decodes the body (default: a new `JSONDecoder`).
+    ///   - emptyResponseCodes: Where an empty body is allowed (default: 204, 205).
+    ///   - emptyRequestMethods: Where an empty body is allowed (default: `HEAD`).
     ///   - completionHandler: Receives the response.
     /// - Returns: The request, for chaining.
     @discardableResult
     public func responseDecodable<T: Decodable & Sendable>(
         of type: T.Type = T.self,
         queue: DispatchQueue = .main,
-        decoder: JSONDecoder = JSONDecoder(),
+        dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
+        decoder: any DataDecoder = JSONDecoder(),
+        emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<T>.defaultEmptyRequestMethods,
         completionHandler: @escaping @Sendable (DataResponse<T>) -> Void
     ) -> Self {
-        deliver(on: queue, { ResponseSerializers.decodable($0, as: T.self, decoder: decoder) }, completionHandler)
+        response(queue: queue, responseSerializer: DecodableResponseSerializer<T>(
+            dataPreprocessor: dataPreprocessor, decoder: decoder,
+            emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        ), completionHandler: completionHandler)
     }
 
     // MARK: - Delivery
@@ -98,11 +158,24 @@ extension DataRequest {
     /// Enqueues one handler: when the outcome is there, applies the validation
     /// verdict so far and `serialize`, then calls `handler` on `queue` (or
     /// right there on the request's queue when `queue` is `nil`). Starts the
-    /// request if it has not started.
+    /// request if it has not started. `serialize` sees only responses that
+    /// arrived and passed validation.
+    func deliver<Value: Sendable>(
+        on queue: DispatchQueue?,
+        _ serialize: @escaping @Sendable (RawResponse) -> Result<Value, HTTPError>,
+        _ handler: @escaping @Sendable (DataResponse<Value>) -> Void
+    ) -> Self {
+        deliverEveryOutcome(on: queue, { raw in raw.error.map { .failure($0) } ?? serialize(raw) }, handler)
+    }
+
+    /// Like ``deliver(on:_:_:)``, but `serialize` also runs for a transfer that
+    /// failed or a response that validation rejected, with that failure in
+    /// `RawResponse.error` (the ``ResponseSerializer`` contract). A cancelled or
+    /// abandoned request skips `serialize`.
     ///
     /// The block captures only small values, never the request, so a running
     /// request's lifetime stays the session's business.
-    func deliver<Value: Sendable>(
+    func deliverEveryOutcome<Value: Sendable>(
         on queue: DispatchQueue?,
         _ serialize: @escaping @Sendable (RawResponse) -> Result<Value, HTTPError>,
         _ handler: @escaping @Sendable (DataResponse<Value>) -> Void
@@ -113,9 +186,8 @@ extension DataRequest {
             let response: DataResponse<Value>
             switch outcome {
             case .success(let raw):
-                let result = raw.error.map { .failure($0) } ?? serialize(raw)
                 response = DataResponse(
-                    request: raw.request, response: raw.response, data: raw.data, result: result,
+                    request: raw.request, response: raw.response, data: raw.data, result: serialize(raw),
                     timing: ResponseTiming(start: start, end: raw.end)
                 )
             case .failure(let error):

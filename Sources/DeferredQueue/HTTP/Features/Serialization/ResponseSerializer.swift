@@ -1,0 +1,136 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Turns a finished response into the value a handler asked for.
+///
+/// The library's own serializers — ``DataResponseSerializer``,
+/// ``StringResponseSerializer``, ``JSONResponseSerializer`` and
+/// ``DecodableResponseSerializer`` — are the ones behind `responseData`,
+/// `responseString`, `responseJSON` and `responseDecodable`. Write your own and
+/// pass it to ``DataRequest/response(queue:responseSerializer:completionHandler:)``
+/// or ``DataRequest/serializingResponse(using:)``:
+///
+/// ```swift
+/// struct LinesSerializer: ResponseSerializer {
+///     func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?,
+///                    error: HTTPError?) throws -> [String] {
+///         let text = try StringResponseSerializer()
+///             .serialize(request: request, response: response, data: data, error: error)
+///         return text.split(separator: "\n").map(String.init)
+///     }
+/// }
+/// ```
+///
+/// `serialize` runs on the request's serial queue, once per handler, after the
+/// validators chained before the handler. It is not called for a request that was
+/// cancelled or abandoned: those handlers receive ``HTTPError/cancelled`` or
+/// ``HTTPError/abandoned`` directly.
+///
+/// A thrown ``HTTPError`` reaches the handler as is; any other error as
+/// ``HTTPError/SerializationFailureReason/customSerializationFailed(error:)``.
+public protocol ResponseSerializer: Sendable {
+    /// The value this serializer produces.
+    associatedtype SerializedObject: Sendable
+
+    /// Transforms the bytes that came back into ``SerializedObject``.
+    ///
+    /// - Parameters:
+    ///   - request: The request as last sent (after redirects), if one was built.
+    ///   - response: The server's response, or `nil` when none arrived.
+    ///   - data: The body, or `nil` when no response arrived.
+    ///   - error: The transport failure, or the failure a `validate(…)` chained before
+    ///     this handler recorded; `nil` when the response arrived and passed validation.
+    ///     The library's serializers throw it unchanged, and so should yours unless you
+    ///     mean to turn a failure into a value.
+    /// - Returns: The serialized value.
+    /// - Throws: `error` when it is given, otherwise whatever keeps the body from becoming
+    ///   a ``SerializedObject``, preferably an ``HTTPError``.
+    func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: HTTPError?) throws -> SerializedObject
+
+    /// Prepares the body before it is serialized (default: ``PassthroughPreprocessor``).
+    var dataPreprocessor: any DataPreprocessor { get }
+
+    /// The status codes for which an empty body is a success (default: 204, 205).
+    var emptyResponseCodes: Set<Int> { get }
+
+    /// The request methods for which an empty body is a success (default: `HEAD`).
+    var emptyRequestMethods: Set<HTTPMethod> { get }
+}
+
+extension ResponseSerializer {
+    /// ``PassthroughPreprocessor``: the body as received.
+    public static var defaultDataPreprocessor: any DataPreprocessor {
+        PassthroughPreprocessor()
+    }
+
+    /// 204 No Content and 205 Reset Content.
+    public static var defaultEmptyResponseCodes: Set<Int> {
+        [204, 205]
+    }
+
+    /// `HEAD`, whose answers never have a body.
+    public static var defaultEmptyRequestMethods: Set<HTTPMethod> {
+        [.head]
+    }
+
+    /// ``defaultDataPreprocessor``.
+    public var dataPreprocessor: any DataPreprocessor {
+        Self.defaultDataPreprocessor
+    }
+
+    /// ``defaultEmptyResponseCodes``.
+    public var emptyResponseCodes: Set<Int> {
+        Self.defaultEmptyResponseCodes
+    }
+
+    /// ``defaultEmptyRequestMethods``.
+    public var emptyRequestMethods: Set<HTTPMethod> {
+        Self.defaultEmptyRequestMethods
+    }
+
+    /// Whether an empty body is an acceptable answer to this request: its method is in
+    /// ``emptyRequestMethods`` or the response's status code is in ``emptyResponseCodes``.
+    ///
+    /// - Parameters:
+    ///   - request: The request as sent.
+    ///   - response: The server's response.
+    /// - Returns: `true` when an empty body is a success rather than an error.
+    public func emptyResponseAllowed(forRequest request: URLRequest?, response: HTTPURLResponse?) -> Bool {
+        if let method = request?.httpMethod, emptyRequestMethods.contains(HTTPMethod(rawValue: method)) {
+            return true
+        }
+        if let code = response?.statusCode, emptyResponseCodes.contains(code) {
+            return true
+        }
+        return false
+    }
+
+    /// The common first steps of the library's serializers: throws `error` when given;
+    /// for an empty body returns `nil` where ``emptyResponseAllowed(forRequest:response:)``
+    /// and throws ``HTTPError/SerializationFailureReason/inputDataNilOrZeroLength(serializer:)``
+    /// elsewhere; otherwise returns the body run through ``dataPreprocessor``.
+    func preparedBody(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: HTTPError?) throws -> Data? {
+        if let error { throw error }
+        guard let data, !data.isEmpty else {
+            guard emptyResponseAllowed(forRequest: request, response: response) else {
+                throw HTTPError.responseSerializationFailed(reason: .inputDataNilOrZeroLength(serializer: "\(Self.self)"))
+            }
+            return nil
+        }
+        return try dataPreprocessor.preprocess(data)
+    }
+
+    /// Runs the serializer on a finished transfer; a thrown error that is not an
+    /// ``HTTPError`` becomes ``HTTPError/SerializationFailureReason/customSerializationFailed(error:)``.
+    func result(for raw: RawResponse) -> Result<SerializedObject, HTTPError> {
+        do {
+            return .success(try serialize(request: raw.request, response: raw.response, data: raw.data, error: raw.error))
+        } catch let error as HTTPError {
+            return .failure(error)
+        } catch {
+            return .failure(.responseSerializationFailed(reason: .customSerializationFailed(error: error)))
+        }
+    }
+}

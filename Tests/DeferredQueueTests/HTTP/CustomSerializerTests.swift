@@ -1,0 +1,161 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LoopbackServer
+import Testing
+@testable import DeferredQueue
+
+/// Serializers written by users: what they receive, how their errors arrive, and
+/// `serializingResponse(using:)`.
+@Suite("Custom serializers: response(queue:responseSerializer:) and serializingResponse(using:)")
+struct CustomSerializerTests {
+    /// The body's lines, built on the library's string serializer.
+    struct LinesSerializer: ResponseSerializer {
+        func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: HTTPError?) throws -> [String] {
+            try StringResponseSerializer().serialize(request: request, response: response, data: data, error: error)
+                .split(separator: " ").map(String.init)
+        }
+    }
+
+    /// Turns any response, failed or not, into its status code: shows that a
+    /// serializer receives the failure and may recover from it.
+    struct StatusSerializer: ResponseSerializer {
+        let seen: Recorder<String>
+        func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: HTTPError?) throws -> Int {
+            seen.append(error?.kind ?? "no error")
+            guard let response else { throw error ?? HTTPError.abandoned }
+            return response.statusCode
+        }
+    }
+
+    struct NotANumber: Error, CustomStringConvertible {
+        var description: String { "the body is not a number" }
+    }
+
+    /// Throws an error of its own.
+    struct NumberSerializer: ResponseSerializer {
+        func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: HTTPError?) throws -> Int {
+            if let error { throw error }
+            guard let text = data.flatMap({ String(data: $0, encoding: .utf8) }), let number = Int(text) else { throw NotANumber() }
+            return number
+        }
+    }
+
+    @Test func aCustomSerializerRunsInTheChainLikeTheBuiltInOnes() async throws {
+        let fixture = try Fixture()
+        let order = Recorder<String>()
+        let done = Latch(count: 2)
+        request(fixture.url("/text"))
+            .response(queue: handlerQueue, responseSerializer: LinesSerializer()) { response in
+                order.append("lines:\(response.value ?? [])")
+                done.arrive()
+            }
+            .responseString(queue: handlerQueue) { response in
+                order.append("string:\(response.value ?? "")")
+                done.arrive()
+            }
+        #expect(await done.wait())
+        #expect(order.events == [#"lines:["héllo", "wörld"]"#, "string:héllo wörld"])
+    }
+
+    @Test func aCustomSerializerReceivesTheValidationFailureAndMayRecover() async throws {
+        let fixture = try Fixture()
+        let seen = Recorder<String>()
+        let recovered = await response { handler in
+            request(fixture.url("/status/404"))
+                .response(queue: handlerQueue, responseSerializer: StatusSerializer(seen: seen)) { handler($0) }
+                .validate()
+                .response(queue: handlerQueue, responseSerializer: StatusSerializer(seen: seen)) { _ in }
+        }
+        #expect(recovered?.value == 404)
+        #expect(await eventually { seen.events.count == 2 })
+        #expect(seen.events == ["no error", "status(404)"], "only the handler after validate() sees its verdict")
+    }
+
+    @Test func aCustomSerializerReceivesTheTransportFailure() async throws {
+        let port = try LoopbackServer.unusedPort()
+        let seen = Recorder<String>()
+        let failed = await response {
+            request("http://127.0.0.1:\(port)/")
+                .response(queue: handlerQueue, responseSerializer: StatusSerializer(seen: seen), completionHandler: $0)
+        }
+        #expect(failed?.error?.urlError?.code == .cannotConnectToHost)
+        #expect(seen.events == ["sessionTaskFailed(\(URLError.Code.cannotConnectToHost.rawValue))"])
+    }
+
+    @Test func aCancelledRequestSkipsTheSerializer() async throws {
+        let fixture = try Fixture()
+        let seen = Recorder<String>()
+        let cancelled = await response { handler in
+            let req = request(fixture.url("/never")).response(queue: handlerQueue, responseSerializer: StatusSerializer(seen: seen)) { handler($0) }
+            req.cancel()
+        }
+        #expect(cancelled?.error?.kind == "cancelled")
+        #expect(seen.events.isEmpty)
+    }
+
+    @Test func anErrorOfItsOwnArrivesAsCustomSerializationFailed() async throws {
+        let fixture = try Fixture()
+        let bad = await response {
+            request(fixture.url("/text")).response(queue: handlerQueue, responseSerializer: NumberSerializer(), completionHandler: $0)
+        }
+        #expect(bad?.error?.kind == "customSerialization")
+        #expect(bad?.error?.underlyingError is NotANumber)
+        #expect(bad?.error?.description.contains("the body is not a number") == true)
+        let good = await response {
+            request(fixture.url("/id?id=42")).response(queue: handlerQueue, responseSerializer: NumberSerializer(), completionHandler: $0)
+        }
+        #expect(good?.value == 42)
+    }
+
+    @Test func aThrownHTTPErrorArrivesUnchanged() async throws {
+        let fixture = try Fixture()
+        let validated = await response {
+            request(fixture.url("/status/503")).validate()
+                .response(queue: handlerQueue, responseSerializer: NumberSerializer(), completionHandler: $0)
+        }
+        #expect(validated?.error?.kind == "status(503)")
+    }
+
+    @Test func serializingResponseUsingASerializerExposesStatusHeadersAndTiming() async throws {
+        let fixture = try Fixture()
+        let ok = try await request(fixture.url("/accepted"))
+            .serializingResponse(using: DataResponseSerializer(emptyResponseCodes: [202])).value
+        #expect(ok.response?.statusCode == 202)
+        #expect(ok.response?.value(forHTTPHeaderField: "X-Queue-Position") == "7")
+        #expect(ok.value == Data())
+        #expect(ok.timing.end >= ok.timing.start)
+
+        let failed = try await request(fixture.url("/status/404")).validate()
+            .serializingResponse(using: JSONResponseSerializer()).value
+        #expect(failed.response?.statusCode == 404, "a failure is inside the response, never a rejection")
+        #expect(failed.error?.kind == "status(404)")
+        #expect(failed.data.map { String(decoding: $0, as: UTF8.self) } == "status 404")
+
+        let custom = try await request(fixture.url("/id?id=12")).serializingResponse(using: NumberSerializer()).value
+        #expect(custom.value == 12 && custom.request?.url?.query == "id=12")
+    }
+
+    @Test func serializingResponseWithoutASerializerStillGivesTheRawBody() async throws {
+        let fixture = try Fixture()
+        let raw = try await request(fixture.url("/empty")).serializingResponse().value
+        #expect(raw.response?.statusCode == 200)
+        #expect(raw.value == .some(Data()))
+    }
+
+    @Test func cancellingTheDeferredOfSerializingResponseCancelsTheRequest() async throws {
+        let fixture = try Fixture()
+        let req = request(fixture.url("/never"))
+        let deferred = req.serializingResponse(using: DataResponseSerializer())
+        deferred.cancel()
+        let other = await response { req.responseData(queue: handlerQueue, completionHandler: $0) }
+        #expect(other?.error?.kind == "cancelled", "the request itself was cancelled")
+        let result = await deferred.result
+        guard case .failure(let error) = result else {
+            Issue.record("a cancelled deferred is rejected: \(result)")
+            return
+        }
+        #expect((error as? DeferredError)?.isCancelled == true)
+    }
+}
