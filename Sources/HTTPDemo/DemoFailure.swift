@@ -36,7 +36,7 @@ struct DemoFailure: Error {
             self.init(exitCode: 6, message: "the server answered \(status) for \(url)")
         case .responseSerializationFailed(let reason):
             self.init(exitCode: 7, message: "the response from \(url) is not a valid entry: \(reason)")
-        case .cancelled, .abandoned:
+        case .cancelled, .abandoned, .parameterEncodingFailed:
             self.init(exitCode: 8, message: "the request for \(url) did not complete: \(error)")
         }
     }

@@ -114,6 +114,7 @@ extension HTTPError {
             case .stringEncodingFailed: return "stringEncoding"
             }
         case .abandoned: return "abandoned"
+        case .parameterEncodingFailed: return "parameterEncoding"
         }
     }
 }

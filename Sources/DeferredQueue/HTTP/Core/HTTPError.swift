@@ -30,6 +30,8 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
     case responseSerializationFailed(reason: SerializationFailureReason)
     /// The request was dropped while still pending, so it can never complete.
     case abandoned
+    /// The request's parameters could not be encoded into it by a ``ParameterEncoder``.
+    case parameterEncodingFailed(reason: ParameterEncodingFailureReason)
 
     /// Why a `validate(…)` step rejected a response.
     public enum ValidationFailureReason: Sendable, CustomStringConvertible {
@@ -132,6 +134,8 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
         case .abandoned:
             return "The request was dropped while still pending (its session or request was released), so it "
                 + "can never complete. Keep the Session alive until its requests finish."
+        case .parameterEncodingFailed(let reason):
+            return reason.description
         }
     }
 
@@ -179,13 +183,15 @@ extension HTTPError {
     }
 
     /// The lower-level error behind this one, if any: the `URLError`, the JSON
-    /// ``JSON/ParseError``, the `DecodingError`, or the custom validation error.
+    /// ``JSON/ParseError``, the `DecodingError`, the parameter `EncodingError`, or the
+    /// custom validation error.
     public var underlyingError: (any Error)? {
         switch self {
         case .sessionTaskFailed(let error): return error
         case .responseValidationFailed(.customValidationFailed(let error)): return error
         case .responseSerializationFailed(.jsonSyntax(let error)): return error
         case .responseSerializationFailed(.decodingFailed(let error)): return error
+        case .parameterEncodingFailed(let reason): return reason.underlyingError
         default: return nil
         }
     }
