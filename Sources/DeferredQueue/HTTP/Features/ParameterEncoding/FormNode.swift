@@ -64,7 +64,7 @@ final class FormNode {
         case .unset: return "nothing"
         case .null: return "nil"
         case .scalar: return "a single value"
-        case .list: return "an array (unkeyed container)"
+        case .list: return "an array"
         case .map: return "a keyed container"
         }
     }

@@ -47,8 +47,8 @@ extension HTTPError {
                     + "JSON has no NaN or infinity; check the values and any custom encode(to:)."
             case .urlEncodingFailed(let error):
                 return "The parameters could not be URL-encoded: \(Self.describe(encodingError: error)). "
-                    + "Form encoding needs a struct, class or [String: …] dictionary at the top level; "
-                    + "wrap arrays and single values in one."
+                    + "Wrap arrays and single values in a struct or dictionary, and check any custom "
+                    + "encode(to:) or encoding closure."
             }
         }
 
@@ -57,7 +57,8 @@ extension HTTPError {
             guard case .invalidValue(_, let context) = error as? EncodingError else { return "\(error)" }
             let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
             let location = path.isEmpty ? "at the top level" : "at \(path)"
-            return "\(context.debugDescription) (\(location))"
+            let message = context.debugDescription.hasSuffix(".") ? String(context.debugDescription.dropLast()) : context.debugDescription
+            return "\(message) (\(location))"
         }
     }
 }

@@ -95,7 +95,7 @@ public final class URLEncodedFormEncoder: Sendable {
         case .scalar, .list:
             throw EncodingError.invalidValue(value, EncodingError.Context(
                 codingPath: [],
-                debugDescription: "URLEncodedFormEncoder needs a struct, class or [String: …] dictionary at the top level, "
+                debugDescription: "the top-level value must be a struct, class or [String: …] dictionary, "
                     + "but \(Value.self) encodes as \(root.shapeName)"))
         }
         let serializer = FormSerializer(arrayEncoding: arrayEncoding, spaceEncoding: spaceEncoding,
