@@ -28,6 +28,19 @@ struct URLEncodedFormEncoderTests {
         #expect(try form(Query()) == "baz[]=a&baz[]=b&foo=bar&qux[x]=1&qux[y]=2&qux[z]=3")
     }
 
+    @Test func theDocumentationExamplesHold() throws {
+        struct Query: Encodable {
+            let foo = "bar"
+            let baz = ["a", "b"]
+            let qux = ["x": 1, "y": 2, "z": 3]
+            let note: String? = nil
+        }
+        #expect(try form(Query()) == "baz[]=a&baz[]=b&foo=bar&qux[x]=1&qux[y]=2&qux[z]=3")
+        struct Post: Encodable { let tags = ["a", "b"]; let draft = false }
+        let encoder = URLEncodedFormEncoder(arrayEncoding: .noBrackets, boolEncoding: .literal)
+        #expect(try form(Post(), encoder) == "draft=false&tags=a&tags=b")
+    }
+
     @Test func theUsageGuideFormExampleEncodesEveryArray() throws {
         let parameters: [String: [String]] = ["foo": ["bar"], "baz": ["a", "b"], "qux": ["x", "y", "z"]]
         // Usage.md lists these pairs in dictionary order; sorted keys give this order every run.

@@ -9,7 +9,7 @@ extension HTTPError {
     /// do {
     ///     request = try URLEncodedFormParameterEncoder.default.encode([1, 2, 3], into: request)
     /// } catch HTTPError.parameterEncodingFailed(let reason) {
-    ///     print(reason)   // "The parameters could not be URL-encoded: … Wrap them in a struct …"
+    ///     print(reason)   // "The parameters could not be URL-encoded: … Wrap arrays and single values …"
     /// }
     /// ```
     public enum ParameterEncodingFailureReason: Sendable, CustomStringConvertible {

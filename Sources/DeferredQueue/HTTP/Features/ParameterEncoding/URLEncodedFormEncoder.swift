@@ -45,9 +45,11 @@ public final class URLEncodedFormEncoder: Sendable {
     /// Creates an encoder.
     ///
     /// ```swift
+    /// struct Post: Encodable { let tags = ["a", "b"]; let draft = false }
+    ///
     /// let encoder = URLEncodedFormEncoder(arrayEncoding: .noBrackets, boolEncoding: .literal)
-    /// try encoder.encode(["tag": ["a", "b"], "draft": [false]]) as String
-    /// // "draft=false&tag=a&tag=b"
+    /// let form: String = try encoder.encode(Post())
+    /// // "draft=false&tags=a&tags=b"
     /// ```
     ///
     /// - Parameters:
@@ -103,7 +105,7 @@ public final class URLEncodedFormEncoder: Sendable {
         return serializer.serialize(root)
     }
 
-    /// Encodes `value` as URL-encoded form data: the UTF-8 bytes of ``encode(_:)-(Value)->String``.
+    /// Encodes `value` as URL-encoded form data: the UTF-8 bytes of ``encode(_:)->String``.
     ///
     /// - Parameter value: A value that encodes into a keyed container.
     /// - Returns: The form's UTF-8 bytes.
