@@ -130,6 +130,7 @@ extension HTTPError {
         case .requestAdaptationFailed: return "adaptation"
         case .requestRetryFailed: return "retryFailed"
         case .responseTooLarge: return "tooLarge"
+        case .parameterEncodingFailed: return "parameterEncoding"
         }
     }
 }

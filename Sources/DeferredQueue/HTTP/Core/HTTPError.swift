@@ -36,6 +36,8 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
     indirect case requestRetryFailed(retryError: any Error, originalError: HTTPError)
     /// The response body grew past the session's `maximumResponseBodySize`; the transfer was stopped.
     case responseTooLarge(limit: Int)
+    /// The request's parameters could not be encoded into it by a ``ParameterEncoder``.
+    case parameterEncodingFailed(reason: ParameterEncodingFailureReason)
 
     /// Why a `validate(…)` step rejected a response.
     public enum ValidationFailureReason: Sendable, CustomStringConvertible {
@@ -160,6 +162,8 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
         case .responseTooLarge(let limit):
             return "The response body is larger than the limit of \(limit) bytes (decoded), so the transfer was "
                 + "stopped. Raise Session(maximumResponseBodySize:), or use a download or a stream for big bodies."
+        case .parameterEncodingFailed(let reason):
+            return reason.description
         }
     }
 
@@ -207,7 +211,8 @@ extension HTTPError {
     }
 
     /// The lower-level error behind this one, if any: the `URLError`, the JSON
-    /// ``JSON/ParseError``, the `DecodingError`, or the custom validation or serialization error.
+    /// ``JSON/ParseError``, the `DecodingError`, the parameter `EncodingError`, the adapter's or
+    /// retrier's error, or the custom validation or serialization error.
     public var underlyingError: (any Error)? {
         switch self {
         case .sessionTaskFailed(let error): return error
@@ -217,6 +222,7 @@ extension HTTPError {
         case .requestAdaptationFailed(let error): return error
         case .requestRetryFailed(let retryError, _): return retryError
         case .responseSerializationFailed(.customSerializationFailed(let error)): return error
+        case .parameterEncodingFailed(let reason): return reason.underlyingError
         default: return nil
         }
     }

@@ -35,6 +35,48 @@ extension Session {
         }
     }
 
+    /// Creates a request whose parameters are encoded into its URL query or
+    /// body; the first handler starts it.
+    ///
+    /// ```swift
+    /// session.request(url, method: .post, parameters: Login(user: "x"), encoder: JSONParameterEncoder.default)
+    /// session.request(url, parameters: ["page": "2", "q": "swift"])   // ?page=2&q=swift
+    /// ```
+    ///
+    /// A URL that is invalid, or parameters that cannot be encoded, create no
+    /// task: every handler receives ``HTTPError/invalidURL(_:)`` or
+    /// ``HTTPError/parameterEncodingFailed(reason:)``.
+    ///
+    /// - Parameters:
+    ///   - url: The URL, as a `String`, `URL` or `URLComponents`.
+    ///   - method: The HTTP method.
+    ///   - parameters: The parameters, any `Encodable` value.
+    ///   - encoder: How to encode them (default: a URL-encoded form, in the
+    ///     query for GET, HEAD and DELETE and in the body otherwise).
+    ///   - headers: Header fields to send; they win over the encoder's and the session's.
+    ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - timeout: Seconds without any data before an attempt fails with a time-out.
+    /// - Returns: The request, ready for handlers.
+    public func request<Parameters: Encodable & Sendable>(
+        _ url: any URLConvertible,
+        method: HTTPMethod = .get,
+        parameters: Parameters,
+        encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
+        headers: HTTPHeaders = [:],
+        interceptor: (any RequestInterceptor)? = nil,
+        timeout: Double? = nil
+    ) -> DataRequest {
+        do {
+            let urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout)
+            let encoded = try encoder.encode(parameters, into: urlRequest)
+            return DataRequest(session: self, urlRequest: encoded, interceptor: interceptor)
+        } catch let error as HTTPError {
+            return DataRequest(session: self, failedWith: error)
+        } catch {
+            return DataRequest(session: self, failedWith: .parameterEncodingFailed(reason: .urlEncodingFailed(error: error)))
+        }
+    }
+
     /// Creates a request from a prepared `URLRequest`; the first handler starts it.
     ///
     /// Its `timeoutInterval` is the idle timeout. A request whose URL is
@@ -103,6 +145,33 @@ public func request(
     timeout: Double? = nil
 ) -> DataRequest {
     Session.default.request(url, method: method, headers: headers, body: body, interceptor: interceptor, timeout: timeout)
+}
+
+/// Creates a request with encoded parameters on ``Session/default``; see
+/// ``Session/request(_:method:parameters:encoder:headers:interceptor:timeout:)``.
+///
+/// - Parameters:
+///   - url: The URL, as a `String`, `URL` or `URLComponents`.
+///   - method: The HTTP method.
+///   - parameters: The parameters, any `Encodable` value.
+///   - encoder: How to encode them (default: a URL-encoded form).
+///   - headers: Header fields to send.
+///   - interceptor: Adapts and retries this request.
+///   - timeout: Seconds without any data before an attempt fails with a time-out.
+/// - Returns: The request, ready for handlers.
+public func request<Parameters: Encodable & Sendable>(
+    _ url: any URLConvertible,
+    method: HTTPMethod = .get,
+    parameters: Parameters,
+    encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
+    headers: HTTPHeaders = [:],
+    interceptor: (any RequestInterceptor)? = nil,
+    timeout: Double? = nil
+) -> DataRequest {
+    Session.default.request(
+        url, method: method, parameters: parameters, encoder: encoder, headers: headers,
+        interceptor: interceptor, timeout: timeout
+    )
 }
 
 /// Creates a request from a prepared `URLRequest` on ``Session/default``.
