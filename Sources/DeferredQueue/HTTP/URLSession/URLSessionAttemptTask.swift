@@ -51,8 +51,10 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     /// - A task stopped to decline a `401`/`407` challenge ends with
     ///   `URLError.cancelled` on corelibs: it completed with that response.
     /// - On Linux a transfer that ends early after the response head is
-    ///   `URLError.unknown` ("transfer closed with N bytes remaining"); it is
-    ///   reported as `networkConnectionLost`, as on Apple platforms.
+    ///   `URLError.unknown` ("transfer closed with N bytes remaining", libcurl's
+    ///   `CURLE_PARTIAL_FILE`; a collecting task does not even get the head);
+    ///   it is reported as `networkConnectionLost`, as on Apple platforms. A
+    ///   head corelibs cannot parse ("Failed writing header") is `badServerResponse`.
     /// - A collecting task that failed reports no response on Linux; the
     ///   task's own `response` is used.
     func complete(response: URLResponse?, error: (any Error)?) -> (response: HTTPURLResponse?, error: (any Error)?) {
@@ -65,10 +67,15 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         let response = (response ?? task?.response) as? HTTPURLResponse
         guard let urlError = error as? URLError else { return (response, error) }
         if declined, urlError.code == .cancelled, response != nil { return (response, nil) }
-        if urlError.code == .unknown, response != nil {
-            var userInfo = urlError.userInfo
-            userInfo[NSUnderlyingErrorKey] = urlError
+        guard urlError.code == .unknown else { return (response, error) }
+        let message = urlError.userInfo[NSLocalizedDescriptionKey] as? String ?? ""
+        var userInfo = urlError.userInfo
+        userInfo[NSUnderlyingErrorKey] = urlError
+        if response != nil || message.hasPrefix("transfer closed with") {
             return (response, URLError(.networkConnectionLost, userInfo: userInfo))
+        }
+        if message.hasPrefix("Failed writing header") {
+            return (response, URLError(.badServerResponse, userInfo: userInfo))
         }
         return (response, error)
     }

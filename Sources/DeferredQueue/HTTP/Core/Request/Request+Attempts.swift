@@ -103,7 +103,11 @@ extension Request {
     func attempt(_ number: Int, didCompleteWith response: HTTPURLResponse?, body: Data?, error: (any Error)?) {
         dispatchPrecondition(condition: .onQueue(session.transport.callbackQueue))
         let completed = mutableState.withLock(owner: self) { state in
-            state.completeAttempt(number, response: response, body: body)
+            // A collecting transport may report the head only now.
+            if let response, state.response == nil, state.isCurrent(number) {
+                session.eventMonitor?.request(self, didReceive: response)
+            }
+            return state.completeAttempt(number, response: response, body: body)
         }
         guard let completed else { return }
         if let response = completed.response { session.storeCookies(from: response) }

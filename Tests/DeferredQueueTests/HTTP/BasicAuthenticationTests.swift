@@ -1,0 +1,95 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LoopbackServer
+import Testing
+@testable import DeferredQueue
+
+/// A server that answers `401 WWW-Authenticate: Basic` unless the request
+/// carries `Authorization: Basic user:secret`, and counts requests.
+private final class BasicAuthServer: Sendable {
+    let server: LoopbackServer
+    let attempts = Counter()
+    static let expected = HTTPHeader.authorization(username: "user", password: "secret").value
+
+    init() throws {
+        let attempts = self.attempts
+        server = try LoopbackServer { request in
+            attempts.increment()
+            guard request.header("Authorization") == Self.expected else {
+                return .response(
+                    status: 401, headers: [("WWW-Authenticate", #"Basic realm="tests""#), ("Content-Type", "text/plain")],
+                    body: Data("denied".utf8)
+                )
+            }
+            return .text("welcome")
+        }
+    }
+
+    deinit { server.shutdown() }
+    var url: String { server.url("/private").absoluteString }
+}
+
+// URLSession on Linux (swift-corelibs-foundation 6.3.1) never completes a
+// request answered `401` with a `Basic` challenge (upstream #5456): these
+// tests hung there before the transport declined challenges and the session
+// answered them itself.
+@Suite("Basic authentication: 401 challenges are delivered or answered, never hang")
+struct BasicAuthenticationTests {
+    @Test func a401BasicChallengeWithoutCredentialsIsDeliveredPromptly() async throws {
+        let server = try BasicAuthServer()
+        let session = TestTransport.makeSession()
+        let result = await response(within: 30) { session.request(server.url).response(queue: handlerQueue, completionHandler: $0) }
+        let response = try #require(result, "the request completed")
+        #expect(response.response?.statusCode == 401)
+        #expect(response.error == nil, "a 401 is a response, not a transport failure")
+        #expect(server.attempts.count == 1)
+    }
+
+    @Test func aWrongAuthorizationHeaderGetsThe401() async throws {
+        let server = try BasicAuthServer()
+        let session = TestTransport.makeSession()
+        let headers: HTTPHeaders = [.authorization(username: "user", password: "wrong")]
+        let result = await response(within: 30) {
+            session.request(server.url, headers: headers).validate().responseString(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(result?.error?.responseCode == 401)
+    }
+
+    @Test func credentialsAnswerTheChallengeOnce() async throws {
+        let server = try BasicAuthServer()
+        let session = TestTransport.makeSession()
+        let result = await response(within: 30) {
+            session.request(server.url).authenticate(username: "user", password: "secret")
+                .responseString(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(result?.value == "welcome")
+        #expect(result?.request?.value(forHTTPHeaderField: "Authorization") == BasicAuthServer.expected)
+        #expect(server.attempts.count == 2, "one challenge, one authenticated request")
+    }
+
+    @Test func wrongCredentialsAreTriedOnceThenThe401IsDelivered() async throws {
+        let server = try BasicAuthServer()
+        let session = TestTransport.makeSession()
+        let result = await response(within: 30) {
+            session.request(server.url).authenticate(with: URLCredential(user: "user", password: "nope", persistence: .none))
+                .response(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(result?.response?.statusCode == 401)
+        #expect(server.attempts.count == 2, "no loop of retries")
+    }
+
+    @Test func credentialsAreNotSentToAnotherOrigin() async throws {
+        let other = try BasicAuthServer()
+        let redirecting = try LoopbackServer { _ in .redirect(to: other.url) }
+        defer { redirecting.shutdown() }
+        let session = TestTransport.makeSession()
+        let result = await response(within: 30) {
+            session.request(redirecting.url("/start")).authenticate(username: "user", password: "secret")
+                .response(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(result?.response?.statusCode == 401, "the other origin's challenge is not answered")
+        #expect(other.attempts.count == 1)
+    }
+}
