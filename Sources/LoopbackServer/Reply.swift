@@ -49,6 +49,52 @@ public enum Reply: Sendable {
     /// Writes exactly these bytes, then closes the connection.
     case raw(Data)
 
+    /// A body of `length` bytes of `content`, made as the client reads it, so
+    /// a reply of a gibibyte or more costs the server no more than about 1 MiB.
+    ///
+    /// Framed by `Content-Length: length` (unless `headers` declare one; a
+    /// different declared length closes the connection after the body), or by
+    /// `Transfer-Encoding: chunked` with chunks of `chunkSize` bytes when
+    /// `chunked` is set. `Content-Type: application/octet-stream` is added
+    /// unless `headers` have one. The client checks what it received with
+    /// ``GeneratedContent/firstMismatch(in:startingAt:)-(Data,_)``.
+    /// - Parameters:
+    ///   - status: the status code.
+    ///   - headers: extra header fields.
+    ///   - length: the body length in bytes (a negative length means 0).
+    ///   - content: what the bytes are; the offset pattern by default.
+    ///   - chunked: whether to send the body chunked.
+    ///   - chunkSize: bytes per write (and per chunk), clamped to 1 byte...512 KiB.
+    ///   - interval: seconds to wait after each chunk, for slow streams (0: as fast as the client reads).
+    case generated(
+        status: Int = 200, headers: [(String, String)] = [], length: Int64, content: GeneratedContent = .pattern,
+        chunked: Bool = false, chunkSize: Int = 64 * 1024, interval: Double = 0
+    )
+
+    /// A `Content-Encoding: gzip` body that decodes to `decodedLength` bytes of
+    /// `content`, compressed about a hundredfold (64 MiB of decoded bytes are
+    /// sent as about 0.6 MiB), made as the client reads it.
+    ///
+    /// The compressed stream is one fixed-Huffman deflate block: literals for
+    /// the first period of `content`, then back-references of 258 bytes, with
+    /// the gzip CRC-32 and length trailer, so a decoder that checks the
+    /// trailer accepts it. Framed by `Content-Length` (of the compressed bytes)
+    /// or chunked, as in ``generated(status:headers:length:content:chunked:chunkSize:interval:)``;
+    /// `chunkSize` and `interval` apply to the compressed bytes, so a small
+    /// chunk and a pause make a slow download a client can cancel midway.
+    /// - Parameters:
+    ///   - status: the status code.
+    ///   - headers: extra header fields (`Content-Encoding: gzip` is added unless present).
+    ///   - decodedLength: the decoded body length in bytes (a negative length means 0).
+    ///   - content: what the decoded bytes are; the offset pattern by default.
+    ///   - chunked: whether to send the compressed body chunked.
+    ///   - chunkSize: compressed bytes per write (and per chunk), clamped to 1 byte...512 KiB.
+    ///   - interval: seconds to wait after each write of compressed bytes.
+    case gzip(
+        status: Int = 200, headers: [(String, String)] = [], decodedLength: Int64,
+        content: GeneratedContent = .pattern, chunked: Bool = false, chunkSize: Int = 64 * 1024, interval: Double = 0
+    )
+
     /// A redirect (normally a 3xx status) with a `Location` header and an empty body.
     case redirect(to: String, status: Int = 302)
 
