@@ -42,7 +42,7 @@ final class Connection: Sendable {
     let queue: DispatchQueue
     private let handler: RequestHandler
     let events: Events
-    let state = Mutex(State())
+    let state: Mutex<State>
 
     enum Phase { case open, draining, lingering, closed }
 
@@ -62,7 +62,7 @@ final class Connection: Sendable {
 
     struct State {
         var phase = Phase.open
-        var parser = HTTPRequestParser()
+        var parser: HTTPRequestParser
         var parserFailed = false
         var pending: [Work] = []
         var reply: ActiveReply?
@@ -80,11 +80,13 @@ final class Connection: Sendable {
         var fdClosed = false
     }
 
-    init(id: Int, fd: Int32, handler: @escaping RequestHandler, events: Events) {
+    /// - Parameter parser: a fresh parser with the server's limits.
+    init(id: Int, fd: Int32, parser: HTTPRequestParser, handler: @escaping RequestHandler, events: Events) {
         self.id = id
         self.fd = fd
         self.handler = handler
         self.events = events
+        self.state = Mutex(State(parser: parser))
         self.queue = DispatchQueue(label: "LoopbackServer.connection.\(id)")
     }
 

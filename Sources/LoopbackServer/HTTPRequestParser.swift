@@ -25,7 +25,9 @@ struct HTTPParseError: Error, Sendable, Equatable {
 /// `Transfer-Encoding: chunked` (trailers are read and dropped), and leading
 /// empty lines before a request line. Limits keep a bad client from exhausting
 /// memory: the head (request line plus headers) and the trailers may not exceed
-/// `maxHeaderBytes` (431), the body may not exceed `maxBodyBytes` (413).
+/// `maxHeaderBytes` (431); a body over `bodyBufferLimit` is refused (413), or,
+/// with `truncatesLargeBodies`, read to its end keeping only its first
+/// `bodyBufferLimit` bytes, its length and its ``BodyDigest``.
 struct HTTPRequestParser: Sendable {
     /// What ``next()`` found.
     enum Event: Sendable {
@@ -36,7 +38,8 @@ struct HTTPRequestParser: Sendable {
     }
 
     let maxHeaderBytes: Int
-    let maxBodyBytes: Int
+    let bodyBufferLimit: Int
+    let truncatesLargeBodies: Bool
 
     private var buffer: [UInt8] = []
     /// Index of the first unconsumed byte in `buffer`.
@@ -47,6 +50,8 @@ struct HTTPRequestParser: Sendable {
     private var lineStart = 0
     private var phase = Phase.head
     private var body = Data()
+    private var bodyLength: Int64 = 0
+    private var digest = BodyDigest()
     private var trailerBytes = 0
 
     private struct Head: Sendable {
@@ -65,9 +70,17 @@ struct HTTPRequestParser: Sendable {
         case trailers(Head)
     }
 
-    init(maxHeaderBytes: Int = 64 * 1024, maxBodyBytes: Int = 64 * 1024 * 1024) {
+    init(maxHeaderBytes: Int = 64 * 1024, bodyBufferLimit: Int = 64 * 1024 * 1024, truncatesLargeBodies: Bool = false) {
         self.maxHeaderBytes = maxHeaderBytes
-        self.maxBodyBytes = maxBodyBytes
+        self.bodyBufferLimit = max(0, bodyBufferLimit)
+        self.truncatesLargeBodies = truncatesLargeBodies
+    }
+
+    /// A fresh parser with the same limits.
+    func reset() -> HTTPRequestParser {
+        HTTPRequestParser(
+            maxHeaderBytes: maxHeaderBytes, bodyBufferLimit: bodyBufferLimit, truncatesLargeBodies: truncatesLargeBodies
+        )
     }
 
     /// Whether no request is partly read (nothing buffered, no body in progress).
@@ -113,7 +126,9 @@ struct HTTPRequestParser: Sendable {
                 guard !digits.isEmpty, digits.count <= 15, let size = Int(digits, radix: 16), size >= 0 else {
                     throw HTTPParseError(status: 400, reason: "bad chunk size line")
                 }
-                guard body.count + size <= maxBodyBytes else { throw Self.bodyTooLarge(maxBodyBytes) }
+                guard truncatesLargeBodies || bodyLength + Int64(size) <= Int64(bodyBufferLimit) else {
+                    throw Self.bodyTooLarge(bodyBufferLimit)
+                }
                 phase = size == 0 ? .trailers(head) : .chunkData(head, remaining: size)
             case .chunkData(let head, let remaining):
                 let left = takeBody(remaining)
@@ -217,7 +232,7 @@ struct HTTPRequestParser: Sendable {
             guard let text = lengths.first else { return finish(head) }
             guard !text.isEmpty, text.count <= 18, text.allSatisfy(\.isASCII), let length = Int(text), length >= 0
             else { throw Self.malformed("bad Content-Length") }
-            guard length <= maxBodyBytes else { throw Self.bodyTooLarge(maxBodyBytes) }
+            guard truncatesLargeBodies || length <= bodyBufferLimit else { throw Self.bodyTooLarge(bodyBufferLimit) }
             guard length > 0 else { return finish(head) }
             phase = .fixedBody(head, remaining: length)
         }
@@ -227,13 +242,19 @@ struct HTTPRequestParser: Sendable {
 
     // MARK: - Body
 
-    /// Moves up to `remaining` buffered bytes into the body; returns how many are still missing.
+    /// Consumes up to `remaining` buffered body bytes (counted and digested; kept up to
+    /// `bodyBufferLimit`); returns how many are still missing.
     private mutating func takeBody(_ remaining: Int) -> Int {
         let count = min(remaining, buffer.count - start)
-        if count > 0 {
-            body.append(contentsOf: buffer[start..<start + count])
-            start += count
+        guard count > 0 else { return remaining }
+        buffer.withUnsafeBytes { bytes in
+            let taken = UnsafeRawBufferPointer(rebasing: bytes[start..<start + count])
+            digest.update(taken)
+            let kept = min(count, bodyBufferLimit - body.count)
+            if kept > 0 { body.append(contentsOf: UnsafeRawBufferPointer(rebasing: taken[..<kept])) }
         }
+        bodyLength += Int64(count)
+        start += count
         return remaining - count
     }
 
@@ -255,8 +276,13 @@ struct HTTPRequestParser: Sendable {
     }
 
     private mutating func finish(_ head: Head) -> Event {
-        let request = ServerRequest(method: head.method, target: head.target, headers: head.headers, body: body)
+        let request = ServerRequest(
+            method: head.method, target: head.target, headers: head.headers,
+            bodyPrefix: body, bodyLength: bodyLength, bodyDigest: digest.value
+        )
         body = Data()
+        bodyLength = 0
+        digest = BodyDigest()
         trailerBytes = 0
         phase = .head
         return .request(ParsedRequest(request: request, keepAlive: head.keepAlive, isHead: head.method == "HEAD"))

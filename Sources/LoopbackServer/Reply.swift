@@ -123,7 +123,10 @@ public enum Reply: Sendable {
     /// The object has the keys `method`, `target`, `path`, `query` (object),
     /// `headers` (object of name → value; names as sent, repeated names joined
     /// with `", "`), `body` (the body as UTF-8 text, or base64 when it is not
-    /// valid UTF-8), `bodyEncoding` (`"utf8"` or `"base64"`) and `bodyLength`.
+    /// valid UTF-8), `bodyEncoding` (`"utf8"` or `"base64"`), `bodyLength`
+    /// (of the whole body), `bodyDigest` (its ``BodyDigest`` as 16 hexadecimal
+    /// digits) and `bodyIsTruncated` (whether `body` holds only the beginning,
+    /// see ``LoopbackServer/OversizedBodies/truncate``).
     /// Keys are sorted and slashes are not escaped.
     public static func echo(_ request: ServerRequest) -> Reply {
         var headers: [String: String] = [:]
@@ -139,7 +142,9 @@ public enum Reply: Sendable {
             "headers": headers,
             "body": text ?? request.body.base64EncodedString(),
             "bodyEncoding": text == nil ? "base64" : "utf8",
-            "bodyLength": request.body.count,
+            "bodyLength": request.bodyLength,
+            "bodyDigest": BodyDigest.hexadecimal(request.bodyDigest),
+            "bodyIsTruncated": request.bodyIsTruncated,
         ]
         do {
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
