@@ -71,7 +71,11 @@ struct GeneratedReplyTests {
 
     /// 256 MiB through a socket reader that verifies and forgets; the server
     /// produces as the client reads, so resident memory barely moves.
-    @Test func aQuarterGibibyteStreamsWithFlatServerMemory() throws {
+    @Test func aQuarterGibibyteStreamsWithFlatServerMemory() async throws {
+        try await MemoryHeavy.exclusively { try quarterGibibyteDownload() }
+    }
+
+    private func quarterGibibyteDownload() throws {
         let length: Int64 = 256 << 20
         let server = try LoopbackServer { _ in .generated(length: length) }
         defer { server.shutdown() }
@@ -93,8 +97,10 @@ struct GeneratedReplyTests {
         #expect(received == length)
         #expect(mismatch == nil)
         if let before {
-            // The whole body would be 256 MiB; the server queues at most about 1 MiB.
-            #expect(peak - before < 48, "resident memory grew from \(before) MiB to \(peak) MiB")
+            // The server queues at most about 1 MiB; buffering the body would cost 256 MiB. The bound
+            // is loose because tests of other targets run in the same process.
+            print("resident memory while streaming 256 MiB: \(before) MiB before, peak \(peak) MiB")
+            #expect(peak - before < 128, "resident memory grew from \(before) MiB to \(peak) MiB")
         }
     }
 

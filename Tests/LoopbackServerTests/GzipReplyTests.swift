@@ -11,6 +11,10 @@ import Testing
 struct GzipReplyTests {
     @Test(arguments: [GeneratedContent.pattern, .repeating(0x61)])
     func urlSessionDecodesSixtyFourMebibytes(content: GeneratedContent) async throws {
+        try await MemoryHeavy.exclusively { try await download64MiB(content: content) }
+    }
+
+    private func download64MiB(content: GeneratedContent) async throws {
         let length: Int64 = 64 << 20
         let server = try LoopbackServer { _ in .gzip(decodedLength: length, content: content) }
         defer { server.shutdown() }
@@ -55,6 +59,10 @@ struct GzipReplyTests {
 
     /// A decoder that is not ours (gzip(1) checks the CRC and length too), when installed.
     @Test func gzipAcceptsTheStream() async throws {
+        try await MemoryHeavy.exclusively { try decodeWithGzip() }
+    }
+
+    private func decodeWithGzip() throws {
         let tool = URL(fileURLWithPath: "/usr/bin/gzip")
         guard FileManager.default.isExecutableFile(atPath: tool.path) else {
             print("gzipAcceptsTheStream: skipped, /usr/bin/gzip is not installed")

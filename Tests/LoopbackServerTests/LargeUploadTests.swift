@@ -18,7 +18,11 @@ struct LargeUploadTests {
     }
 
     @Test(arguments: [false, true])
-    func threeHundredMebibytesAreCountedAndDigested(chunked: Bool) throws {
+    func threeHundredMebibytesAreCountedAndDigested(chunked: Bool) async throws {
+        try await MemoryHeavy.exclusively { try upload300MiB(chunked: chunked) }
+    }
+
+    private func upload300MiB(chunked: Bool) throws {
         let length: Int64 = 300 << 20
         let server = try LoopbackServer(bodyBufferLimit: 4096, oversizedBodies: .truncate) { .echo($0) }
         defer { server.shutdown() }
@@ -47,7 +51,10 @@ struct LargeUploadTests {
         #expect(echo.bodyIsTruncated)
         #expect(Data(base64Encoded: echo.body) == GeneratedContent.pattern.bytes(in: 0..<4096))
         if let before {
-            #expect(peak - before < 64, "resident memory grew from \(before) MiB to \(peak) MiB")
+            // Buffering the body would cost 300 MiB; the bound is loose because tests of other
+            // targets run in the same process.
+            print("resident memory while uploading 300 MiB: \(before) MiB before, peak \(peak) MiB")
+            #expect(peak - before < 128, "resident memory grew from \(before) MiB to \(peak) MiB")
         }
     }
 

@@ -167,6 +167,10 @@ struct LoopbackServerTests {
     }
 
     @Test func aThirtyTwoMebibyteReplyArrivesIntact() async throws {
+        try await MemoryHeavy.exclusively { try await thirtyTwoMebibyteReply() }
+    }
+
+    private func thirtyTwoMebibyteReply() async throws {
         let body = Data((0..<(32 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 >> 3) })
         let server = try LoopbackServer { _ in .response(status: 200, body: body) }
         defer { server.shutdown() }
