@@ -18,7 +18,7 @@ public struct BodyDigest: Sendable, Equatable {
     public static let empty: UInt64 = 0xCBF2_9CE4_8422_2325
     private static let prime: UInt64 = 0x0000_0100_0000_01B3
 
-    /// The digest of the bytes passed to ``update(_:)-(UnsafeRawBufferPointer)`` so far.
+    /// The digest of the bytes passed to `update(_:)` so far.
     public private(set) var value = BodyDigest.empty
 
     /// A digest of no bytes.

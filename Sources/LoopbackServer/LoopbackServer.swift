@@ -6,15 +6,17 @@ import Foundation
 /// a blocked handler occupies a thread. To answer late, return ``Reply/delayed(_:_:)``.
 public typealias RequestHandler = @Sendable (ServerRequest) -> Reply
 
-/// A small HTTP/1.1 server on 127.0.0.1 with an ephemeral port — a **test
-/// fixture, not a production server**.
+/// A small HTTP/1.1 server on 127.0.0.1 (or ::1) with an ephemeral port — a
+/// **test fixture, not a production server**.
 ///
 /// It exists so HTTP tests, the demo's `--offline` mode and the benchmarks run
 /// without a network: each test starts its own server, points a client at
 /// ``url(_:)``, and chooses per request what the server does, including the
 /// misbehaviours real servers show (slow, truncated, silent, closing, raw
-/// bytes; see ``Reply``). It has no TLS, no authentication, no compression,
-/// and trusts its clients; never expose it beyond the loopback interface.
+/// bytes; see ``Reply``), and bodies far larger than memory in either
+/// direction. It has no TLS, no authentication, no content negotiation (gzip
+/// only when a reply asks for it), and trusts its clients; never expose it
+/// beyond the loopback interface.
 ///
 /// ```swift
 /// let server = try LoopbackServer(routes: [
@@ -32,8 +34,28 @@ public typealias RequestHandler = @Sendable (ServerRequest) -> Reply
 /// in order, request bodies framed by `Content-Length` or chunked, and
 /// `Expect: 100-continue`. A malformed request is answered `400` (`505` for
 /// another HTTP version, `501` for an unknown transfer coding), a request head
-/// over 64 KiB `431`, a body over 64 MiB `413`; then the connection closes.
-/// Replies of any size are written as fast as the client reads them.
+/// over 64 KiB `431`; then the connection closes.
+///
+/// Request bodies are kept in memory up to `bodyBufferLimit` (64 MiB unless
+/// set in the initializer). A larger body is answered `413` (then the
+/// connection closes), unless the server was made with
+/// ``OversizedBodies/truncate``: then a body of any size is read as it
+/// arrives, only its first `bodyBufferLimit` bytes are kept, and the handler
+/// gets the whole body's ``ServerRequest/bodyLength`` and
+/// ``ServerRequest/bodyDigest``. Multipart bodies are split into parts only
+/// when kept whole (``ServerRequest/multipartParts()``).
+///
+/// Replies of any size are written as fast as the client reads them. Generated
+/// and gzip bodies (``Reply/generated(status:headers:length:content:chunked:chunkSize:interval:)``,
+/// ``Reply/gzip(status:headers:decodedLength:content:chunked:chunkSize:interval:)``)
+/// are produced as the client reads, with back-pressure: at most about 1 MiB
+/// waits per connection, so a server can send gibibytes with flat memory.
+/// Other replies are built whole before they are sent.
+///
+/// ## IPv6
+/// `LoopbackServer(host: .ipv6)` listens on ::1 and ``url(_:)`` gives
+/// `http://[::1]:<port>/…`. On Linux, swift-corelibs-foundation's `URLSession`
+/// cannot reach IPv6 literal hosts; test with a raw socket there.
 ///
 /// ## Threading
 /// Connections are accepted on a private serial queue; each connection has its

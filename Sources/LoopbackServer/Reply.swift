@@ -1,7 +1,8 @@
 import Foundation
 
-/// What a ``LoopbackServer`` does with one request: a normal response, or one
-/// of the misbehaviours HTTP client tests need (slow, truncated, silent, raw).
+/// What a ``LoopbackServer`` does with one request: a normal response, one
+/// of the misbehaviours HTTP client tests need (slow, truncated, silent, raw),
+/// or a huge body made while it is sent (generated, gzip).
 ///
 /// The server adds `Content-Length` (or `Transfer-Encoding: chunked`) itself
 /// unless the reply's headers already carry one, adds `Connection: close` when
@@ -47,6 +48,12 @@ public enum Reply: Sendable {
     case neverRespond
 
     /// Writes exactly these bytes, then closes the connection.
+    ///
+    /// Nothing is added or checked, so a test can send what no well-behaved
+    /// server does: a status line without a reason phrase (`HTTP/1.1 200`),
+    /// `Content-Length:5` without a space, bare LF line ends, or a head
+    /// without its terminating blank line (the client then sees the
+    /// connection close in the middle of the headers).
     case raw(Data)
 
     /// A body of `length` bytes of `content`, made as the client reads it, so
@@ -57,7 +64,7 @@ public enum Reply: Sendable {
     /// `Transfer-Encoding: chunked` with chunks of `chunkSize` bytes when
     /// `chunked` is set. `Content-Type: application/octet-stream` is added
     /// unless `headers` have one. The client checks what it received with
-    /// ``GeneratedContent/firstMismatch(in:startingAt:)-(Data,_)``.
+    /// `GeneratedContent.firstMismatch(in:startingAt:)`.
     /// - Parameters:
     ///   - status: the status code.
     ///   - headers: extra header fields.
