@@ -50,13 +50,13 @@ public enum GeneratedContent: Sendable, Equatable {
         case .pattern:
             var data = Data(count: count)
             data.withUnsafeMutableBytes { buffer in
-                var written = 0
-                var phase = Int(lower % Int64(Self.patternPeriod))
                 Self.table.withUnsafeBytes { table in
+                    guard let target = buffer.baseAddress, let source = table.baseAddress else { return }
+                    var written = 0
+                    var phase = Int(lower % Int64(Self.patternPeriod))
                     while written < count {
                         let step = min(count - written, Self.tableSpan)
-                        buffer.baseAddress?.advanced(by: written)
-                            .copyMemory(from: table.baseAddress!.advanced(by: phase), byteCount: step)
+                        (target + written).copyMemory(from: source + phase, byteCount: step)
                         written += step
                         phase = (phase + step) % Self.patternPeriod
                     }
@@ -77,7 +77,9 @@ public enum GeneratedContent: Sendable, Equatable {
         while checked < bytes.count {
             let step = min(bytes.count - checked, Self.tableSpan)
             let expected = self.bytes(in: (offset + Int64(checked))..<(offset + Int64(checked + step)))
-            let equal = expected.withUnsafeBytes { memcmp(base.advanced(by: checked), $0.baseAddress!, step) == 0 }
+            let equal = expected.withUnsafeBytes { wanted in
+                wanted.baseAddress.map { memcmp(base + checked, $0, step) == 0 } ?? false
+            }
             if !equal {
                 for index in 0..<step where base.load(fromByteOffset: checked + index, as: UInt8.self)
                     != byte(at: offset + Int64(checked + index)) {

@@ -52,6 +52,10 @@ struct HTTPRequestParser: Sendable {
     private var body = Data()
     private var bodyLength: Int64 = 0
     private var digest = BodyDigest()
+    /// The boundary of a multipart body that may outgrow the buffer (truncating parsers only).
+    private var multipartBoundary: String?
+    /// Splits a multipart body into parts once it outgrew the buffer.
+    private var scanner: MultipartScanner?
     private var trailerBytes = 0
 
     /// A request line and header block.
@@ -187,6 +191,9 @@ struct HTTPRequestParser: Sendable {
     private mutating func beginBody(_ head: Head) throws(HTTPParseError) -> Event? {
         var head = head
         let values = { (name: String) in head.headers.filter { $0.name.lowercased() == name }.map(\.value) }
+        if truncatesLargeBodies {
+            multipartBoundary = try? MultipartParser.boundary(contentType: values("content-type").first)
+        }
         if let encoding = values("transfer-encoding").last {
             guard encoding.lowercased().split(separator: ",").last?.trimmingCharacters(in: .whitespaces) == "chunked"
             else { throw HTTPParseError(status: 501, reason: "unsupported transfer coding \(encoding)") }
@@ -220,6 +227,13 @@ struct HTTPRequestParser: Sendable {
             digest.update(taken)
             let kept = min(count, bodyBufferLimit - body.count)
             if kept > 0 { body.append(contentsOf: UnsafeRawBufferPointer(rebasing: taken[..<kept])) }
+            guard kept < count, let boundary = multipartBoundary else { return }
+            if scanner == nil {
+                // The body just outgrew the buffer: scan what was kept, then everything after it.
+                scanner = MultipartScanner(boundary: boundary)
+                body.withUnsafeBytes { scanner?.feed($0) }
+            }
+            scanner?.feed(UnsafeRawBufferPointer(rebasing: taken[kept...]))
         }
         bodyLength += Int64(count)
         start += count
@@ -246,11 +260,13 @@ struct HTTPRequestParser: Sendable {
     private mutating func finish(_ head: Head) -> Event {
         let request = ServerRequest(
             method: head.method, target: head.target, headers: head.headers,
-            bodyPrefix: body, bodyLength: bodyLength, bodyDigest: digest.value
+            bodyPrefix: body, bodyLength: bodyLength, bodyDigest: digest.value, streamedParts: scanner?.finish()
         )
         body = Data()
         bodyLength = 0
         digest = BodyDigest()
+        multipartBoundary = nil
+        scanner = nil
         trailerBytes = 0
         phase = .head
         return .request(ParsedRequest(request: request, keepAlive: head.keepAlive, isHead: head.method == "HEAD"))

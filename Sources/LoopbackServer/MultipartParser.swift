@@ -108,7 +108,8 @@ struct MultipartParser {
         return index + 2
     }
 
-    private static func headers(
+    /// The header fields of a part's header block (lines separated by CRLF, without the blank line).
+    static func headers(
         _ bytes: ArraySlice<UInt8>, part: Int
     ) throws(MultipartError) -> [(name: String, value: String)] {
         guard !bytes.isEmpty else { return [] }

@@ -12,7 +12,16 @@ public struct MultipartPart: Sendable {
     /// The part's `Content-Type` header value, if any.
     public let contentType: String?
     /// The part's content, between its header block and the next boundary.
+    ///
+    /// For a part of a body too large to keep (read while it streamed in,
+    /// see ``ServerRequest/multipartParts()``), only the first 4 KiB.
     public let body: Data
+    /// The length of the part's whole content.
+    public let length: Int64
+    /// The ``BodyDigest`` of the part's whole content.
+    public let digest: UInt64
+    /// Whether ``body`` holds only the beginning of the part's content.
+    public var bodyIsTruncated: Bool { Int64(body.count) < length }
 
     /// The value of the first header field called `name`, compared case-insensitively.
     /// - Parameter name: a header name such as `"content-disposition"`.
@@ -22,8 +31,14 @@ public struct MultipartPart: Sendable {
     }
 
     init(headers: [(name: String, value: String)], body: Data) {
+        self.init(headers: headers, bodyPrefix: body, length: Int64(body.count), digest: BodyDigest.of(body))
+    }
+
+    init(headers: [(name: String, value: String)], bodyPrefix: Data, length: Int64, digest: UInt64) {
         self.headers = headers
-        self.body = body
+        self.body = bodyPrefix
+        self.length = length
+        self.digest = digest
         let disposition = headers.first { $0.name.caseInsensitiveCompare("Content-Disposition") == .orderedSame }
         let parameters = disposition.map { MultipartParser.parameters(of: $0.value) } ?? [:]
         name = parameters["name"]
@@ -50,6 +65,12 @@ public struct MultipartError: Error, Sendable, Equatable, CustomStringConvertibl
 extension ServerRequest {
     /// The parts of a `multipart/*` body, read from ``body``.
     ///
+    /// When the body was too large to keep (``bodyIsTruncated``, see
+    /// ``LoopbackServer/OversizedBodies/truncate``), the server split it into
+    /// parts while it streamed in: each part then has its whole
+    /// ``MultipartPart/length`` and ``MultipartPart/digest`` but only the
+    /// first 4 KiB of its ``MultipartPart/body``.
+    ///
     /// The boundary comes from the `Content-Type` header's `boundary`
     /// parameter (quoted or not). A preamble before the first boundary and an
     /// epilogue after the last are ignored; each delimiter must start a line
@@ -58,13 +79,13 @@ extension ServerRequest {
     /// - Returns: the parts in order.
     /// - Throws: ``MultipartError`` when the request is not multipart, has no
     ///   boundary, a part is cut short (no header block end, no closing
-    ///   boundary), or the body was truncated by the server (see
-    ///   ``LoopbackServer/OversizedBodies/truncate``).
+    ///   boundary).
     public func multipartParts() throws(MultipartError) -> [MultipartPart] {
-        guard !bodyIsTruncated else {
+        let boundary = try MultipartParser.boundary(contentType: header("Content-Type"))
+        guard bodyIsTruncated else { return try MultipartParser(body: body, boundary: boundary).parts() }
+        guard let streamedParts else {
             throw MultipartError(reason: "the body (\(bodyLength) bytes) was larger than the server keeps")
         }
-        let boundary = try MultipartParser.boundary(contentType: header("Content-Type"))
-        return try MultipartParser(body: body, boundary: boundary).parts()
+        return try streamedParts.get()
     }
 }

@@ -23,8 +23,9 @@ extension Reply {
     /// `malformed multipart body: <reason>`.
     ///
     /// A body larger than the server keeps (see ``LoopbackServer/OversizedBodies/truncate``)
-    /// is not split into parts: the reply has `bodyLength`, `bodyDigest` and
-    /// `bodyIsTruncated: true`, and no `parts`.
+    /// was split into parts as it streamed in: its parts have their whole
+    /// `length` and `digest`, and `body` only when the part is at most 4 KiB;
+    /// `bodyIsTruncated` is `true`.
     /// - Parameter request: the request to describe.
     /// - Returns: the JSON reply, or a `400` text reply.
     public static func multipartEcho(_ request: ServerRequest) -> Reply {
@@ -33,12 +34,10 @@ extension Reply {
             "bodyDigest": BodyDigest.hexadecimal(request.bodyDigest),
             "bodyIsTruncated": request.bodyIsTruncated,
         ]
-        if !request.bodyIsTruncated {
-            do throws(MultipartError) {
-                object["parts"] = try request.multipartParts().map(describe)
-            } catch {
-                return .text(error.description, status: 400)
-            }
+        do throws(MultipartError) {
+            object["parts"] = try request.multipartParts().map(describe)
+        } catch {
+            return .text(error.description, status: 400)
         }
         do {
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
@@ -55,13 +54,13 @@ extension Reply {
         }
         var object: [String: Any] = [
             "headers": headers,
-            "length": part.body.count,
-            "digest": BodyDigest.hexadecimal(BodyDigest.of(part.body)),
+            "length": part.length,
+            "digest": BodyDigest.hexadecimal(part.digest),
         ]
         object["name"] = part.name
         object["filename"] = part.filename
         object["contentType"] = part.contentType
-        if part.body.count <= multipartEchoTextLimit, let text = String(data: part.body, encoding: .utf8) {
+        if !part.bodyIsTruncated, part.body.count <= multipartEchoTextLimit, let text = String(data: part.body, encoding: .utf8) {
             object["body"] = text
         }
         return object

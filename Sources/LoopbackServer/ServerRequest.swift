@@ -32,6 +32,8 @@ public struct ServerRequest: Sendable {
     public let bodyDigest: UInt64
     /// Whether ``body`` holds only the beginning of a larger body.
     public var bodyIsTruncated: Bool { Int64(body.count) < bodyLength }
+    /// The parts of a multipart body too large to keep, split while it streamed in.
+    let streamedParts: Result<[MultipartPart], MultipartError>?
 
     /// Creates a request, deriving ``path`` and ``query`` from `target`.
     ///
@@ -49,6 +51,7 @@ public struct ServerRequest: Sendable {
         self.body = body
         self.bodyLength = Int64(body.count)
         self.bodyDigest = BodyDigest.of(body)
+        self.streamedParts = nil
         let (path, query) = Self.split(target: target)
         self.path = path
         self.query = query
@@ -57,8 +60,10 @@ public struct ServerRequest: Sendable {
     /// A request whose body was read in part: what the server builds for an oversized body.
     init(
         method: String, target: String, headers: [(name: String, value: String)],
-        bodyPrefix: Data, bodyLength: Int64, bodyDigest: UInt64
+        bodyPrefix: Data, bodyLength: Int64, bodyDigest: UInt64,
+        streamedParts: Result<[MultipartPart], MultipartError>? = nil
     ) {
+        self.streamedParts = streamedParts
         self.method = method
         self.target = target
         self.headers = headers

@@ -120,8 +120,41 @@ struct MultipartTests {
         #expect(String(decoding: response.body, as: UTF8.self).hasPrefix("malformed multipart body: "))
     }
 
-    @Test func bodiesTooLargeToKeepGetLengthAndDigestOnly() throws {
-        let body = Self.multipart(boundary: "b", [("", GeneratedContent.pattern.bytes(in: 0..<5000))])
+    @Test func bodiesTooLargeToKeepAreSplitWhileTheyStream() throws {
+        let big = GeneratedContent.pattern.bytes(in: 0..<5000)
+        let body = Self.multipart(boundary: "bb", [
+            ("Content-Disposition: form-data; name=\"first\"\r\n", Data("one".utf8)),
+            ("Content-Disposition: form-data; name=\"big\"; filename=\"big.bin\"\r\n", big),
+            ("", Data("last".utf8)),
+        ], preamble: "preamble\r\n")
+        let server = try LoopbackServer(bodyBufferLimit: 1000, oversizedBodies: .truncate) { .multipartEcho($0) }
+        defer { server.shutdown() }
+        let client = try RawClient(port: server.port)
+        defer { client.close() }
+        try client.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=bb\r\n"
+            + "Transfer-Encoding: chunked\r\n\r\n")
+        for start in stride(from: 0, to: body.count, by: 777) {
+            let piece = body[start..<min(start + 777, body.count)]
+            try client.send(Data("\(String(piece.count, radix: 16))\r\n".utf8) + piece + Data("\r\n".utf8))
+        }
+        try client.send("0\r\n\r\n")
+        let response = try client.readResponse()
+        #expect(response.status == 200)
+        let echo = try JSONDecoder().decode(Echo.self, from: response.body)
+        #expect(echo.bodyIsTruncated)
+        #expect(echo.bodyLength == Int64(body.count))
+        #expect(echo.bodyDigest == BodyDigest.hexadecimal(BodyDigest.of(body)))
+        let parts = try #require(echo.parts)
+        #expect(parts.map(\.name) == ["first", "big", nil])
+        #expect(parts.map(\.length) == [3, 5000, 4])
+        #expect(parts.map(\.body) == ["one", nil, "last"])
+        #expect(parts[1].filename == "big.bin")
+        #expect(parts[1].digest == BodyDigest.hexadecimal(BodyDigest.of(big)))
+    }
+
+    @Test func malformedBodiesTooLargeToKeepAreAnswered400() throws {
+        var body = Self.multipart(boundary: "b", [("", GeneratedContent.pattern.bytes(in: 0..<5000))])
+        body.removeLast(8)  // no closing delimiter
         let server = try LoopbackServer(bodyBufferLimit: 1000, oversizedBodies: .truncate) { .multipartEcho($0) }
         defer { server.shutdown() }
         let client = try RawClient(port: server.port)
@@ -130,11 +163,41 @@ struct MultipartTests {
             + "Content-Length: \(body.count)\r\n\r\n")
         try client.send(body)
         let response = try client.readResponse()
+        #expect(response.status == 400)
+        #expect(String(decoding: response.body, as: UTF8.self).contains("cut short"))
+    }
+
+    /// A file part far larger than the buffer: length and digest from the streaming split.
+    @Test func aHundredMebibyteFilePartIsCountedAndDigested() async throws {
+        try await MemoryHeavy.exclusively { try hundredMebibytePart() }
+    }
+
+    private func hundredMebibytePart() throws {
+        let length: Int64 = 100 << 20
+        let head = Data("--XX\r\nContent-Disposition: form-data; name=\"file\"; filename=\"f\"\r\n\r\n".utf8)
+        let tail = Data("\r\n--XX\r\nContent-Disposition: form-data; name=\"after\"\r\n\r\nend\r\n--XX--\r\n".utf8)
+        let server = try LoopbackServer(bodyBufferLimit: 1 << 20, oversizedBodies: .truncate) { .multipartEcho($0) }
+        defer { server.shutdown() }
+        let client = try RawClient(port: server.port)
+        defer { client.close() }
+        try client.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=XX\r\n"
+            + "Content-Length: \(Int64(head.count + tail.count) + length)\r\n\r\n")
+        try client.send(head)
+        var digest = BodyDigest()
+        var offset: Int64 = 0
+        while offset < length {
+            let piece = GeneratedContent.pattern.bytes(in: offset..<min(length, offset + (1 << 20) + 3))
+            digest.update(piece)
+            try client.send(piece)
+            offset += Int64(piece.count)
+        }
+        try client.send(tail)
+        let response = try client.readResponse()
         #expect(response.status == 200)
-        let echo = try JSONDecoder().decode(Echo.self, from: response.body)
-        #expect(echo.parts == nil)
-        #expect(echo.bodyIsTruncated)
-        #expect(echo.bodyLength == Int64(body.count))
-        #expect(echo.bodyDigest == BodyDigest.hexadecimal(BodyDigest.of(body)))
+        let parts = try #require(try JSONDecoder().decode(Echo.self, from: response.body).parts)
+        #expect(parts.count == 2)
+        #expect(parts[0].length == Int(length))
+        #expect(parts[0].digest == BodyDigest.hexadecimal(digest.value))
+        #expect(parts[1].body == "end")
     }
 }
