@@ -4,6 +4,8 @@ import Foundation
 protocol BodyProducer: Sendable {
     /// The next piece of at most `limit` bytes (at least 1), or `nil` when the body is complete.
     mutating func next(limit: Int) -> Data?
+    /// Whether every byte was produced (the next call returns `nil`).
+    var isFinished: Bool { get }
 }
 
 /// A body produced lazily while the client reads (``ReplyStep/stream(_:)``).
@@ -34,15 +36,21 @@ struct BodyStream: Sendable {
         self.interval = interval > 0 ? min(interval, ReplyPlan.longestWait) : 0
     }
 
-    /// The next bytes to write (framed when chunked), or `nil` when the body is complete.
+    /// Whether the last piece was returned; no pause follows it.
+    var isComplete: Bool { ended }
+
+    /// The next bytes to write (framed when chunked, the last chunk carrying the
+    /// terminating empty chunk), or `nil` when the body is complete.
     mutating func next() -> Data? {
         guard !ended else { return nil }
         guard let piece = producer.next(limit: pieceSize), !piece.isEmpty else {
             ended = true
             return chunked ? Data("0\r\n\r\n".utf8) : nil
         }
+        ended = producer.isFinished
         guard chunked else { return piece }
-        return Data((String(piece.count, radix: 16) + "\r\n").utf8) + piece + Data("\r\n".utf8)
+        let framed = Data((String(piece.count, radix: 16) + "\r\n").utf8) + piece + Data("\r\n".utf8)
+        return ended ? framed + Data("0\r\n\r\n".utf8) : framed
     }
 }
 
@@ -56,6 +64,8 @@ struct GeneratedProducer: BodyProducer {
         self.content = content
         self.length = max(0, length)
     }
+
+    var isFinished: Bool { offset >= length }
 
     mutating func next(limit: Int) -> Data? {
         guard offset < length else { return nil }

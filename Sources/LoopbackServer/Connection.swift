@@ -240,9 +240,9 @@ final class Connection: Sendable {
                         return .stop
                     }
                     let piece = stream.next()
-                    reply.stream = piece == nil ? nil : stream
+                    reply.stream = piece == nil || stream.isComplete ? nil : stream
                     state.reply = reply
-                    if let piece { return .piece(piece, pause: stream.interval) }
+                    if let piece { return .piece(piece, pause: stream.isComplete ? 0 : stream.interval) }
                 }
                 guard reply.next < reply.steps.count else {
                     state.reply = nil

@@ -50,6 +50,8 @@ struct GzipProducer: BodyProducer {
         compressedLength = 10 + (bitCount + 7) / 8 + 8
     }
 
+    var isFinished: Bool { stage == .done && bits.output.isEmpty }
+
     mutating func next(limit: Int) -> Data? {
         while bits.output.count < limit && stage != .done {
             switch stage {

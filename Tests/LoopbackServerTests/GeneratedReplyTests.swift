@@ -55,6 +55,16 @@ struct GeneratedReplyTests {
         #expect(server.connectionCount == 1)
     }
 
+    @Test(arguments: [GeneratedContent.pattern, .repeating(0)])
+    func slowChunkedBodiesEndWithTheirLastChunk(content: GeneratedContent) async throws {
+        let server = try LoopbackServer { _ in
+            .generated(length: 1000, content: content, chunked: true, chunkSize: 300, interval: 0.02)
+        }
+        defer { server.shutdown() }
+        let (data, _) = try await makeSession().data(from: server.url("/"))
+        #expect(data == content.bytes(in: 0..<1000))
+    }
+
     @Test func headRequestsForGeneratedBodiesGetHeadersOnly() throws {
         let server = try LoopbackServer { _ in .generated(length: 1 << 40) }
         defer { server.shutdown() }
