@@ -36,7 +36,8 @@ extension Connection {
             state.outbox.removeAll()
             state.pending.removeAll()
             state.reply = nil
-            state.parser = HTTPRequestParser()
+            state.awaitingDrain = false
+            state.parser = state.parser.reset()
             // A suspended source must be resumed before it is released, or libdispatch aborts.
             if state.readSuspended { state.readSource?.resume() }
             state.readSource?.cancel()

@@ -32,6 +32,8 @@ final class Connection: Sendable {
 
     /// The longest wait for the client to close after the server closed its side.
     static let lingerSeconds = 2.0
+    /// A streamed body is produced only while fewer bytes than this wait to be written.
+    static let streamHighWater = 512 * 1024
     /// Bytes read per `recv`.
     private static let readChunk = 64 * 1024
 
@@ -40,7 +42,7 @@ final class Connection: Sendable {
     let queue: DispatchQueue
     private let handler: RequestHandler
     let events: Events
-    let state = Mutex(State())
+    let state: Mutex<State>
 
     enum Phase { case open, draining, lingering, closed }
 
@@ -54,17 +56,21 @@ final class Connection: Sendable {
         var steps: [ReplyStep]
         var next = 0
         var closesAfter: Bool
+        /// The body being produced, while a ``ReplyStep/stream(_:)`` step runs.
+        var stream: BodyStream?
     }
 
     struct State {
         var phase = Phase.open
-        var parser = HTTPRequestParser()
+        var parser: HTTPRequestParser
         var parserFailed = false
         var pending: [Work] = []
         var reply: ActiveReply?
         /// The active reply is ``Reply/neverRespond``: nothing more will be written.
         var holding = false
         var outbox = Outbox()
+        /// A streamed body waits for the outbox to drain before producing more.
+        var awaitingDrain = false
         var peerClosed = false
         var readSource: (any DispatchSourceRead)?
         var readSuspended = false
@@ -74,11 +80,13 @@ final class Connection: Sendable {
         var fdClosed = false
     }
 
-    init(id: Int, fd: Int32, handler: @escaping RequestHandler, events: Events) {
+    /// - Parameter parser: a fresh parser with the server's limits.
+    init(id: Int, fd: Int32, parser: HTTPRequestParser, handler: @escaping RequestHandler, events: Events) {
         self.id = id
         self.fd = fd
         self.handler = handler
         self.events = events
+        self.state = Mutex(State(parser: parser))
         self.queue = DispatchQueue(label: "LoopbackServer.connection.\(id)")
     }
 
@@ -186,7 +194,7 @@ final class Connection: Sendable {
     // MARK: - Answering
 
     /// Starts the next queued reply when none is running; closes when the client left and all is answered.
-    private func pump() {
+    func pump() {
         dispatchPrecondition(condition: .onQueue(queue))
         while true {
             enum Action { case idle, close, answer(ParsedRequest), reject(HTTPParseError) }
@@ -220,17 +228,29 @@ final class Connection: Sendable {
 
     /// Runs the active reply's steps until it pauses or ends.
     /// - Returns: `true` when the reply ended and the connection stays open for the next request.
-    private func runSteps() -> Bool {
+    func runSteps() -> Bool {
         while true {
-            enum Next { case stop, finished(closesAfter: Bool), step(ReplyStep) }
+            enum Next { case stop, finished(closesAfter: Bool), step(ReplyStep), piece(Data, pause: Double) }
             let next = state.withLock(owner: self) { state -> Next in
                 guard state.phase == .open, var reply = state.reply else { return .stop }
+                if var stream = reply.stream {
+                    // Back-pressure: produce more only once the client has taken most of what is queued.
+                    if state.outbox.byteCount >= Self.streamHighWater {
+                        state.awaitingDrain = true
+                        return .stop
+                    }
+                    let piece = stream.next()
+                    reply.stream = piece == nil || stream.isComplete ? nil : stream
+                    state.reply = reply
+                    if let piece { return .piece(piece, pause: stream.isComplete ? 0 : stream.interval) }
+                }
                 guard reply.next < reply.steps.count else {
                     state.reply = nil
                     return .finished(closesAfter: reply.closesAfter || state.peerClosed)
                 }
                 let step = reply.steps[reply.next]
                 reply.next += 1
+                if case .stream(let stream) = step { reply.stream = stream }
                 state.reply = reply
                 return .step(step)
             }
@@ -240,13 +260,18 @@ final class Connection: Sendable {
             case .finished(let closesAfter):
                 if closesAfter { beginClose() }
                 return !closesAfter
+            case .piece(let bytes, let pause):
+                write(bytes)
+                if pause > 0 {
+                    resumeSteps(after: pause)
+                    return false
+                }
             case .step(.send(let bytes)):
                 write(bytes)
+            case .step(.stream):
+                continue
             case .step(.wait(let seconds)):
-                queue.asyncAfter(deadline: .now() + .nanoseconds(Int(seconds * 1e9))) { [weak self] in
-                    guard let self, runSteps() else { return }
-                    pump()
-                }
+                resumeSteps(after: seconds)
                 return false
             case .step(.close):
                 beginClose()
@@ -262,59 +287,11 @@ final class Connection: Sendable {
         }
     }
 
-    // MARK: - Writing
-
-    /// Queues bytes and writes what the socket takes now.
-    private func write(_ bytes: Data) {
-        let progress = state.withLock(owner: self) { state -> Outbox.Progress? in
-            guard state.phase == .open || state.phase == .draining else { return nil }
-            let wasEmpty = state.outbox.isEmpty
-            state.outbox.append(bytes)
-            return wasEmpty ? state.outbox.write(to: fd) : .blocked
-        }
-        if let progress { handle(progress) }
-    }
-
-    private func writable() {
-        let progress = state.withLock(owner: self) { state -> Outbox.Progress? in
-            guard state.phase == .open || state.phase == .draining else { return nil }
-            return state.outbox.write(to: fd)
-        }
-        if let progress { handle(progress) }
-    }
-
-    private func handle(_ progress: Outbox.Progress) {
-        switch progress {
-        case .failed:
-            finalClose()
-        case .blocked:
-            state.withLock(owner: self) { state in
-                if let source = state.writeSource {
-                    if state.writeSuspended {
-                        state.writeSuspended = false
-                        source.resume()
-                    }
-                } else {
-                    // Created on first need; only reached from a write on this queue while
-                    // open or draining, so the descriptor is valid.
-                    let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-                    source.setEventHandler { [self] in writable() }
-                    source.setCancelHandler { [self] in sourceCancelled() }
-                    state.writeSource = source
-                    state.liveSources += 1
-                    source.resume()
-                }
-            }
-        case .drained:
-            let linger = state.withLock(owner: self) { state in
-                // The write source stays suspended while there is nothing to write.
-                if let source = state.writeSource, !state.writeSuspended {
-                    source.suspend()
-                    state.writeSuspended = true
-                }
-                return state.phase == .draining
-            }
-            if linger { startLingering() }
+    /// Continues the active reply after a pause, then answers what is queued behind it.
+    private func resumeSteps(after seconds: Double) {
+        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(seconds * 1e9))) { [weak self] in
+            guard let self, runSteps() else { return }
+            pump()
         }
     }
 }

@@ -25,7 +25,9 @@ struct HTTPParseError: Error, Sendable, Equatable {
 /// `Transfer-Encoding: chunked` (trailers are read and dropped), and leading
 /// empty lines before a request line. Limits keep a bad client from exhausting
 /// memory: the head (request line plus headers) and the trailers may not exceed
-/// `maxHeaderBytes` (431), the body may not exceed `maxBodyBytes` (413).
+/// `maxHeaderBytes` (431); a body over `bodyBufferLimit` is refused (413), or,
+/// with `truncatesLargeBodies`, read to its end keeping only its first
+/// `bodyBufferLimit` bytes, its length and its ``BodyDigest``.
 struct HTTPRequestParser: Sendable {
     /// What ``next()`` found.
     enum Event: Sendable {
@@ -36,7 +38,8 @@ struct HTTPRequestParser: Sendable {
     }
 
     let maxHeaderBytes: Int
-    let maxBodyBytes: Int
+    let bodyBufferLimit: Int
+    let truncatesLargeBodies: Bool
 
     private var buffer: [UInt8] = []
     /// Index of the first unconsumed byte in `buffer`.
@@ -47,9 +50,16 @@ struct HTTPRequestParser: Sendable {
     private var lineStart = 0
     private var phase = Phase.head
     private var body = Data()
+    private var bodyLength: Int64 = 0
+    private var digest = BodyDigest()
+    /// The boundary of a multipart body that may outgrow the buffer (truncating parsers only).
+    private var multipartBoundary: String?
+    /// Splits a multipart body into parts once it outgrew the buffer.
+    private var scanner: MultipartScanner?
     private var trailerBytes = 0
 
-    private struct Head: Sendable {
+    /// A request line and header block.
+    struct Head: Sendable {
         var method: String
         var target: String
         var headers: [(name: String, value: String)]
@@ -65,9 +75,17 @@ struct HTTPRequestParser: Sendable {
         case trailers(Head)
     }
 
-    init(maxHeaderBytes: Int = 64 * 1024, maxBodyBytes: Int = 64 * 1024 * 1024) {
+    init(maxHeaderBytes: Int = 64 * 1024, bodyBufferLimit: Int = 64 * 1024 * 1024, truncatesLargeBodies: Bool = false) {
         self.maxHeaderBytes = maxHeaderBytes
-        self.maxBodyBytes = maxBodyBytes
+        self.bodyBufferLimit = max(0, bodyBufferLimit)
+        self.truncatesLargeBodies = truncatesLargeBodies
+    }
+
+    /// A fresh parser with the same limits.
+    func reset() -> HTTPRequestParser {
+        HTTPRequestParser(
+            maxHeaderBytes: maxHeaderBytes, bodyBufferLimit: bodyBufferLimit, truncatesLargeBodies: truncatesLargeBodies
+        )
     }
 
     /// Whether no request is partly read (nothing buffered, no body in progress).
@@ -113,7 +131,9 @@ struct HTTPRequestParser: Sendable {
                 guard !digits.isEmpty, digits.count <= 15, let size = Int(digits, radix: 16), size >= 0 else {
                     throw HTTPParseError(status: 400, reason: "bad chunk size line")
                 }
-                guard body.count + size <= maxBodyBytes else { throw Self.bodyTooLarge(maxBodyBytes) }
+                guard truncatesLargeBodies || bodyLength + Int64(size) <= Int64(bodyBufferLimit) else {
+                    throw Self.bodyTooLarge(bodyBufferLimit)
+                }
                 phase = size == 0 ? .trailers(head) : .chunkData(head, remaining: size)
             case .chunkData(let head, let remaining):
                 let left = takeBody(remaining)
@@ -167,43 +187,13 @@ struct HTTPRequestParser: Sendable {
         return try Self.parseHead(bytes)
     }
 
-    private static func parseHead(_ bytes: ArraySlice<UInt8>) throws(HTTPParseError) -> Head {
-        // Split on LF bytes, not on Characters: "\r\n" is a single Character in Swift.
-        var lines = bytes.split(separator: 10, omittingEmptySubsequences: false).map { line in
-            String(decoding: line.last == 13 ? line.dropLast() : line, as: UTF8.self)
-        }
-        while lines.last?.isEmpty == true { lines.removeLast() }
-        guard let requestLine = lines.first else { throw malformed("empty request") }
-        let parts = requestLine.split(separator: " ", omittingEmptySubsequences: false)
-        guard parts.count == 3, isToken(parts[0]), !parts[1].isEmpty,
-              parts[1].unicodeScalars.allSatisfy({ $0.value > 32 && $0.value != 127 })
-        else { throw malformed("bad request line") }
-        let version = parts[2]
-        guard version == "HTTP/1.1" || version == "HTTP/1.0" else {
-            if version.hasPrefix("HTTP/") { throw HTTPParseError(status: 505, reason: "only HTTP/1.x is supported") }
-            throw malformed("bad HTTP version")
-        }
-        var headers: [(name: String, value: String)] = []
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":"), isToken(line[..<colon]) else {
-                throw malformed(line.first == " " || line.first == "\t" ? "obsolete line folding" : "bad header line")
-            }
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
-            headers.append((String(line[..<colon]), value))
-        }
-        let options = Set(
-            headers.filter { $0.name.lowercased() == "connection" }
-                .flatMap { $0.value.lowercased().split(separator: ",") }
-                .map { $0.trimmingCharacters(in: .whitespaces) }
-        )
-        let keepAlive = version == "HTTP/1.1" ? !options.contains("close") : options.contains("keep-alive")
-        return Head(method: String(parts[0]), target: String(parts[1]), headers: headers, keepAlive: keepAlive)
-    }
-
     /// Decides how the body is framed; returns an event when one is ready now.
     private mutating func beginBody(_ head: Head) throws(HTTPParseError) -> Event? {
         var head = head
         let values = { (name: String) in head.headers.filter { $0.name.lowercased() == name }.map(\.value) }
+        if truncatesLargeBodies {
+            multipartBoundary = try? MultipartParser.boundary(contentType: values("content-type").first)
+        }
         if let encoding = values("transfer-encoding").last {
             guard encoding.lowercased().split(separator: ",").last?.trimmingCharacters(in: .whitespaces) == "chunked"
             else { throw HTTPParseError(status: 501, reason: "unsupported transfer coding \(encoding)") }
@@ -217,7 +207,7 @@ struct HTTPRequestParser: Sendable {
             guard let text = lengths.first else { return finish(head) }
             guard !text.isEmpty, text.count <= 18, text.allSatisfy(\.isASCII), let length = Int(text), length >= 0
             else { throw Self.malformed("bad Content-Length") }
-            guard length <= maxBodyBytes else { throw Self.bodyTooLarge(maxBodyBytes) }
+            guard truncatesLargeBodies || length <= bodyBufferLimit else { throw Self.bodyTooLarge(bodyBufferLimit) }
             guard length > 0 else { return finish(head) }
             phase = .fixedBody(head, remaining: length)
         }
@@ -227,13 +217,26 @@ struct HTTPRequestParser: Sendable {
 
     // MARK: - Body
 
-    /// Moves up to `remaining` buffered bytes into the body; returns how many are still missing.
+    /// Consumes up to `remaining` buffered body bytes (counted and digested; kept up to
+    /// `bodyBufferLimit`); returns how many are still missing.
     private mutating func takeBody(_ remaining: Int) -> Int {
         let count = min(remaining, buffer.count - start)
-        if count > 0 {
-            body.append(contentsOf: buffer[start..<start + count])
-            start += count
+        guard count > 0 else { return remaining }
+        buffer.withUnsafeBytes { bytes in
+            let taken = UnsafeRawBufferPointer(rebasing: bytes[start..<start + count])
+            digest.update(taken)
+            let kept = min(count, bodyBufferLimit - body.count)
+            if kept > 0 { body.append(contentsOf: UnsafeRawBufferPointer(rebasing: taken[..<kept])) }
+            guard kept < count, let boundary = multipartBoundary else { return }
+            if scanner == nil {
+                // The body just outgrew the buffer: scan what was kept, then everything after it.
+                scanner = MultipartScanner(boundary: boundary)
+                body.withUnsafeBytes { scanner?.feed($0) }
+            }
+            scanner?.feed(UnsafeRawBufferPointer(rebasing: taken[kept...]))
         }
+        bodyLength += Int64(count)
+        start += count
         return remaining - count
     }
 
@@ -255,32 +258,17 @@ struct HTTPRequestParser: Sendable {
     }
 
     private mutating func finish(_ head: Head) -> Event {
-        let request = ServerRequest(method: head.method, target: head.target, headers: head.headers, body: body)
+        let request = ServerRequest(
+            method: head.method, target: head.target, headers: head.headers,
+            bodyPrefix: body, bodyLength: bodyLength, bodyDigest: digest.value, streamedParts: scanner?.finish()
+        )
         body = Data()
+        bodyLength = 0
+        digest = BodyDigest()
+        multipartBoundary = nil
+        scanner = nil
         trailerBytes = 0
         phase = .head
         return .request(ParsedRequest(request: request, keepAlive: head.keepAlive, isHead: head.method == "HEAD"))
-    }
-
-    // MARK: - Helpers
-
-    private static func isToken(_ text: Substring) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"):
-                true
-            default:
-                "!#$%&'*+-.^_`|~".utf8.contains(byte)
-            }
-        }
-    }
-
-    private static func malformed(_ reason: String) -> HTTPParseError {
-        HTTPParseError(status: 400, reason: reason)
-    }
-
-    private static func bodyTooLarge(_ limit: Int) -> HTTPParseError {
-        HTTPParseError(status: 413, reason: "request body larger than \(limit) bytes")
     }
 }

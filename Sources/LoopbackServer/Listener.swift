@@ -17,6 +17,8 @@ import Synchronization
 final class Listener: Sendable {
     private let listenFD: Int32
     private let handler: RequestHandler
+    /// Copied into every connection.
+    private let parser: HTTPRequestParser
     private let acceptQueue: DispatchQueue
     /// Signalled by the accept source's cancel handler, once the listening socket is closed.
     private let listenerClosed = DispatchSemaphore(value: 0)
@@ -34,8 +36,9 @@ final class Listener: Sendable {
     }
 
     /// Takes ownership of a listening, non-blocking socket.
-    init(listenFD: Int32, port: Int, handler: @escaping RequestHandler) {
+    init(listenFD: Int32, port: Int, parser: HTTPRequestParser, handler: @escaping RequestHandler) {
         self.listenFD = listenFD
+        self.parser = parser
         self.handler = handler
         self.acceptQueue = DispatchQueue(label: "LoopbackServer.accept.\(port)")
     }
@@ -108,7 +111,7 @@ final class Listener: Sendable {
                 requestRead: { [self] in self.state.withLock(owner: self) { $0.requestCount += 1 } },
                 closed: { [self] id in _ = self.state.withLock(owner: self) { $0.connections.removeValue(forKey: id) } }
             )
-            let connection = Connection(id: state.nextID, fd: fd, handler: handler, events: events)
+            let connection = Connection(id: state.nextID, fd: fd, parser: parser, handler: handler, events: events)
             state.connections[state.nextID] = connection
             return connection
         }

@@ -6,15 +6,17 @@ import Foundation
 /// a blocked handler occupies a thread. To answer late, return ``Reply/delayed(_:_:)``.
 public typealias RequestHandler = @Sendable (ServerRequest) -> Reply
 
-/// A small HTTP/1.1 server on 127.0.0.1 with an ephemeral port — a **test
-/// fixture, not a production server**.
+/// A small HTTP/1.1 server on 127.0.0.1 (or ::1) with an ephemeral port — a
+/// **test fixture, not a production server**.
 ///
 /// It exists so HTTP tests, the demo's `--offline` mode and the benchmarks run
 /// without a network: each test starts its own server, points a client at
 /// ``url(_:)``, and chooses per request what the server does, including the
 /// misbehaviours real servers show (slow, truncated, silent, closing, raw
-/// bytes; see ``Reply``). It has no TLS, no authentication, no compression,
-/// and trusts its clients; never expose it beyond the loopback interface.
+/// bytes; see ``Reply``), and bodies far larger than memory in either
+/// direction. It has no TLS, no authentication, no content negotiation (gzip
+/// only when a reply asks for it), and trusts its clients; never expose it
+/// beyond the loopback interface.
 ///
 /// ```swift
 /// let server = try LoopbackServer(routes: [
@@ -32,8 +34,28 @@ public typealias RequestHandler = @Sendable (ServerRequest) -> Reply
 /// in order, request bodies framed by `Content-Length` or chunked, and
 /// `Expect: 100-continue`. A malformed request is answered `400` (`505` for
 /// another HTTP version, `501` for an unknown transfer coding), a request head
-/// over 64 KiB `431`, a body over 64 MiB `413`; then the connection closes.
-/// Replies of any size are written as fast as the client reads them.
+/// over 64 KiB `431`; then the connection closes.
+///
+/// Request bodies are kept in memory up to `bodyBufferLimit` (64 MiB unless
+/// set in the initializer). A larger body is answered `413` (then the
+/// connection closes), unless the server was made with
+/// ``OversizedBodies/truncate``: then a body of any size is read as it
+/// arrives, only its first `bodyBufferLimit` bytes are kept, and the handler
+/// gets the whole body's ``ServerRequest/bodyLength`` and
+/// ``ServerRequest/bodyDigest``. Multipart bodies are split into parts only
+/// when kept whole (``ServerRequest/multipartParts()``).
+///
+/// Replies of any size are written as fast as the client reads them. Generated
+/// and gzip bodies (``Reply/generated(status:headers:length:content:chunked:chunkSize:interval:)``,
+/// ``Reply/gzip(status:headers:decodedLength:content:chunked:chunkSize:interval:)``)
+/// are produced as the client reads, with back-pressure: at most about 1 MiB
+/// waits per connection, so a server can send gibibytes with flat memory.
+/// Other replies are built whole before they are sent.
+///
+/// ## IPv6
+/// `LoopbackServer(host: .ipv6)` listens on ::1 and ``url(_:)`` gives
+/// `http://[::1]:<port>/…`. On Linux, swift-corelibs-foundation's `URLSession`
+/// cannot reach IPv6 literal hosts; test with a raw socket there.
 ///
 /// ## Threading
 /// Connections are accepted on a private serial queue; each connection has its
@@ -48,42 +70,94 @@ public typealias RequestHandler = @Sendable (ServerRequest) -> Reply
 /// never-answered reply. A handler that captures its server keeps it alive:
 /// call ``shutdown()`` explicitly in that case.
 public final class LoopbackServer: Sendable {
-    /// The port the server listens on, on 127.0.0.1.
+    /// The loopback address a server listens on.
+    public enum Host: Sendable, Equatable {
+        /// 127.0.0.1; URLs look like `http://127.0.0.1:8080/`.
+        case ipv4
+        /// ::1; URLs look like `http://[::1]:8080/`.
+        ///
+        /// - Note: swift-corelibs-foundation's `URLSession` cannot reach IPv6
+        ///   literal hosts on Linux; use a raw socket (or another client) there.
+        case ipv6
+
+        /// The host as written in a URL: `127.0.0.1` or `[::1]`.
+        public var urlLiteral: String {
+            switch self {
+            case .ipv4: "127.0.0.1"
+            case .ipv6: "[::1]"
+            }
+        }
+    }
+
+    /// What the server does with a request body larger than its `bodyBufferLimit`.
+    public enum OversizedBodies: Sendable, Equatable {
+        /// Answer `413 Content Too Large` (before reading the body when its
+        /// length is announced) and close the connection. The default.
+        case reject
+        /// Read the whole body as it arrives, keep only its first
+        /// `bodyBufferLimit` bytes in ``ServerRequest/body``, and report the
+        /// whole body's ``ServerRequest/bodyLength`` and ``ServerRequest/bodyDigest``;
+        /// ``ServerRequest/bodyIsTruncated`` is `true`. Memory stays bounded
+        /// whatever the upload's size.
+        case truncate
+    }
+
+    /// The port the server listens on.
     public let port: Int
-    /// `http://127.0.0.1:<port>`.
+    /// The address the server listens on.
+    public let host: Host
+    /// `http://127.0.0.1:<port>` or `http://[::1]:<port>`.
     public let baseURL: URL
 
     private let listener: Listener
 
-    /// Starts a server on 127.0.0.1 on an ephemeral port.
+    /// Starts a server on a loopback address on an ephemeral port.
     ///
     /// The server accepts connections as soon as this returns.
-    /// - Parameter handler: decides the reply to every request.
-    /// - Throws: ``LoopbackServerError`` naming the system call that failed (with its `errno` text).
-    public init(handler: @escaping RequestHandler) throws(LoopbackServerError) {
-        let (fd, port) = try Socket.makeBoundSocket()
+    /// - Parameters:
+    ///   - host: 127.0.0.1 (the default) or ::1.
+    ///   - bodyBufferLimit: the most bytes of a request body kept in memory; 64 MiB by default.
+    ///   - oversizedBodies: what happens to a body over `bodyBufferLimit`: refused
+    ///     with `413` (the default), or read to the end and truncated.
+    ///   - handler: decides the reply to every request.
+    /// - Throws: ``LoopbackServerError`` naming the system call that failed (with its `errno` text),
+    ///   for example when the machine has no IPv6 loopback.
+    public init(
+        host: Host = .ipv4, bodyBufferLimit: Int = 64 << 20, oversizedBodies: OversizedBodies = .reject,
+        handler: @escaping RequestHandler
+    ) throws(LoopbackServerError) {
+        let (fd, port) = try Socket.makeBoundSocket(ipv6: host == .ipv6)
         do throws(LoopbackServerError) {
             try Socket.listen(fd, backlog: 1024)
-            guard let baseURL = URL(string: "http://127.0.0.1:\(port)") else {
-                throw LoopbackServerError(operation: "URL(string: http://127.0.0.1:\(port))", errorNumber: 0)
+            guard let baseURL = URL(string: "http://\(host.urlLiteral):\(port)") else {
+                throw LoopbackServerError(operation: "URL(string: http://\(host.urlLiteral):\(port))", errorNumber: 0)
             }
             self.port = port
+            self.host = host
             self.baseURL = baseURL
         } catch {
             Socket.close(fd)
             throw error
         }
-        listener = Listener(listenFD: fd, port: port, handler: handler)
+        let parser = HTTPRequestParser(bodyBufferLimit: bodyBufferLimit, truncatesLargeBodies: oversizedBodies == .truncate)
+        listener = Listener(listenFD: fd, port: port, parser: parser, handler: handler)
         listener.start()
     }
 
     /// Starts a server that routes requests by exact path (query ignored).
     ///
     /// A path with no route is answered `404` with the text `no route for <path>`.
-    /// - Parameter routes: a handler per path, for example `["/users": { _ in .json("[]") }]`.
+    /// - Parameters:
+    ///   - host: 127.0.0.1 (the default) or ::1.
+    ///   - bodyBufferLimit: the most bytes of a request body kept in memory; 64 MiB by default.
+    ///   - oversizedBodies: what happens to a body over `bodyBufferLimit`.
+    ///   - routes: a handler per path, for example `["/users": { _ in .json("[]") }]`.
     /// - Throws: ``LoopbackServerError`` when the socket cannot be set up.
-    public convenience init(routes: [String: RequestHandler]) throws(LoopbackServerError) {
-        try self.init { request in
+    public convenience init(
+        host: Host = .ipv4, bodyBufferLimit: Int = 64 << 20, oversizedBodies: OversizedBodies = .reject,
+        routes: [String: RequestHandler]
+    ) throws(LoopbackServerError) {
+        try self.init(host: host, bodyBufferLimit: bodyBufferLimit, oversizedBodies: oversizedBodies) { request in
             guard let route = routes[request.path] else {
                 return .text("no route for \(request.path)", status: 404)
             }
@@ -135,14 +209,16 @@ public final class LoopbackServer: Sendable {
         listener.shutdown()
     }
 
-    /// A port on 127.0.0.1 that nothing listens on, for connection-refused tests.
+    /// A port on a loopback address that nothing listens on, for connection-refused tests.
     ///
     /// Binds port 0, reads the port the system chose and closes the socket
     /// without listening. Another process could in theory take the port
     /// afterwards, which is unlikely within a test.
+    /// - Parameter host: 127.0.0.1 (the default) or ::1.
+    /// - Returns: the port.
     /// - Throws: ``LoopbackServerError`` when no socket can be bound.
-    public static func unusedPort() throws(LoopbackServerError) -> Int {
-        let (fd, port) = try Socket.makeBoundSocket()
+    public static func unusedPort(host: Host = .ipv4) throws(LoopbackServerError) -> Int {
+        let (fd, port) = try Socket.makeBoundSocket(ipv6: host == .ipv6)
         Socket.close(fd)
         return port
     }

@@ -18,19 +18,24 @@ struct Outbox: Sendable {
     private var chunks: [Data] = []
     /// How much of `chunks[0]` was already written.
     private var offset = 0
+    /// How many bytes wait to be written.
+    private(set) var byteCount = 0
 
     /// Whether nothing is waiting to be written.
     var isEmpty: Bool { chunks.isEmpty }
 
     /// Queues bytes behind anything already waiting.
     mutating func append(_ bytes: Data) {
-        if !bytes.isEmpty { chunks.append(bytes) }
+        guard !bytes.isEmpty else { return }
+        chunks.append(bytes)
+        byteCount += bytes.count
     }
 
     /// Drops everything queued (the connection is closing).
     mutating func removeAll() {
         chunks.removeAll()
         offset = 0
+        byteCount = 0
     }
 
     /// Writes as much as the socket takes now.
@@ -44,6 +49,7 @@ struct Outbox: Sendable {
                 return .blocked
             case .transferred(let count):
                 offset += count
+                byteCount -= count
                 if offset >= chunk.count {
                     chunks.removeFirst()
                     offset = 0

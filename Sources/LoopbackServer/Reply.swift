@@ -1,7 +1,8 @@
 import Foundation
 
-/// What a ``LoopbackServer`` does with one request: a normal response, or one
-/// of the misbehaviours HTTP client tests need (slow, truncated, silent, raw).
+/// What a ``LoopbackServer`` does with one request: a normal response, one
+/// of the misbehaviours HTTP client tests need (slow, truncated, silent, raw),
+/// or a huge body made while it is sent (generated, gzip).
 ///
 /// The server adds `Content-Length` (or `Transfer-Encoding: chunked`) itself
 /// unless the reply's headers already carry one, adds `Connection: close` when
@@ -47,7 +48,59 @@ public enum Reply: Sendable {
     case neverRespond
 
     /// Writes exactly these bytes, then closes the connection.
+    ///
+    /// Nothing is added or checked, so a test can send what no well-behaved
+    /// server does: a status line without a reason phrase (`HTTP/1.1 200`),
+    /// `Content-Length:5` without a space, bare LF line ends, or a head
+    /// without its terminating blank line (the client then sees the
+    /// connection close in the middle of the headers).
     case raw(Data)
+
+    /// A body of `length` bytes of `content`, made as the client reads it, so
+    /// a reply of a gibibyte or more costs the server no more than about 1 MiB.
+    ///
+    /// Framed by `Content-Length: length` (unless `headers` declare one; a
+    /// different declared length closes the connection after the body), or by
+    /// `Transfer-Encoding: chunked` with chunks of `chunkSize` bytes when
+    /// `chunked` is set. `Content-Type: application/octet-stream` is added
+    /// unless `headers` have one. The client checks what it received with
+    /// `GeneratedContent.firstMismatch(in:startingAt:)`.
+    /// - Parameters:
+    ///   - status: the status code.
+    ///   - headers: extra header fields.
+    ///   - length: the body length in bytes (a negative length means 0).
+    ///   - content: what the bytes are; the offset pattern by default.
+    ///   - chunked: whether to send the body chunked.
+    ///   - chunkSize: bytes per write (and per chunk), clamped to 1 byte...512 KiB.
+    ///   - interval: seconds to wait after each chunk, for slow streams (0: as fast as the client reads).
+    case generated(
+        status: Int = 200, headers: [(String, String)] = [], length: Int64, content: GeneratedContent = .pattern,
+        chunked: Bool = false, chunkSize: Int = 64 * 1024, interval: Double = 0
+    )
+
+    /// A `Content-Encoding: gzip` body that decodes to `decodedLength` bytes of
+    /// `content`, compressed about a hundredfold (64 MiB of decoded bytes are
+    /// sent as about 0.6 MiB), made as the client reads it.
+    ///
+    /// The compressed stream is one fixed-Huffman deflate block: literals for
+    /// the first period of `content`, then back-references of 258 bytes, with
+    /// the gzip CRC-32 and length trailer, so a decoder that checks the
+    /// trailer accepts it. Framed by `Content-Length` (of the compressed bytes)
+    /// or chunked, as in ``generated(status:headers:length:content:chunked:chunkSize:interval:)``;
+    /// `chunkSize` and `interval` apply to the compressed bytes, so a small
+    /// chunk and a pause make a slow download a client can cancel midway.
+    /// - Parameters:
+    ///   - status: the status code.
+    ///   - headers: extra header fields (`Content-Encoding: gzip` is added unless present).
+    ///   - decodedLength: the decoded body length in bytes (a negative length means 0).
+    ///   - content: what the decoded bytes are; the offset pattern by default.
+    ///   - chunked: whether to send the compressed body chunked.
+    ///   - chunkSize: compressed bytes per write (and per chunk), clamped to 1 byte...512 KiB.
+    ///   - interval: seconds to wait after each write of compressed bytes.
+    case gzip(
+        status: Int = 200, headers: [(String, String)] = [], decodedLength: Int64,
+        content: GeneratedContent = .pattern, chunked: Bool = false, chunkSize: Int = 64 * 1024, interval: Double = 0
+    )
 
     /// A redirect (normally a 3xx status) with a `Location` header and an empty body.
     case redirect(to: String, status: Int = 302)
@@ -77,7 +130,10 @@ public enum Reply: Sendable {
     /// The object has the keys `method`, `target`, `path`, `query` (object),
     /// `headers` (object of name → value; names as sent, repeated names joined
     /// with `", "`), `body` (the body as UTF-8 text, or base64 when it is not
-    /// valid UTF-8), `bodyEncoding` (`"utf8"` or `"base64"`) and `bodyLength`.
+    /// valid UTF-8), `bodyEncoding` (`"utf8"` or `"base64"`), `bodyLength`
+    /// (of the whole body), `bodyDigest` (its ``BodyDigest`` as 16 hexadecimal
+    /// digits) and `bodyIsTruncated` (whether `body` holds only the beginning,
+    /// see ``LoopbackServer/OversizedBodies/truncate``).
     /// Keys are sorted and slashes are not escaped.
     public static func echo(_ request: ServerRequest) -> Reply {
         var headers: [String: String] = [:]
@@ -93,7 +149,9 @@ public enum Reply: Sendable {
             "headers": headers,
             "body": text ?? request.body.base64EncodedString(),
             "bodyEncoding": text == nil ? "base64" : "utf8",
-            "bodyLength": request.body.count,
+            "bodyLength": request.bodyLength,
+            "bodyDigest": BodyDigest.hexadecimal(request.bodyDigest),
+            "bodyIsTruncated": request.bodyIsTruncated,
         ]
         do {
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])

@@ -10,6 +10,8 @@ enum ReplyStep: Sendable {
     case close
     /// Stop here and keep the connection open, unanswered (``Reply/neverRespond``).
     case hold
+    /// Write this body as the client reads it; the next step runs once it is complete.
+    case stream(BodyStream)
 }
 
 /// A ``Reply`` turned into wire bytes and pauses for one request.
@@ -97,7 +99,41 @@ struct ReplyPlan: Sendable {
             steps.append(.close)
         case let .redirect(location, status):
             add(.response(status: status, headers: [("Location", location)]))
+        case let .generated(status, headers, length, content, chunked, chunkSize, interval):
+            let producer = GeneratedProducer(content: content, length: length)
+            let body = BodyStream(producer, chunked: chunked, pieceSize: chunkSize, interval: interval)
+            addStream(status, headers, [], body, length: max(0, length), chunked: chunked)
+        case let .gzip(status, headers, decodedLength, content, chunked, chunkSize, interval):
+            let producer = GzipProducer(content: content, decodedLength: decodedLength)
+            let body = BodyStream(producer, chunked: chunked, pieceSize: chunkSize, interval: interval)
+            let encoding = [("Content-Encoding", "gzip")]
+            addStream(status, headers, encoding, body, length: producer.compressedLength, chunked: chunked)
         }
+    }
+
+    /// A reply whose body is produced while it is written.
+    private mutating func addStream(
+        _ status: Int, _ headers: [(String, String)], _ defaults: [(String, String)], _ body: BodyStream,
+        length: Int64, chunked: Bool
+    ) {
+        guard Self.isValid(status) else { return add(Self.invalidStatus(status)) }
+        var headers = headers
+        for (name, value) in defaults + [("Content-Type", "application/octet-stream")]
+        where !headers.contains(where: { Self.same($0.0, name) }) {
+            headers.append((name, value))
+        }
+        let framing = Self.framing(of: headers)
+        let added: (String, String)?
+        if chunked {
+            added = framing.hasTransferEncoding ? nil : ("Transfer-Encoding", "chunked")
+        } else {
+            if framing.hasTransferEncoding || framing.declaredLength.map({ $0 != length }) == true {
+                closesAfter = true
+            }
+            added = framing.isDeclared || !Self.allowsBody(status) ? nil : ("Content-Length", "\(length)")
+        }
+        send(head(status, headers, added))
+        if !isHead && Self.allowsBody(status) { steps.append(.stream(body)) }
     }
 
     private mutating func send(_ bytes: Data) {
@@ -130,6 +166,7 @@ struct ReplyPlan: Sendable {
 
     private struct Framing {
         var contentLength: Int?
+        var declaredLength: Int64? { contentLength.map(Int64.init) }
         var isDeclared = false
         var hasTransferEncoding = false
     }

@@ -21,7 +21,19 @@ public struct ServerRequest: Sendable {
     /// The header fields in the order received, names as sent.
     public let headers: [(name: String, value: String)]
     /// The request body (de-chunked when it was sent chunked); empty when there was none.
+    ///
+    /// When the body was larger than the server's `bodyBufferLimit` and the
+    /// server was made with ``LoopbackServer/OversizedBodies/truncate``, only
+    /// the first `bodyBufferLimit` bytes are kept (``bodyIsTruncated`` is `true`).
     public let body: Data
+    /// The length of the whole body as received, also when ``body`` holds only its beginning.
+    public let bodyLength: Int64
+    /// The ``BodyDigest`` (FNV-1a 64) of the whole body as received.
+    public let bodyDigest: UInt64
+    /// Whether ``body`` holds only the beginning of a larger body.
+    public var bodyIsTruncated: Bool { Int64(body.count) < bodyLength }
+    /// The parts of a multipart body too large to keep, split while it streamed in.
+    let streamedParts: Result<[MultipartPart], MultipartError>?
 
     /// Creates a request, deriving ``path`` and ``query`` from `target`.
     ///
@@ -37,9 +49,28 @@ public struct ServerRequest: Sendable {
         self.target = target
         self.headers = headers
         self.body = body
+        self.bodyLength = Int64(body.count)
+        self.bodyDigest = BodyDigest.of(body)
+        self.streamedParts = nil
         let (path, query) = Self.split(target: target)
         self.path = path
         self.query = query
+    }
+
+    /// A request whose body was read in part: what the server builds for an oversized body.
+    init(
+        method: String, target: String, headers: [(name: String, value: String)],
+        bodyPrefix: Data, bodyLength: Int64, bodyDigest: UInt64,
+        streamedParts: Result<[MultipartPart], MultipartError>? = nil
+    ) {
+        self.streamedParts = streamedParts
+        self.method = method
+        self.target = target
+        self.headers = headers
+        self.body = bodyPrefix
+        self.bodyLength = bodyLength
+        self.bodyDigest = bodyDigest
+        (path, query) = Self.split(target: target)
     }
 
     /// The value of the first header field called `name`, compared case-insensitively.

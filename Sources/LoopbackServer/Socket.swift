@@ -31,30 +31,47 @@ enum Socket {
     private static let sendFlags = Int32(MSG_NOSIGNAL)
     #endif
 
-    /// Creates a TCP socket bound to 127.0.0.1 on `port` (0 = ephemeral).
+    /// Creates a TCP socket bound to 127.0.0.1 (or ::1 when `ipv6` is set) on `port` (0 = ephemeral).
     /// - Returns: the descriptor and the port actually bound.
     /// - Throws: ``LoopbackServerError`` naming the failing call.
-    static func makeBoundSocket(port: UInt16 = 0) throws(LoopbackServerError) -> (fd: Int32, port: Int) {
-        let fd = socket(AF_INET, streamType, 0)
-        guard fd >= 0 else { throw .system("socket") }
+    static func makeBoundSocket(ipv6: Bool = false, port: UInt16 = 0) throws(LoopbackServerError) -> (fd: Int32, port: Int) {
+        let fd = socket(ipv6 ? AF_INET6 : AF_INET, streamType, 0)
+        guard fd >= 0 else { throw .system(ipv6 ? "socket(AF_INET6)" : "socket(AF_INET)") }
         do throws(LoopbackServerError) {
             #if canImport(Darwin)
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             #endif
             try setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1, name: "setsockopt(SO_REUSEADDR)")
-            var address = sockaddr_in()
-            #if canImport(Darwin)
-            address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
-            #endif
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian  // 127.0.0.1
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            let bound: Int32
+            if ipv6 {
+                try setOption(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, 1, name: "setsockopt(IPV6_V6ONLY)")
+                var address = sockaddr_in6()
+                #if canImport(Darwin)
+                address.sin6_len = UInt8(MemoryLayout<sockaddr_in6>.size)
+                #endif
+                address.sin6_family = sa_family_t(AF_INET6)
+                address.sin6_port = port.bigEndian
+                address.sin6_addr = in6addr_loopback
+                bound = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                    }
+                }
+            } else {
+                var address = sockaddr_in()
+                #if canImport(Darwin)
+                address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+                #endif
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_port = port.bigEndian
+                address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian  // 127.0.0.1
+                bound = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
                 }
             }
-            guard bound == 0 else { throw .system("bind(127.0.0.1)") }
+            guard bound == 0 else { throw .system(ipv6 ? "bind(::1)" : "bind(127.0.0.1)") }
             return (fd, try localPort(fd))
         } catch {
             close(fd)
@@ -62,15 +79,21 @@ enum Socket {
         }
     }
 
-    /// The local port a bound socket uses.
+    /// The local port a bound socket uses (IPv4 or IPv6).
     static func localPort(_ fd: Int32) throws(LoopbackServerError) -> Int {
-        var address = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let result = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
         guard result == 0 else { throw .system("getsockname") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        let port = withUnsafePointer(to: &address) { pointer -> UInt16 in
+            if Int32(pointer.pointee.ss_family) == AF_INET6 {
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_port }
+            }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_port }
+        }
+        return Int(UInt16(bigEndian: port))
     }
 
     /// Starts listening with the given backlog and makes the socket non-blocking.

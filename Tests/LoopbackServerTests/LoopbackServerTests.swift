@@ -167,6 +167,10 @@ struct LoopbackServerTests {
     }
 
     @Test func aThirtyTwoMebibyteReplyArrivesIntact() async throws {
+        try await MemoryHeavy.exclusively { try await thirtyTwoMebibyteReply() }
+    }
+
+    private func thirtyTwoMebibyteReply() async throws {
         let body = Data((0..<(32 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 >> 3) })
         let server = try LoopbackServer { _ in .response(status: 200, body: body) }
         defer { server.shutdown() }
@@ -501,134 +505,5 @@ extension LoopbackServerTests {
 
     private func header(_ response: URLResponse, _ name: String) -> String? {
         (response as? HTTPURLResponse)?.value(forHTTPHeaderField: name)
-    }
-
-    /// A blocking TCP client for looking at the bytes on the wire; every read gives up after 20 s.
-    private final class RawClient: Sendable {
-        enum ConnectError: Error, Equatable {
-            case refused
-            case failed(Int32)
-        }
-
-        struct Response {
-            var status: Int
-            /// Lowercased names.
-            var headers: [String: String]
-            var body: Data
-        }
-
-        private let descriptor: Mutex<Int32>
-        private let buffered = Mutex(Data())
-
-        private var fd: Int32 { descriptor.withLock { $0 } }
-
-        init(port: Int) throws(ConnectError) {
-            #if canImport(Darwin)
-            let fd = socket(AF_INET, SOCK_STREAM, 0)
-            #else
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            #endif
-            guard fd >= 0 else { throw .failed(errno) }
-            var timeout = timeval(tv_sec: 20, tv_usec: 0)
-            _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            #if canImport(Darwin)
-            var one: Int32 = 1
-            _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
-            #endif
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = UInt16(port).bigEndian
-            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-            let result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            guard result == 0 else {
-                let code = errno
-                _ = Self.closeDescriptor(fd)
-                throw code == ECONNREFUSED ? .refused : .failed(code)
-            }
-            self.descriptor = Mutex(fd)
-        }
-
-        func send(_ text: String) throws {
-            let bytes = Array(text.utf8)
-            var sent = 0
-            while sent < bytes.count {
-                #if canImport(Darwin)
-                let count = bytes[sent...].withUnsafeBytes { Darwin.send(fd, $0.baseAddress, $0.count, 0) }
-                #else
-                let count = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                #endif
-                guard count > 0 else { throw ConnectError.failed(errno) }
-                sent += count
-            }
-        }
-
-        /// Reads one response framed by Content-Length (or headers only for 1xx/204/304).
-        func readResponse() throws -> Response {
-            while true {
-                let data = buffered.withLock { $0 }
-                if let end = data.range(of: Data("\r\n\r\n".utf8)) {
-                    let head = String(decoding: data[..<end.lowerBound], as: UTF8.self)
-                    var lines = head.components(separatedBy: "\r\n")
-                    let statusLine = lines.removeFirst().split(separator: " ")
-                    var headers: [String: String] = [:]
-                    for line in lines {
-                        guard let colon = line.firstIndex(of: ":") else { continue }
-                        headers[line[..<colon].lowercased()] = line[line.index(after: colon)...]
-                            .trimmingCharacters(in: .whitespaces)
-                    }
-                    let status = statusLine.count > 1 ? Int(statusLine[1]) ?? 0 : 0
-                    let length = (100..<200).contains(status) ? 0 : Int(headers["content-length"] ?? "0") ?? 0
-                    let bodyStart = end.upperBound
-                    if data.endIndex - bodyStart >= length {
-                        let body = Data(data[bodyStart..<bodyStart + length])
-                        buffered.withLock { $0 = Data($0[(bodyStart + length)...]) }
-                        return Response(status: status, headers: headers, body: body)
-                    }
-                }
-                guard try fill() else { throw ConnectError.failed(0) }
-            }
-        }
-
-        /// Reads until the server closes; returns what was not consumed yet.
-        func readToEnd() throws -> Data {
-            while try fill() {}
-            return buffered.withLock { data in
-                defer { data = Data() }
-                return data
-            }
-        }
-
-        /// Reads once; `false` at end of file.
-        private func fill() throws -> Bool {
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count == 0 { return false }
-            if count < 0 {
-                if errno == ECONNRESET { return false }
-                throw ConnectError.failed(errno)
-            }
-            buffered.withLock { $0.append(contentsOf: chunk[..<count]) }
-            return true
-        }
-
-        /// Closes the socket; later calls do nothing.
-        func close() {
-            descriptor.withLock { fd in
-                if fd >= 0 { _ = Self.closeDescriptor(fd) }
-                fd = -1
-            }
-        }
-
-        private static func closeDescriptor(_ fd: Int32) -> Int32 {
-            #if canImport(Darwin)
-            Darwin.close(fd)
-            #else
-            Glibc.close(fd)
-            #endif
-        }
     }
 }
