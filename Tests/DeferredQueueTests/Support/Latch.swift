@@ -61,6 +61,8 @@ final class Recorder<Element: Sendable>: Sendable {
 final class Counter: Sendable {
     private let value = Atomic<Int>(0)
     @discardableResult func increment() -> Int { value.add(1, ordering: .relaxed).newValue }
+    /// Adds `amount`; returns the new count.
+    @discardableResult func add(_ amount: Int) -> Int { value.add(amount, ordering: .relaxed).newValue }
     var count: Int { value.load(ordering: .relaxed) }
 }
 
