@@ -1,5 +1,4 @@
 import Foundation
-import LockSupport
 import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -14,15 +13,14 @@ import FoundationNetworking
 /// delivered on the delegate queue, so cancelling there, and only while the
 /// task has not completed, never races it.
 final class URLSessionAttemptTask: HTTPTransportTask {
-    private struct State {
-        var task: URLSessionTask?
-        var completed = false
-        /// The task was stopped to decline an authentication challenge.
-        var declinedChallenge = false
-    }
-
     private let delegateQueue: OperationQueue
-    private let state = Mutex(State())
+    /// Set once, before the task is resumed.
+    private let task = AtomicLazyReference<URLSessionTask>()
+    /// Set on the delegate queue when the task completes.
+    private let completed = Atomic<Bool>(false)
+    /// Set on the delegate queue when the task is stopped to decline an
+    /// authentication challenge.
+    private let declinedChallenge = Atomic<Bool>(false)
 
     init(delegateQueue: OperationQueue) {
         self.delegateQueue = delegateQueue
@@ -30,18 +28,18 @@ final class URLSessionAttemptTask: HTTPTransportTask {
 
     /// Records the task (once, before it is resumed).
     func attach(_ task: URLSessionTask) {
-        state.withLock(owner: self) { $0.task = task }
+        _ = self.task.storeIfNil(task)
     }
 
     /// Records that the task is being stopped to decline a challenge (on the delegate queue).
     func declineChallenge() {
-        state.withLock(owner: self) { $0.declinedChallenge = true }
+        declinedChallenge.store(true, ordering: .relaxed)
     }
 
     func cancel() {
         delegateQueue.addOperation {
-            let task = self.state.withLock(owner: self) { $0.completed ? nil : $0.task }
-            if let task, task.state == .running { task.cancel() }
+            guard !self.completed.load(ordering: .relaxed), let task = self.task.load(), task.state == .running else { return }
+            task.cancel()
         }
     }
 
@@ -58,12 +56,9 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     /// - A collecting task that failed reports no response on Linux; the
     ///   task's own `response` is used.
     func complete(response: URLResponse?, error: (any Error)?) -> (response: HTTPURLResponse?, error: (any Error)?) {
-        let (task, declined) = state.withLock(owner: self) { state in
-            state.completed = true
-            // Breaks the cycle handle → task → task delegate → handle.
-            defer { state.task = nil }
-            return (state.task, state.declinedChallenge)
-        }
+        completed.store(true, ordering: .relaxed)
+        let declined = declinedChallenge.load(ordering: .relaxed)
+        let task = self.task.load()
         let response = (response ?? task?.response) as? HTTPURLResponse
         guard let urlError = error as? URLError else { return (response, error) }
         if declined, urlError.code == .cancelled, response != nil { return (response, nil) }

@@ -21,23 +21,8 @@ extension Request {
     /// Starts running after the transition to `resumed`.
     func run() {
         session.registry.insert(self)
-        armDeadline()
         guard let urlRequest else { return }
         prepareAttempt(from: urlRequest)
-    }
-
-    /// Arms the whole-request deadline (the session's resource timeout).
-    private func armDeadline() {
-        guard let seconds = session.resourceTimeout else { return }
-        let deadline = RequestDeadline(seconds: seconds, queue: session.transport.callbackQueue) { [weak self] in
-            self?.finish(failingWith: .sessionTaskFailed(URLError(.timedOut)))
-        }
-        let armed = mutableState.withLock(owner: self) { state -> Bool in
-            guard state.state == .resumed else { return false }
-            state.deadline = deadline
-            return true
-        }
-        if !armed { deadline.cancel() }
     }
 
     /// Runs the adapters on `base`, then sends it. Without adapters this
@@ -120,7 +105,10 @@ extension Request {
         if completed.body.count > session.maximumResponseBodySize {
             return finish(failingWith: .responseTooLarge(limit: session.maximumResponseBodySize))
         }
-        if body != nil { reportCollectedBody(completed.body) }
+        if body != nil, !completed.progressHandlers.isEmpty {
+            let size = Int64(completed.body.count)
+            Self.report(TransferProgress(completed: size, expected: size), to: completed.progressHandlers)
+        }
         if let next = redirect(after: completed, response: response) {
             return followRedirect(to: next)
         }
@@ -256,12 +244,6 @@ extension Request {
         let encoding = response.value(forHTTPHeaderField: "Content-Encoding")?.lowercased() ?? "identity"
         guard encoding == "identity", response.expectedContentLength >= 0 else { return nil }
         return response.expectedContentLength
-    }
-
-    private func reportCollectedBody(_ body: Data) {
-        let handlers = mutableState.withLock(owner: self) { $0.progressHandlers }
-        guard !handlers.isEmpty else { return }
-        Self.report(TransferProgress(completed: Int64(body.count), expected: Int64(body.count)), to: handlers)
     }
 
     static func report(_ progress: TransferProgress, to handlers: [ProgressHandler]) {

@@ -131,12 +131,7 @@ public class Request: @unchecked Sendable {
     /// - Returns: The request, for chaining.
     @discardableResult
     public func resume() -> Self {
-        let resumed = mutableState.withLock(owner: self) { state in
-            let resumed = state.resume()
-            if resumed { session.eventMonitor?.requestDidResume(self) }
-            return resumed
-        }
-        if resumed { run() }
+        if mutableState.withLock(owner: self, { resume(&$0) }) { run() }
         return self
     }
 
@@ -231,11 +226,22 @@ public class Request: @unchecked Sendable {
     func enqueueHandler(_ body: @escaping @Sendable (Result<RawResponse, any Error>) -> Void) {
         let resumed = mutableState.withLock(owner: self) { state in
             state.tail.whenSettled(body)
-            let resumed = state.resume()
-            if resumed { session.eventMonitor?.requestDidResume(self) }
-            return resumed
+            return resume(&state)
         }
         if resumed { run() }
+    }
+
+    /// The transition to `resumed`, under the lock: arms the whole-request
+    /// deadline and reports the event. `false` when already past `initialized`.
+    private func resume(_ state: inout RequestMutableState) -> Bool {
+        guard state.resume() else { return false }
+        if let seconds = session.resourceTimeout {
+            state.deadline = RequestDeadline(seconds: seconds, queue: session.transport.callbackQueue) { [weak self] in
+                self?.finish(failingWith: .sessionTaskFailed(URLError(.timedOut)))
+            }
+        }
+        session.eventMonitor?.requestDidResume(self)
+        return true
     }
 
     /// Chains a step that may replace the outcome seen by later handlers (validation).

@@ -85,7 +85,7 @@ struct RequestMutableState: Sendable {
         let completed = CompletedAttempt(
             request: request, base: base, response: response ?? self.response, body: body ?? self.body,
             retryCount: retryCount, redirectCount: redirectCount, redirector: redirector,
-            credential: credentialTried ? nil : credential
+            credential: credentialTried ? nil : credential, progressHandlers: progressHandlers
         )
         self.response = completed.response
         self.body = Data()
@@ -132,4 +132,5 @@ struct CompletedAttempt: Sendable {
     let redirector: Redirector?
     /// The credential, if it has not been sent yet.
     let credential: URLCredential?
+    let progressHandlers: [ProgressHandler]
 }

@@ -32,11 +32,16 @@ extension CookieStore {
 /// under `$HOME/.local/share/` that other programs read.
 final class InMemoryCookieStore: CookieStore {
     private let cookies = Mutex<[HTTPCookie]>([])
+    /// How many cookies `cookies` holds, readable without the lock: a session
+    /// that never received a cookie pays no lock per request.
+    private let count = Atomic<Int>(0)
 
     func cookieHeader(for url: URL) -> String? {
+        guard count.load(ordering: .acquiring) > 0 else { return nil }
         let now = Date()
         let matching = cookies.withLock(owner: self) { cookies -> [HTTPCookie] in
             cookies.removeAll { $0.expiresDate.map { $0 <= now } ?? false }
+            count.store(cookies.count, ordering: .releasing)
             return cookies.filter { Self.matches($0, url) }
         }
         guard !matching.isEmpty else { return nil }
@@ -52,6 +57,7 @@ final class InMemoryCookieStore: CookieStore {
                 cookies.removeAll { $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path }
                 if cookie.expiresDate.map({ $0 > now }) ?? true { cookies.append(cookie) }
             }
+            count.store(cookies.count, ordering: .releasing)
         }
     }
 
