@@ -9,6 +9,17 @@
 protocol ConsumerLink: AnyObject, Sendable {
     /// One consumer of `self` no longer needs its result.
     func consumerGaveUp()
+
+    /// The one link `self` is waiting on, or `nil` when it waits on a
+    /// producer (a resolver, a task), on several links, or on nothing. Only
+    /// read by the cycle check of a flattening step (``Deferred/follow(_:)``),
+    /// never on the hot path.
+    var awaitedLink: (any ConsumerLink)? { get }
+}
+
+extension ConsumerLink {
+    @usableFromInline
+    var awaitedLink: (any ConsumerLink)? { nil }
 }
 
 /// All mutable state of one ``Deferred``, guarded by its `lock` (see
