@@ -15,7 +15,7 @@ public enum DeferredError: Error, Sendable, CustomStringConvertible {
     /// Every input of ``Deferred/any(_:)`` was rejected; the errors are in input order.
     case allRejected([any Error])
     /// The deferred was resolved with itself: a flattening step (``Deferred/then(on:_:)-(_,(Value)->Deferred<U>)``
-    /// or ``Deferred/recover(on:_:)-(_,(any Error)->Deferred<Value>)``) returned a
+    /// or ``Deferred/recover(on:_:)-(_,(Error)->Deferred<Value>)``) returned a
     /// deferred that waits, directly or through a chain, on the very deferred
     /// it was meant to settle.
     case cycle
