@@ -38,7 +38,8 @@ extension Deferred {
         // reads the other's under that one's lock, so at least one of them
         // sees the whole loop. Not giving up on `inner`: it waits on this
         // deferred, so it settles with `.cycle` too rather than `.cancelled`.
-        if inner.waits(on: self) {
+        // A settled `inner` waits on nothing: one atomic load, no walk.
+        if inner.isPending, inner.waits(on: self) {
             settle(.failure(DeferredError.cycle))
             return
         }

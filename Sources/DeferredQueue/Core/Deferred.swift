@@ -312,6 +312,6 @@ extension Deferred: ConsumerLink {
     /// The deferred this one follows or was derived from, while pending.
     @usableFromInline
     var awaitedLink: (any ConsumerLink)? {
-        withState { $0.upstream }
+        lock.withLock(owner: self) { _ in lockedState.upstream }
     }
 }
