@@ -4,7 +4,7 @@ import Testing
 @testable import DeferredQueue
 
 @Suite("Combinators: retry with backoff and a predicate")
-struct RetryBackoffCombinatorTests {
+struct RetryBackoffTimingTests {
     /// A wait that records the delay asked for and fires at once (on a
     /// global queue), or holds `fire` for the test to call.
     final class RecordingWait: Sendable {
