@@ -1,4 +1,5 @@
 import Dispatch
+import LockSupport
 import Synchronization
 import Testing
 @testable import DeferredQueue
@@ -99,9 +100,9 @@ private final class Job: Sendable {
 
 private final class PrintLog: Sendable {
     private let storage = Mutex<[String]>([])
-    func append(_ line: String) { storage.withLock { $0.append(line) } }
-    func reset() { storage.withLock { $0 = [] } }
-    var lines: [String] { storage.withLock { $0 } }
+    func append(_ line: String) { storage.withLock(owner: self) { $0.append(line) } }
+    func reset() { storage.withLock(owner: self) { $0 = [] } }
+    var lines: [String] { storage.withLock(owner: self) { $0 } }
 }
 
 private let printed = PrintLog()

@@ -29,7 +29,8 @@ extension Deferred {
     ///     for the first inputs, later on the handler queue of the deferred
     ///     whose fulfilment made room — never recursively, so already
     ///     fulfilled deferreds do not grow the stack however many inputs
-    ///     there are.
+    ///     there are. Calls for different inputs may overlap on different
+    ///     threads.
     /// - Returns: A deferred fulfilled with every value in input order, or
     ///   rejected with the first rejection.
     public static func all<S: Sequence>(

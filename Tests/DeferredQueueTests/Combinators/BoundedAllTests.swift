@@ -1,4 +1,5 @@
 import Dispatch
+import LockSupport
 import Synchronization
 import Testing
 @testable import DeferredQueue
@@ -31,11 +32,11 @@ struct BoundedAllTests {
         private let started = Mutex<[(input: Int, resolver: Resolver<Int>)]>([])
 
         func append(_ input: Int, _ resolver: Resolver<Int>) {
-            started.withLock { $0.append((input, resolver)) }
+            started.withLock(owner: self) { $0.append((input, resolver)) }
         }
 
-        var count: Int { started.withLock { $0.count } }
-        subscript(index: Int) -> (input: Int, resolver: Resolver<Int>) { started.withLock { $0[index] } }
+        var count: Int { started.withLock(owner: self) { $0.count } }
+        subscript(index: Int) -> (input: Int, resolver: Resolver<Int>) { started.withLock(owner: self) { $0[index] } }
     }
 
     @Test func neverMoreThanMaxConcurrentArePendingAndTheBoundIsReached() async {

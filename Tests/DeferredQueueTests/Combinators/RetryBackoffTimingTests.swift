@@ -1,4 +1,5 @@
 import Dispatch
+import LockSupport
 import Synchronization
 import Testing
 @testable import DeferredQueue
@@ -21,13 +22,13 @@ struct RetryBackoffTimingTests {
                 if self.firesAtOnce {
                     DispatchQueue.global().async(execute: fire)
                 } else {
-                    self.held.withLock { $0.append(fire) }
+                    self.held.withLock(owner: self) { $0.append(fire) }
                 }
                 return { self.cancellations.increment() }
             }
         }
 
-        var heldFires: [@Sendable () -> Void] { held.withLock { $0 } }
+        var heldFires: [@Sendable () -> Void] { held.withLock(owner: self) { $0 } }
     }
 
     @Test func waitsGrowByTheBackoffFactorUpToTheMaximum() async {
