@@ -36,7 +36,9 @@ struct DeferredState<Value: Sendable> {
     /// Producer hooks run when the deferred is cancelled (not handlers: they
     /// belong to the producing side and must run inside `cancel()`).
     @usableFromInline var cancelHooks: [@Sendable () -> Void] = []
-    /// What this deferred consumes: told when this deferred gives up.
+    /// What this deferred consumes: told when this deferred gives up. Also
+    /// what the cycle check walks (``ConsumerLink/awaitedLink``), so set it
+    /// only to something this deferred really waits on.
     @usableFromInline var upstream: (any ConsumerLink)?
     /// Consumers derived from this deferred that have not given up.
     @usableFromInline var consumers = 0
