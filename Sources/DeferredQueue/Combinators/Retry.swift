@@ -6,68 +6,150 @@ extension Deferred {
     /// Runs `make` until a deferred it returns is fulfilled, at most `attempts`
     /// times, waiting `delay` seconds between attempts.
     ///
-    /// Rejects with the last attempt's error. Stops early when an attempt is
-    /// cancelled. Cancelling the result cancels the attempt in flight and
-    /// starts no other.
+    /// The same as ``retry(attempts:delay:backoff:maximumDelay:when:_:)``
+    /// with a constant delay and every error but a cancellation retried.
     ///
     /// - Parameters:
     ///   - attempts: The most attempts to make; values below 1 count as 1.
-    ///   - delay: Seconds between a rejection and the next attempt.
-    ///   - make: Starts one attempt. Called on the previous attempt's handler
-    ///     queue (the first time, on the caller's thread).
+    ///   - delay: Seconds between a rejection and the next attempt; negative
+    ///     or NaN counts as zero.
+    ///   - make: Starts one attempt. Called on the caller's thread the first
+    ///     time, later on a global queue.
+    /// - Returns: A deferred fulfilled like the first attempt that is
+    ///   fulfilled, or rejected with the last attempt's error.
     public static func retry(
         attempts: Int,
         delay: Double = 0,
         _ make: @escaping @Sendable () -> Deferred<Value>
     ) -> Deferred<Value> {
+        retry(attempts: attempts, delay: delay, when: { _ in true }, make)
+    }
+
+    /// Runs `make` until a deferred it returns is fulfilled, at most
+    /// `attempts` times, with exponential backoff between attempts and a
+    /// predicate that decides which errors are worth another attempt.
+    ///
+    /// ```swift
+    /// let page = Deferred.retry(attempts: 5, delay: 0.2, backoff: 2, maximumDelay: 5,
+    ///                           when: { ($0 as? HTTPError)?.isTimeout ?? false }) {
+    ///     session.request(url).serializingString()
+    /// }
+    /// ```
+    ///
+    /// After the *n*-th rejection (counting from 0) the next attempt starts
+    /// `min(delay × backoffⁿ, maximumDelay)` seconds later: with `delay: 0.2,
+    /// backoff: 2, maximumDelay: 5` the waits are 0.2, 0.4, 0.8, 1.6, 3.2, 5, 5…
+    ///
+    /// The result rejects with the error of the attempt that ended the loop:
+    /// the last one, one that `shouldRetry` declined, or a cancellation
+    /// (never retried: an attempt rejected with ``DeferredError/cancelled``,
+    /// `CancellationError` or a cancelled ``CancellableError`` ends the loop
+    /// without asking `shouldRetry`). Cancelling the result cancels the
+    /// attempt in flight or the wait before the next one; no attempt starts
+    /// after that.
+    ///
+    /// - Parameters:
+    ///   - attempts: The most attempts to make; values below 1 count as 1.
+    ///   - delay: Seconds between the first rejection and the second attempt;
+    ///     negative or NaN counts as zero.
+    ///   - backoff: The factor by which each wait exceeds the one before;
+    ///     negative or NaN counts as 1 (a constant delay).
+    ///   - maximumDelay: The longest wait; NaN counts as `.infinity`.
+    ///   - shouldRetry: Called with the error of each rejected attempt that
+    ///     has attempts left after it (cancellations excluded), on that
+    ///     attempt's handler queue; `true` makes another attempt.
+    ///   - make: Starts one attempt. Called on the caller's thread the first
+    ///     time, later on a global queue.
+    /// - Returns: A deferred fulfilled like the first attempt that is
+    ///   fulfilled, or rejected as described above.
+    public static func retry(
+        attempts: Int,
+        delay: Double = 0,
+        backoff: Double = 1,
+        maximumDelay: Double = .infinity,
+        when shouldRetry: @escaping @Sendable (any Error) -> Bool,
+        _ make: @escaping @Sendable () -> Deferred<Value>
+    ) -> Deferred<Value> {
+        retry(
+            attempts: attempts, delay: delay, backoff: backoff, maximumDelay: maximumDelay,
+            when: shouldRetry, waiting: RetryBackoff.timer, make
+        )
+    }
+
+    /// ``retry(attempts:delay:backoff:maximumDelay:when:_:)`` with the wait
+    /// between attempts made by `wait` (the seam tests use to record the
+    /// delays without sleeping).
+    static func retry(
+        attempts: Int,
+        delay: Double,
+        backoff: Double,
+        maximumDelay: Double,
+        when shouldRetry: @escaping @Sendable (any Error) -> Bool,
+        waiting wait: @escaping RetryBackoff.Wait,
+        _ make: @escaping @Sendable () -> Deferred<Value>
+    ) -> Deferred<Value> {
         let (result, resolver) = Deferred.pending()
-        Retrier(resolver: resolver, attemptsLeft: max(1, attempts), delay: delay, make: make).start()
+        let backoff = RetryBackoff(delay: delay, factor: backoff, maximum: maximumDelay)
+        Retrier(
+            resolver: resolver, attempts: max(1, attempts), backoff: backoff,
+            shouldRetry: shouldRetry, wait: wait, make: make
+        ).start()
         return result
     }
 }
 
-/// One retry loop. Holds the resolver (so the result is abandoned if the loop
-/// is dropped) and the attempt in flight (so cancelling reaches it).
-private final class Retrier<Value: Sendable>: Sendable {
-    private let resolver: Resolver<Value>
-    private let delay: Double
-    private let make: @Sendable () -> Deferred<Value>
-    /// The attempts left and the one in flight, guarded together.
-    private let progress: Mutex<(left: Int, inFlight: Deferred<Value>?)>
+/// The waits between retry attempts: `delay × factorⁿ`, capped.
+struct RetryBackoff: Sendable {
+    /// Calls `fire` after `seconds` and returns a closure that cancels the
+    /// wait (after which `fire` is not called).
+    typealias Wait = @Sendable (_ seconds: Double, _ fire: @escaping @Sendable () -> Void) -> @Sendable () -> Void
 
-    init(resolver: Resolver<Value>, attemptsLeft: Int, delay: Double, make: @escaping @Sendable () -> Deferred<Value>) {
-        self.resolver = resolver
-        self.delay = delay
-        self.make = make
-        self.progress = Mutex((attemptsLeft, nil))
+    /// `delay × factorⁿ` before the cap, for the next wait.
+    private var uncapped: Double
+    private let factor: Double
+    private let maximum: Double
+
+    init(delay: Double, factor: Double, maximum: Double) {
+        uncapped = delay.isNaN || delay < 0 ? 0 : delay
+        self.factor = factor.isNaN || factor < 0 ? 1 : factor
+        self.maximum = maximum.isNaN ? .infinity : max(0, maximum)
     }
 
-    func start() {
-        resolver.onCancel { [weak self] in
-            guard let self else { return }
-            self.progress.withLock(owner: self) { $0.inFlight }?.cancel()
-        }
-        attempt()
+    /// The next wait in seconds; advances to the one after.
+    mutating func next() -> Double {
+        let seconds = min(uncapped, maximum)
+        uncapped *= factor
+        // 0 × ∞ (a zero delay with an overflowing factor) stays zero.
+        if uncapped.isNaN { uncapped = 0 }
+        return seconds
     }
 
-    private func attempt() {
-        guard resolver.isPending else { return }
-        let attempt = make()
-        let isLast = progress.withLock(owner: self) { progress -> Bool in
-            progress.left -= 1
-            progress.inFlight = attempt
-            return progress.left <= 0
+    /// The real wait: `asyncAfter` on a global queue. Cancelling releases
+    /// `fire` at once (only a small empty box waits for the deadline), so a
+    /// cancelled retry keeps nothing alive.
+    static let timer: Wait = { seconds, fire in
+        let shot = OneShot(fire)
+        // An infinite wait is never scheduled: only cancelling ends it.
+        if let deadline = DispatchTime.after(seconds: seconds) {
+            DispatchQueue.global().asyncAfter(deadline: deadline) { shot.take()?() }
         }
-        // Cancelled while `make` ran: the hook saw no attempt in flight.
-        if !resolver.isPending { attempt.cancel() }
-        attempt.whenSettled { outcome in
-            switch outcome {
-            case .failure(let error) where !isLast && !error.isDeferredCancellation:
-                let deadline = DispatchTime.after(seconds: self.delay) ?? .distantFuture
-                DispatchQueue.global().asyncAfter(deadline: deadline) { self.attempt() }
-            default:
-                self.resolver.resolve(outcome)
-            }
+        return { _ = shot.take() }
+    }
+}
+
+/// A closure that can be taken once, by firing or by cancelling.
+private final class OneShot: Sendable {
+    /// Guards the closure until it is taken.
+    private let closure: Mutex<(@Sendable () -> Void)?>
+
+    init(_ closure: @escaping @Sendable () -> Void) {
+        self.closure = Mutex(closure)
+    }
+
+    func take() -> (@Sendable () -> Void)? {
+        closure.withLock(owner: self) { closure in
+            defer { closure = nil }
+            return closure
         }
     }
 }

@@ -223,26 +223,4 @@ extension Deferred {
         }
         return next
     }
-
-    /// Settles this deferred like `inner`, and makes `inner` the upstream
-    /// that hears about cancellation from now on.
-    func follow(_ inner: Deferred<Value>) {
-        guard inner !== self else {
-            // A step that returns its own result could never settle it.
-            settle(.failure(DeferredError.abandoned))
-            return
-        }
-        inner.addConsumer()
-        let attached = withState { state -> Bool in
-            guard state.outcome == nil else { return false }
-            state.upstream = inner
-            return true
-        }
-        guard attached else {
-            // Cancelled while the step was producing `inner`.
-            inner.consumerGaveUp()
-            return
-        }
-        inner.whenSettled { self.settle($0) }
-    }
 }

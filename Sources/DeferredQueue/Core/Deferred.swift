@@ -308,4 +308,10 @@ extension Deferred: ConsumerLink {
         }
         if nobodyLeft { cancel() }
     }
+
+    /// The deferred this one follows or was derived from, while pending.
+    @usableFromInline
+    var awaitedLink: (any ConsumerLink)? {
+        lock.withLock(owner: self) { _ in lockedState.upstream }
+    }
 }

@@ -14,6 +14,11 @@ public enum DeferredError: Error, Sendable, CustomStringConvertible {
     case timedOut
     /// Every input of ``Deferred/any(_:)`` was rejected; the errors are in input order.
     case allRejected([any Error])
+    /// The deferred was resolved with itself: a flattening step (``Deferred/then(on:_:)-(_,(Value)->Deferred<U>)``
+    /// or ``Deferred/recover(on:_:)-(_,(Error)->Deferred<Value>)``) returned a
+    /// deferred that waits, directly or through a chain, on the very deferred
+    /// it was meant to settle.
+    case cycle
 
     /// `true` for ``cancelled``.
     public var isCancelled: Bool {
@@ -33,13 +38,10 @@ public enum DeferredError: Error, Sendable, CustomStringConvertible {
             if errors.isEmpty { return "Deferred.any was given no inputs, so none could be fulfilled." }
             let list = errors.map { "\($0)" }.joined(separator: "; ")
             return "All \(errors.count) deferreds were rejected: \(list)"
+        case .cycle:
+            return "The deferred was resolved with itself: a then/recover step returned a deferred that waits on the one it was settling, so neither could ever settle. Return a deferred that does not depend on the step's own result."
         }
     }
 }
 
-extension Error {
-    /// `true` when this error is ``DeferredError/cancelled``.
-    var isDeferredCancellation: Bool {
-        (self as? DeferredError)?.isCancelled ?? false
-    }
-}
+extension DeferredError: CancellableError {}

@@ -9,6 +9,17 @@
 protocol ConsumerLink: AnyObject, Sendable {
     /// One consumer of `self` no longer needs its result.
     func consumerGaveUp()
+
+    /// The one link `self` is waiting on, or `nil` when it waits on a
+    /// producer (a resolver, a task), on several links, or on nothing. Only
+    /// read by the cycle check of a flattening step (``Deferred/follow(_:)``),
+    /// never on the hot path.
+    var awaitedLink: (any ConsumerLink)? { get }
+}
+
+extension ConsumerLink {
+    @usableFromInline
+    var awaitedLink: (any ConsumerLink)? { nil }
 }
 
 /// All mutable state of one ``Deferred``, guarded by its `lock` (see
@@ -25,7 +36,9 @@ struct DeferredState<Value: Sendable> {
     /// Producer hooks run when the deferred is cancelled (not handlers: they
     /// belong to the producing side and must run inside `cancel()`).
     @usableFromInline var cancelHooks: [@Sendable () -> Void] = []
-    /// What this deferred consumes: told when this deferred gives up.
+    /// What this deferred consumes: told when this deferred gives up. Also
+    /// what the cycle check walks (``ConsumerLink/awaitedLink``), so set it
+    /// only to something this deferred really waits on.
     @usableFromInline var upstream: (any ConsumerLink)?
     /// Consumers derived from this deferred that have not given up.
     @usableFromInline var consumers = 0

@@ -1,0 +1,179 @@
+import Dispatch
+import LockSupport
+import Synchronization
+import Testing
+@testable import DeferredQueue
+
+@Suite("Combinators: retry with backoff and a predicate")
+struct RetryBackoffTimingTests {
+    /// A wait that records the delay asked for and fires at once (on a
+    /// global queue), or holds `fire` for the test to call.
+    final class RecordingWait: Sendable {
+        let delays = Recorder<Double>()
+        let cancellations = Counter()
+        private let held = Mutex<[@Sendable () -> Void]>([])
+        private let firesAtOnce: Bool
+
+        init(firesAtOnce: Bool = true) { self.firesAtOnce = firesAtOnce }
+
+        var wait: RetryBackoff.Wait {
+            { seconds, fire in
+                self.delays.append(seconds)
+                if self.firesAtOnce {
+                    DispatchQueue.global().async(execute: fire)
+                } else {
+                    self.held.withLock(owner: self) { $0.append(fire) }
+                }
+                return { self.cancellations.increment() }
+            }
+        }
+
+        var heldFires: [@Sendable () -> Void] { held.withLock(owner: self) { $0 } }
+    }
+
+    @Test func waitsGrowByTheBackoffFactorUpToTheMaximum() async {
+        let wait = RecordingWait()
+        let attempts = Counter()
+        let result = Deferred<Int>.retry(
+            attempts: 6, delay: 1, backoff: 2, maximumDelay: 5, when: { _ in true }, waiting: wait.wait
+        ) {
+            Deferred(error: TestError(attempts.increment()))
+        }
+        #expect(await settled(result) == .error(TestError(6)), "the last attempt's error")
+        #expect(attempts.count == 6)
+        #expect(wait.delays.events == [1, 2, 4, 5, 5])
+    }
+
+    @Test func aShrinkingBackoffIsCappedBeforeItShrinks() async {
+        let wait = RecordingWait()
+        let result = Deferred<Int>.retry(
+            attempts: 4, delay: 10, backoff: 0.5, maximumDelay: 5, when: { _ in true }, waiting: wait.wait
+        ) {
+            Deferred(error: TestError())
+        }
+        #expect(await settled(result) == .error(TestError()))
+        #expect(wait.delays.events == [5, 5, 2.5])
+    }
+
+    @Test func thePredicateDecidesAndSeesEachErrorOnce() async {
+        let asked = Recorder<Int>()
+        let attempts = Counter()
+        let result = Deferred<Int>.retry(
+            attempts: 10,
+            when: { error in
+                let code = (error as? TestError)?.code ?? -1
+                asked.append(code)
+                return code < 3
+            }
+        ) {
+            Deferred(error: TestError(attempts.increment()))
+        }
+        #expect(await settled(result) == .error(TestError(3)), "rejects with the error the predicate declined")
+        #expect(attempts.count == 3)
+        #expect(asked.events == [1, 2, 3])
+    }
+
+    @Test func thePredicateIsNotAskedAboutTheLastAttempt() async {
+        let asked = Counter()
+        let result = Deferred<Int>.retry(attempts: 3, when: { _ in asked.increment(); return true }) {
+            Deferred(error: TestError())
+        }
+        #expect(await settled(result) == .error(TestError()))
+        #expect(asked.count == 2)
+    }
+
+    @Test func aFulfilledAttemptEndsTheLoopWithItsValue() async {
+        let attempts = Counter()
+        let wait = RecordingWait()
+        let result = Deferred<Int>.retry(
+            attempts: 5, delay: 0.5, backoff: 3, maximumDelay: .infinity, when: { _ in true }, waiting: wait.wait
+        ) {
+            let attempt = attempts.increment()
+            return attempt < 3 ? Deferred(error: TestError(attempt)) : Deferred(value: attempt)
+        }
+        #expect(await settled(result) == .value(3))
+        #expect(wait.delays.events == [0.5, 1.5])
+    }
+
+    @Test func aCancelledAttemptIsNeverRetried() async {
+        let cancellations: [any Error] = [DeferredError.cancelled, CancellationError()]
+        for cancellation in cancellations {
+            let asked = Counter()
+            let attempts = Counter()
+            let result = Deferred<Int>.retry(attempts: 5, when: { _ in asked.increment(); return true }) {
+                attempts.increment()
+                return Deferred(error: cancellation)
+            }
+            #expect(await settled(result) != nil)
+            #expect(attempts.count == 1, "\(cancellation) ends the loop")
+            #expect(asked.count == 0)
+        }
+    }
+
+    @Test func cancellingDuringTheWaitCancelsItAndStartsNoAttempt() async {
+        let wait = RecordingWait(firesAtOnce: false)
+        let attempts = Counter()
+        let result = Deferred<Int>.retry(
+            attempts: 5, delay: 60, backoff: 2, maximumDelay: .infinity, when: { _ in true }, waiting: wait.wait
+        ) {
+            Deferred(error: TestError(attempts.increment()))
+        }
+        #expect(await eventually { wait.delays.count == 1 })
+        result.cancel()
+        #expect(await settled(result) == .cancelled)
+        #expect(await eventually { wait.cancellations.count == 1 })
+        // A wait that fires anyway (a timer racing the cancellation) starts nothing.
+        for fire in wait.heldFires { fire() }
+        #expect(attempts.count == 1)
+    }
+
+    @Test func cancellingDuringARealWaitSettlesAtOnce() async {
+        let asked = Latch()
+        let attempts = Counter()
+        let result = Deferred<Int>.retry(attempts: 5, delay: 3_600, when: { _ in asked.arrive(); return true }) {
+            Deferred(error: TestError(attempts.increment()))
+        }
+        #expect(await asked.wait())
+        result.cancel()
+        #expect(await settled(result, within: 30) == .cancelled)
+        #expect(attempts.count == 1)
+    }
+
+    @Test func cancellingCancelsTheAttemptInFlight() async {
+        let attemptCancelled = Latch()
+        let started = Latch()
+        let holder = Recorder<Resolver<Int>>()
+        let result = Deferred<Int>.retry(attempts: 3, delay: 0, backoff: 2, when: { _ in true }) {
+            let (deferred, resolver) = Deferred<Int>.pending()
+            resolver.onCancel { attemptCancelled.arrive() }
+            holder.append(resolver)
+            started.arrive()
+            return deferred
+        }
+        #expect(await started.wait())
+        result.cancel()
+        #expect(await attemptCancelled.wait())
+        #expect(await settled(result) == .cancelled)
+        #expect(holder.count == 1)
+    }
+
+    @Test func theRealTimerRetriesWithBackoff() async {
+        let attempts = Counter()
+        let result = Deferred<Int>.retry(attempts: 4, delay: 0.001, backoff: 2, maximumDelay: 0.01, when: { _ in true }) {
+            let attempt = attempts.increment()
+            return attempt < 4 ? Deferred(error: TestError(attempt)) : Deferred(value: attempt)
+        }
+        #expect(await settled(result) == .value(4))
+    }
+
+    @Test func oddBackoffSettingsAreMadeSafe() {
+        var negative = RetryBackoff(delay: -1, factor: .nan, maximum: .nan)
+        #expect([negative.next(), negative.next()] == [0, 0])
+        var constant = RetryBackoff(delay: 2, factor: -3, maximum: .nan)
+        #expect([constant.next(), constant.next(), constant.next()] == [2, 2, 2])
+        var capped = RetryBackoff(delay: .nan, factor: 2, maximum: -1)
+        #expect(capped.next() == 0)
+        var huge = RetryBackoff(delay: 0, factor: .infinity, maximum: .infinity)
+        #expect([huge.next(), huge.next(), huge.next()] == [0, 0, 0])
+    }
+}
