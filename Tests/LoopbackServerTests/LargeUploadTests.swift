@@ -19,7 +19,7 @@ struct LargeUploadTests {
 
     @Test(arguments: [false, true])
     func threeHundredMebibytesAreCountedAndDigested(chunked: Bool) async throws {
-        try await MemoryHeavy.exclusively { try upload300MiB(chunked: chunked) }
+        try await MemoryHeavy.exclusively { try await offThePool { try upload300MiB(chunked: chunked) } }
     }
 
     private func upload300MiB(chunked: Bool) throws {
@@ -54,7 +54,7 @@ struct LargeUploadTests {
             // Buffering the body would cost 300 MiB; the bound is loose because tests of other
             // targets run in the same process.
             print("resident memory while uploading 300 MiB: \(before) MiB before, peak \(peak) MiB")
-            #expect(peak - before < 128, "resident memory grew from \(before) MiB to \(peak) MiB")
+            if !Sanitizers.any { #expect(peak - before < 128, "resident memory grew from \(before) MiB to \(peak) MiB") }
         }
     }
 

@@ -1,3 +1,4 @@
+import Dispatch
 /// Runs the tests of this target that allocate tens of MiB, or measure resident
 /// memory, one at a time, so a memory measurement sees its own test and not a
 /// neighbour's 64 MiB buffers.
@@ -38,5 +39,14 @@ private actor AsyncLock {
         } else {
             waiters.removeFirst().resume()
         }
+    }
+}
+
+/// Runs blocking work (socket reads of hundreds of MiB, a child process) on a
+/// Dispatch thread instead of one of the few threads of Swift's cooperative
+/// pool, so tests of other suites that need the pool are not starved.
+func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
     }
 }

@@ -255,3 +255,4 @@ extension HTTPError {
         }
     }
 }
+extension HTTPError: CancellableError {}

@@ -1,4 +1,5 @@
 import Foundation
+import LockSupport
 import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -13,14 +14,17 @@ import FoundationNetworking
 /// delivered on the delegate queue, so cancelling there, and only while the
 /// task has not completed, never races it.
 final class URLSessionAttemptTask: HTTPTransportTask {
+    private struct State {
+        /// Released at completion: the task's delegate holds this handle, and
+        /// a handle kept its task (and so the request) alive forever.
+        var task: URLSessionTask?
+        var completed = false
+        /// The task was stopped to decline an authentication challenge.
+        var declinedChallenge = false
+    }
+
     private let delegateQueue: OperationQueue
-    /// Set once, before the task is resumed.
-    private let task = AtomicLazyReference<URLSessionTask>()
-    /// Set on the delegate queue when the task completes.
-    private let completed = Atomic<Bool>(false)
-    /// Set on the delegate queue when the task is stopped to decline an
-    /// authentication challenge.
-    private let declinedChallenge = Atomic<Bool>(false)
+    private let state = Mutex(State())
 
     init(delegateQueue: OperationQueue) {
         self.delegateQueue = delegateQueue
@@ -28,18 +32,18 @@ final class URLSessionAttemptTask: HTTPTransportTask {
 
     /// Records the task (once, before it is resumed).
     func attach(_ task: URLSessionTask) {
-        _ = self.task.storeIfNil(task)
+        state.withLock(owner: self) { $0.task = task }
     }
 
     /// Records that the task is being stopped to decline a challenge (on the delegate queue).
     func declineChallenge() {
-        declinedChallenge.store(true, ordering: .relaxed)
+        state.withLock(owner: self) { $0.declinedChallenge = true }
     }
 
     func cancel() {
         delegateQueue.addOperation {
-            guard !self.completed.load(ordering: .relaxed), let task = self.task.load(), task.state == .running else { return }
-            task.cancel()
+            let task = self.state.withLock(owner: self) { $0.completed ? nil : $0.task }
+            if let task, task.state == .running { task.cancel() }
         }
     }
 
@@ -56,9 +60,11 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     /// - A collecting task that failed reports no response on Linux; the
     ///   task's own `response` is used.
     func complete(response: URLResponse?, error: (any Error)?) -> (response: HTTPURLResponse?, error: (any Error)?) {
-        completed.store(true, ordering: .relaxed)
-        let declined = declinedChallenge.load(ordering: .relaxed)
-        let task = self.task.load()
+        let (task, declined) = state.withLock(owner: self) { state in
+            state.completed = true
+            defer { state.task = nil }
+            return (state.task, state.declinedChallenge)
+        }
         let response = (response ?? task?.response) as? HTTPURLResponse
         guard let urlError = error as? URLError else { return (response, error) }
         if declined, urlError.code == .cancelled, response != nil { return (response, nil) }
