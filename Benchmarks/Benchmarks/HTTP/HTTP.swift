@@ -13,7 +13,7 @@ import FoundationNetworking
 //   responseData(queue:)               vs dataTask(with:completionHandler:)
 //   serializingDecodable(_:).value     vs try await data(from:) + JSONDecoder
 // Both sides use a default URLSessionConfiguration without URLCache: on Linux
-// DeferredQueue's Session drops the cache (see Session.withoutURLCacheOnLinux),
+// DeferredQueue's Session drops the cache (see URLSessionTransport.transportConfiguration),
 // so the raw peers do too; one more row shows raw URLSession with the cache.
 
 /// The server and clients, shared by every benchmark of this process.
