@@ -130,6 +130,8 @@ extension HTTPError {
         case .requestAdaptationFailed: return "adaptation"
         case .requestRetryFailed: return "retryFailed"
         case .responseTooLarge: return "tooLarge"
+        case .downloadedFileMoveFailed: return "moveFailed"
+        case .uploadFileUnavailable: return "uploadFileUnavailable"
         case .parameterEncodingFailed: return "parameterEncoding"
         }
     }

@@ -36,6 +36,10 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
     indirect case requestRetryFailed(retryError: any Error, originalError: HTTPError)
     /// The response body grew past the session's `maximumResponseBodySize`; the transfer was stopped.
     case responseTooLarge(limit: Int)
+    /// A download finished, but its file could not be written or moved to its destination.
+    case downloadedFileMoveFailed(error: any Error, source: URL?, destination: URL?)
+    /// The file to upload does not exist, is a directory, or cannot be read; nothing was sent.
+    case uploadFileUnavailable(URL)
     /// The request's parameters could not be encoded into it by a ``ParameterEncoder``.
     case parameterEncodingFailed(reason: ParameterEncodingFailureReason)
 
@@ -159,6 +163,14 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
                 + "(for example a token provider) or the interceptor passed to the session or request."
         case .requestRetryFailed(let retryError, let originalError):
             return "The request failed (\(originalError)) and its retrier gave up with: \(retryError)."
+        case .downloadedFileMoveFailed(let error, let source, let destination):
+            let route = [source.map { "from \($0.path)" }, destination.map { "to \($0.path)" }].compactMap { $0 }.joined(separator: " ")
+            return "The download finished, but its file could not be written or moved\(route.isEmpty ? "" : " " + route): \(error). "
+                + "Check that the destination's directory exists (or pass .createIntermediateDirectories), that no file is "
+                + "in the way (or pass .removePreviousFile), and that there is space on the disk."
+        case .uploadFileUnavailable(let url):
+            return "The file to upload, \(url.path), does not exist, is a directory or cannot be read, so nothing was sent. "
+                + "Check the path (a file URL) and its permissions."
         case .responseTooLarge(let limit):
             return "The response body is larger than the limit of \(limit) bytes (decoded), so the transfer was "
                 + "stopped. Raise Session(maximumResponseBodySize:), or use a download or a stream for big bodies."
@@ -220,6 +232,7 @@ extension HTTPError {
         case .responseSerializationFailed(.jsonSyntax(let error)): return error
         case .responseSerializationFailed(.decodingFailed(let error)): return error
         case .requestAdaptationFailed(let error): return error
+        case .downloadedFileMoveFailed(let error, _, _): return error
         case .requestRetryFailed(let retryError, _): return retryError
         case .responseSerializationFailed(.customSerializationFailed(let error)): return error
         case .parameterEncodingFailed(let reason): return reason.underlyingError

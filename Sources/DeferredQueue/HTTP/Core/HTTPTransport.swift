@@ -61,6 +61,9 @@ public struct HTTPTransportAttempt: Sendable {
     /// The request as it goes on the wire (method, URL, headers, body), its
     /// `timeoutInterval` the idle timeout in seconds.
     public var request: URLRequest
+    /// A file to stream as the request body, read as it is sent (never
+    /// loaded whole); when set, `request.httpBody` is `nil`.
+    public var bodyFile: URL?
     /// `true`: hand the whole body over in ``HTTPTransportEvents/didComplete(response:body:error:)``;
     /// `false`: report it chunk by chunk in ``HTTPTransportEvents/didReceive(data:)``.
     public var collectsBody: Bool
@@ -69,9 +72,11 @@ public struct HTTPTransportAttempt: Sendable {
     ///
     /// - Parameters:
     ///   - request: The request to send.
+    ///   - bodyFile: A file to stream as the body, if any.
     ///   - collectsBody: Whether the transport collects the body itself.
-    public init(request: URLRequest, collectsBody: Bool) {
+    public init(request: URLRequest, bodyFile: URL? = nil, collectsBody: Bool) {
         self.request = request
+        self.bodyFile = bodyFile
         self.collectsBody = collectsBody
     }
 }

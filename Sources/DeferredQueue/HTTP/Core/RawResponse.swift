@@ -15,5 +15,7 @@ struct RawResponse: Sendable {
     /// response arrived.
     var error: HTTPError?
     var end: Date
+    /// Where a download's body is, once it finished.
+    var fileURL: URL? = nil
 
 }

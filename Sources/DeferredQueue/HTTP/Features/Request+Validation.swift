@@ -57,14 +57,7 @@ extension Request {
     /// - Returns: The request, for chaining.
     @discardableResult
     public func validate(_ check: @escaping Validation) -> Self {
-        appendStep { raw in
-            guard raw.error == nil, let response = raw.response,
-                  case .failure(let error) = check(raw.request, response, raw.data)
-            else { return raw }
-            var rejected = raw
-            rejected.error = error as? HTTPError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
-            return rejected
-        }
+        addValidation(check)
         return self
     }
 

@@ -70,15 +70,22 @@ public final class URLSessionTransport: HTTPTransport {
         // configuration's `timeoutIntervalForRequest`.
         if timeout != request.timeoutInterval { request.timeoutInterval = timeout }
         let handle = URLSessionAttemptTask(delegateQueue: urlSession.delegateQueue)
-        let task: URLSessionDataTask
+        let task: URLSessionTask
         if attempt.collectsBody {
             // The completion handler runs on the delegate queue, like delegate callbacks.
-            task = urlSession.dataTask(with: request) { data, response, error in
+            let completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in
                 let outcome = handle.complete(response: response, error: error)
                 events.didComplete(
                     response: outcome.response, body: outcome.response == nil ? nil : data ?? Data(), error: outcome.error
                 )
             }
+            if let file = attempt.bodyFile {
+                task = urlSession.uploadTask(with: request, fromFile: file, completionHandler: completion)
+            } else {
+                task = urlSession.dataTask(with: request, completionHandler: completion)
+            }
+        } else if let file = attempt.bodyFile {
+            task = urlSession.uploadTask(with: request, fromFile: file)
         } else {
             task = urlSession.dataTask(with: request)
         }

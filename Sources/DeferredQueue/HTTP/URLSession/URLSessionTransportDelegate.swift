@@ -55,6 +55,16 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         (dataTask.delegate as? URLSessionAttemptDelegate)?.urlSession(session, dataTask: dataTask, didReceive: data)
     }
 
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+        totalBytesSent: Int64, totalBytesExpectedToSend: Int64
+    ) {
+        (task.delegate as? URLSessionAttemptDelegate)?.urlSession(
+            session, task: task, didSendBodyData: bytesSent,
+            totalBytesSent: totalBytesSent, totalBytesExpectedToSend: totalBytesExpectedToSend
+        )
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         (task.delegate as? URLSessionAttemptDelegate)?.urlSession(session, task: task, didCompleteWithError: error)
     }
@@ -127,6 +137,13 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, Sendabl
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         events.didReceive(data: data)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+        totalBytesSent: Int64, totalBytesExpectedToSend: Int64
+    ) {
+        events.didSend(bytes: totalBytesSent, of: totalBytesExpectedToSend >= 0 ? totalBytesExpectedToSend : nil)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

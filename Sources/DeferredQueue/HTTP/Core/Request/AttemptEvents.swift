@@ -23,7 +23,9 @@ final class AttemptEvents: HTTPTransportEvents {
         request.attempt(attempt, didReceive: data)
     }
 
-    func didSend(bytes: Int64, of expected: Int64?) {}
+    func didSend(bytes: Int64, of expected: Int64?) {
+        request.attempt(attempt, didSend: bytes, of: expected)
+    }
 
     func didComplete(response: HTTPURLResponse?, body: Data?, error: (any Error)?) {
         request.attempt(attempt, didCompleteWith: response, body: body, error: error)

@@ -22,7 +22,15 @@ extension Request {
     func run() {
         session.registry.insert(self)
         guard let urlRequest else { return }
-        prepareAttempt(from: urlRequest)
+        prepareBody { prepared in
+            switch prepared {
+            case .success(let file):
+                self.mutableState.withLock(owner: self) { $0.bodyFile = file }
+                self.prepareAttempt(from: urlRequest)
+            case .failure(let error):
+                self.finish(failingWith: error)
+            }
+        }
     }
 
     /// Runs the adapters on `base`, then sends it. Without adapters this
@@ -47,42 +55,42 @@ extension Request {
 
     /// Sends one attempt, unless the request stopped running meanwhile.
     private func send(_ adapted: URLRequest, base: URLRequest) {
-        let prepared = session.prepare(adapted)
+        var prepared = session.prepare(adapted)
+        let collects = collectsBodies
         let begun = mutableState.withLock(owner: self) { state in
-            state.beginAttempt(sending: prepared, base: base)
+            if let body = state.encodedBody { prepared.httpBody = body }
+            return state.beginAttempt(sending: prepared, base: base).map { ($0.number, $0.collectsBody && collects, state.bodyFile) }
         }
-        guard let begun else { return }
+        guard let (number, collectsBody, bodyFile) = begun else { return }
+        if bodyFile != nil { prepared.httpBody = nil }
         let task = session.transport.startAttempt(
-            HTTPTransportAttempt(request: prepared, collectsBody: begun.collectsBody),
-            events: AttemptEvents(request: self, attempt: begun.number)
+            HTTPTransportAttempt(request: prepared, bodyFile: bodyFile, collectsBody: collectsBody),
+            events: AttemptEvents(request: self, attempt: number)
         )
-        let attached = mutableState.withLock(owner: self) { $0.attach(task, toAttempt: begun.number) }
+        let attached = mutableState.withLock(owner: self) { $0.attach(task, toAttempt: number) }
         if !attached { task.cancel() }
     }
 
     // MARK: - Transport events (on the transport's callback queue)
 
     func attempt(_ number: Int, didReceive response: HTTPURLResponse) {
-        mutableState.withLock(owner: self) { state in
-            guard state.isCurrent(number) else { return }
+        let current = mutableState.withLock(owner: self) { state -> Bool in
+            guard state.isCurrent(number) else { return false }
             state.response = response
             session.eventMonitor?.request(self, didReceive: response)
+            return true
         }
+        if current, let error = headError(for: response) { finish(failingWith: error) }
     }
 
     func attempt(_ number: Int, didReceive data: Data) {
-        let limit = session.maximumResponseBodySize
-        let update = mutableState.withLock(owner: self) { state -> (handlers: [ProgressHandler], progress: TransferProgress)? in
-            guard state.isCurrent(number) else { return nil }
-            state.body.append(data)
-            let expected = state.response.flatMap(Self.decodedLength(of:))
-            return (state.progressHandlers, TransferProgress(completed: Int64(state.body.count), expected: expected))
-        }
-        guard let update else { return }
-        if update.progress.completed > Int64(limit) {
-            return finish(failingWith: .responseTooLarge(limit: limit))
-        }
-        Self.report(update.progress, to: update.handlers)
+        consume(data, attempt: number)
+    }
+
+    func attempt(_ number: Int, didSend bytes: Int64, of expected: Int64?) {
+        let handlers = mutableState.withLock(owner: self) { $0.isCurrent(number) ? $0.uploadProgressHandlers : [] }
+        guard !handlers.isEmpty else { return }
+        Self.report(TransferProgress(completed: bytes, expected: expected), to: handlers)
     }
 
     func attempt(_ number: Int, didCompleteWith response: HTTPURLResponse?, body: Data?, error: (any Error)?) {
@@ -102,8 +110,8 @@ extension Request {
         guard let response = completed.response else {
             return decideAfterFailure(completed, error: .sessionTaskFailed(URLError(.badServerResponse)))
         }
-        if completed.body.count > session.maximumResponseBodySize {
-            return finish(failingWith: .responseTooLarge(limit: session.maximumResponseBodySize))
+        if body != nil, completed.body.count > maximumResponseBodySize {
+            return finish(failingWith: .responseTooLarge(limit: maximumResponseBodySize))
         }
         if body != nil, !completed.progressHandlers.isEmpty {
             let size = Int64(completed.body.count)
@@ -231,7 +239,8 @@ extension Request {
         guard let finished else { return }
         finished.deadline?.cancel()
         finished.task?.cancel()
-        resolver.fulfill(raw)
+        resolver.fulfill(finalOutcome(raw))
+        didEnd()
         session.registry.remove(self)
     }
 

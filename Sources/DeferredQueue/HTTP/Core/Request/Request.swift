@@ -83,11 +83,23 @@ public class Request: @unchecked Sendable {
     deinit {
         // Nothing was chained onto the request and it was not cancelled: it
         // still goes out, as a fire-and-forget request whose answer no one reads.
-        let unstarted = mutableState.withLock(owner: self) { $0.state == .initialized }
-        if unstarted, let urlRequest {
-            let (redirector, credential) = mutableState.withLock(owner: self) { ($0.redirector, $0.credential) }
-            session.sendUnobserved(urlRequest, interceptor: interceptor, redirector: redirector, credential: credential)
+        let (unstarted, redirector, credential) = mutableState.withLock(owner: self) {
+            ($0.state == .initialized, $0.redirector, $0.credential)
         }
+        if unstarted, let copy = unobservedCopy {
+            if let redirector { copy.redirect(using: redirector) }
+            if let credential { copy.authenticate(with: credential) }
+            copy.resume()
+        }
+    }
+
+    /// What a fire-and-forget request sends when it is released unstarted:
+    /// a copy of this request with the same pipeline, or `nil` not to send
+    /// (downloads and streams, whose body nobody would read). Built at init,
+    /// so `deinit` reads a constant instead of calling an overridable method.
+    var unobservedCopy: Request? {
+        guard let urlRequest else { return nil }
+        return DataRequest(session: session, urlRequest: urlRequest, interceptor: interceptor)
     }
 
     // MARK: - State
@@ -154,6 +166,7 @@ public class Request: @unchecked Sendable {
         cancelled.deadline?.cancel()
         cancelled.task?.cancel()
         outcome.settle(.failure(DeferredError.cancelled), givingUp: true)
+        didEnd()
         if cancelled.wasRunning { session.registry.remove(self) }
     }
 
@@ -223,8 +236,12 @@ public class Request: @unchecked Sendable {
     /// Enqueues `body` on the handler queue (behind every validation chained
     /// so far) and starts the request. The block must not capture the
     /// request: a running request's lifetime is the session's business.
-    func enqueueHandler(_ body: @escaping @Sendable (Result<RawResponse, any Error>) -> Void) {
+    func enqueueHandler(
+        _ body: @escaping @Sendable (Result<RawResponse, any Error>) -> Void,
+        beforeResuming register: ((inout RequestMutableState) -> Void)? = nil
+    ) {
         let resumed = mutableState.withLock(owner: self) { state in
+            register?(&state)
             state.tail.whenSettled(body)
             return resume(&state)
         }
@@ -242,6 +259,77 @@ public class Request: @unchecked Sendable {
         }
         session.eventMonitor?.requestDidResume(self)
         return true
+    }
+
+    // MARK: - What request kinds change
+    //
+    // Overridden by UploadRequest, DownloadRequest and DataStreamRequest.
+    // Called outside the lock; the transport's events on its callback queue.
+
+    /// Whether attempts may let the transport collect the body (when no
+    /// progress handler wants chunks): kinds that keep bodies in memory.
+    var collectsBodies: Bool { true }
+
+    /// Gets the request body ready before the first attempt, then calls
+    /// `done` with the file to stream as the body (if any) or the failure.
+    func prepareBody(_ done: @escaping @Sendable (Result<URL?, HTTPError>) -> Void) {
+        done(.success(nil))
+    }
+
+    /// The head of the current attempt arrived: a returned error stops the
+    /// request (a stream's validation).
+    func headError(for response: HTTPURLResponse) -> HTTPError? { nil }
+
+    /// A chunk of attempt `number`'s body: kept in memory, within the limit.
+    func consume(_ data: Data, attempt number: Int) {
+        let limit = maximumResponseBodySize
+        let update = mutableState.withLock(owner: self) { state -> (handlers: [ProgressHandler], progress: TransferProgress)? in
+            guard state.isCurrent(number) else { return nil }
+            state.body.append(data)
+            let expected = state.response.flatMap(Self.decodedLength(of:))
+            return (state.progressHandlers, TransferProgress(completed: Int64(state.body.count), expected: expected))
+        }
+        guard let update else { return }
+        if update.progress.completed > Int64(limit) {
+            return finish(failingWith: .responseTooLarge(limit: limit))
+        }
+        Self.report(update.progress, to: update.handlers)
+    }
+
+    /// The final attempt's outcome as handlers see it (a download moves its file here).
+    func finalOutcome(_ raw: RawResponse) -> RawResponse { raw }
+
+    /// The request ended, however it ended: release what it holds (temporary files).
+    func didEnd() {}
+
+    /// The largest body this request holds in memory.
+    var maximumResponseBodySize: Int {
+        mutableState.withLock(owner: self) { $0.maximumResponseBodySize } ?? session.maximumResponseBodySize
+    }
+
+    /// Limits the body this request holds in memory to `limit` decoded
+    /// bytes, instead of the session's ``Session/maximumResponseBodySize``;
+    /// past it the transfer stops with ``HTTPError/responseTooLarge(limit:)``.
+    ///
+    /// - Parameter limit: The largest body, in bytes.
+    /// - Returns: The request, for chaining.
+    @discardableResult
+    public func maximumResponseBodySize(_ limit: Int) -> Self {
+        mutableState.withLock(owner: self) { $0.maximumResponseBodySize = max(0, limit) }
+        return self
+    }
+
+    /// Adds a validator: a step on the handler queue, seen by later handlers
+    /// (a stream judges the response head instead).
+    func addValidation(_ check: @escaping Validation) {
+        appendStep { raw in
+            guard raw.error == nil, let response = raw.response,
+                  case .failure(let error) = check(raw.request, response, raw.data)
+            else { return raw }
+            var rejected = raw
+            rejected.error = error as? HTTPError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
+            return rejected
+        }
     }
 
     /// Chains a step that may replace the outcome seen by later handlers (validation).

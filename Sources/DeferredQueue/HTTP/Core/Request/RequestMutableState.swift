@@ -38,6 +38,20 @@ struct RequestMutableState: Sendable {
     var progressHandlers: [ProgressHandler] = []
     /// The whole-request deadline (`timeoutIntervalForResource`), while armed.
     var deadline: RequestDeadline?
+    /// Set by `maximumResponseBodySize(_:)`; the session's when `nil`.
+    var maximumResponseBodySize: Int?
+    /// The file streamed as the body of every attempt (uploads).
+    var bodyFile: URL?
+    /// A multipart form encoded in memory, sent as the body of every attempt.
+    var encodedBody: Data?
+    /// Files to remove when the request ends.
+    var temporaryFiles: [URL] = []
+    var uploadProgressHandlers: [ProgressHandler] = []
+    /// A download's file for the current attempt, and its open handle.
+    var download: DownloadFile?
+    /// A stream's chunk handlers and head validators.
+    var streamHandlers: [StreamHandler] = []
+    var headValidators: [Request.Validation] = []
 
     init(tail: Deferred<RawResponse>) {
         self.tail = tail

@@ -22,4 +22,8 @@ import FoundationNetworking
 ///
 /// See ``Request`` for the execution model, when a request starts, and
 /// cancellation.
-public final class DataRequest: Request, @unchecked Sendable {}
+///
+/// - Note: Not `final`, unlike the design contract says: ``UploadRequest`` is a
+///   `DataRequest` (as in Alamofire 5), so that every response handler and
+///   validator of a data request works on an upload too.
+public class DataRequest: Request, @unchecked Sendable {}

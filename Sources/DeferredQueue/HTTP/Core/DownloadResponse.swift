@@ -1,0 +1,53 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Everything known about one finished download: what was sent, what came
+/// back, where the file is, the serialized result and when it happened.
+public struct DownloadResponse<Value: Sendable>: Sendable {
+    /// The request as last sent, if one was built.
+    public let request: URLRequest?
+    /// The server's response, or `nil` when none arrived.
+    public let response: HTTPURLResponse?
+    /// Where the body is, once moved to its destination; `nil` on failure.
+    public let fileURL: URL?
+    /// Always `nil` (see ``DownloadRequest/resumeData``).
+    public let resumeData: Data?
+    /// The serialized value, or the error that prevented it.
+    public let result: Result<Value, HTTPError>
+    /// When the request started and finished.
+    public let timing: ResponseTiming
+
+    /// Creates a response.
+    ///
+    /// - Parameters:
+    ///   - request: The request sent.
+    ///   - response: The server's response.
+    ///   - fileURL: Where the body is.
+    ///   - resumeData: Data to resume the download with.
+    ///   - result: The serialized value or the error.
+    ///   - timing: When it started and finished.
+    public init(
+        request: URLRequest?, response: HTTPURLResponse?, fileURL: URL?, resumeData: Data?,
+        result: Result<Value, HTTPError>, timing: ResponseTiming
+    ) {
+        self.request = request
+        self.response = response
+        self.fileURL = fileURL
+        self.resumeData = resumeData
+        self.result = result
+        self.timing = timing
+    }
+
+    /// The value on success, otherwise `nil`.
+    public var value: Value? {
+        try? result.get()
+    }
+
+    /// The error on failure, otherwise `nil`.
+    public var error: HTTPError? {
+        guard case .failure(let error) = result else { return nil }
+        return error
+    }
+}

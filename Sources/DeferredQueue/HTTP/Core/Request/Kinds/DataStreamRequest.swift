@@ -1,0 +1,149 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A request whose body is handed over chunk by chunk as it arrives:
+/// server-sent events, newline-delimited JSON, token streams, big bodies you
+/// process on the fly.
+///
+/// ```swift
+/// streamRequest("https://example.com/events")
+///     .validate()
+///     .responseStream { stream in
+///         switch stream.event {
+///         case .stream(let chunk): parse(chunk)
+///         case .complete(let completion): print(completion.error ?? "done")
+///         }
+///     }
+///
+/// for try await chunk in streamRequest(url).streamingData() { parse(chunk) }
+/// ```
+///
+/// ## How streaming fits the suspended queue
+///
+/// A request's handler queue stays suspended until the request finishes —
+/// that is what orders handlers and gives each one outcome. Chunks cannot
+/// wait there: they must reach you while the transfer runs. So a stream
+/// handler has two halves. Its chunk half is kept by the request (a list of
+/// handlers, the one place this library keeps one) and every chunk is
+/// dispatched to each handler's queue as it arrives, in order. Its
+/// completion half — the `.complete` event — is enqueued on the suspended
+/// queue like any handler, so it runs exactly once, after every chunk was
+/// dispatched, and in chaining order with other handlers.
+///
+/// Add stream handlers before the body starts: ``responseStream(queue:stream:)``
+/// starts the request, and a handler added later misses the chunks that
+/// already went by. ``validate()`` here judges the response head: a rejected
+/// response's body is dropped (the transfer is cancelled) and `.complete`
+/// carries the validation error. Chunks are not kept, so the session's
+/// ``Session/maximumResponseBodySize`` does not apply.
+public final class DataStreamRequest: Request, @unchecked Sendable {
+    /// One event of a stream.
+    public struct Stream: Sendable {
+        /// What happened.
+        public let event: Event
+    }
+
+    /// A chunk, or the end.
+    public enum Event: Sendable {
+        /// A chunk of the body, in order.
+        case stream(Data)
+        /// The end of the stream, exactly once, after the last chunk.
+        case complete(Completion)
+    }
+
+    /// How a stream ended.
+    public struct Completion: Sendable {
+        /// The request as last sent.
+        public let request: URLRequest?
+        /// The response, if one arrived.
+        public let response: HTTPURLResponse?
+        /// The failure, or `nil` when the whole body arrived (and passed validation).
+        public let error: HTTPError?
+    }
+
+    /// A stream released unstarted is not sent: nobody would read the chunks.
+    override var unobservedCopy: Request? { nil }
+
+    override var collectsBodies: Bool { false }
+
+    /// Adds a stream handler and starts the request.
+    ///
+    /// - Parameters:
+    ///   - queue: Where `stream` runs (default `.main`); use a serial queue to
+    ///     receive chunks in order.
+    ///   - stream: Receives every chunk, then one `.complete`.
+    /// - Returns: The request, for chaining.
+    @discardableResult
+    public func responseStream(
+        queue: DispatchQueue = .main,
+        stream: @escaping @Sendable (Stream) -> Void
+    ) -> Self {
+        let urlRequest = self.urlRequest
+        enqueueHandler({ outcome in
+            let completion: Completion
+            switch outcome {
+            case .success(let raw):
+                completion = Completion(request: raw.request, response: raw.response, error: raw.error)
+            case .failure(let error):
+                let failure: HTTPError = (error as? DeferredError)?.isCancelled == true ? .cancelled : .abandoned
+                completion = Completion(request: urlRequest, response: nil, error: failure)
+            }
+            queue.async { stream(Stream(event: .complete(completion))) }
+        }, beforeResuming: { state in
+            state.streamHandlers.append(StreamHandler(queue: queue, handler: stream))
+        })
+        return self
+    }
+
+    /// The body as an asynchronous sequence of chunks, which ends after the
+    /// last one and throws the request's ``HTTPError``. Cancelling the
+    /// consuming `Task` (or ending the iteration early) cancels the request.
+    public func streamingData() -> AsyncThrowingStream<Data, any Error> {
+        AsyncThrowingStream { continuation in
+            let queue = DispatchQueue(label: "DeferredQueue.DataStreamRequest.streamingData")
+            responseStream(queue: queue) { stream in
+                switch stream.event {
+                case .stream(let data): continuation.yield(data)
+                case .complete(let completion): continuation.finish(throwing: completion.error)
+                }
+            }
+            continuation.onTermination = { termination in
+                if case .cancelled = termination { self.cancel() }
+            }
+        }
+    }
+
+    override func addValidation(_ check: @escaping Validation) {
+        mutableState.withLock(owner: self) { $0.headValidators.append(check) }
+    }
+
+    override func headError(for response: HTTPURLResponse) -> HTTPError? {
+        let (validators, request) = mutableState.withLock(owner: self) { ($0.headValidators, $0.request) }
+        for check in validators {
+            if case .failure(let error) = check(request, response, nil) {
+                return error as? HTTPError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
+            }
+        }
+        return nil
+    }
+
+    override func consume(_ data: Data, attempt number: Int) {
+        mutableState.withLock(owner: self) { state in
+            // A redirect's body is not the stream.
+            guard state.isCurrent(number), let status = state.response?.statusCode, !(300..<400).contains(status) else { return }
+            // Dispatched under the lock, so chunks keep their order on each handler's queue.
+            for handler in state.streamHandlers {
+                handler.queue.async { handler.handler(Stream(event: .stream(data))) }
+            }
+        }
+    }
+}
+
+/// A stream handler and the queue it runs on.
+struct StreamHandler: Sendable {
+    let queue: DispatchQueue
+    let handler: @Sendable (DataStreamRequest.Stream) -> Void
+}

@@ -1,0 +1,156 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A request whose body goes to a file as it arrives, then moves to a
+/// destination you choose.
+///
+/// ```swift
+/// download("https://example.com/archive.zip", to: DownloadRequest.suggestedDownloadDestination())
+///     .downloadProgress { progress in print(progress) }
+///     .responseURL { response in print(response.fileURL?.path ?? "failed") }
+/// ```
+///
+/// Memory stays flat whatever the size: each chunk is written to a temporary
+/// file on the transport's callback queue. When the request succeeds, the
+/// file moves to the destination (by default a unique file in the temporary
+/// directory, which you then own); a failed move is
+/// ``HTTPError/downloadedFileMoveFailed(error:source:destination:)``. On
+/// cancellation or failure the partial file is removed.
+///
+/// - Note: ``resumeData`` is always `nil`: downloads run as streamed data
+///   transfers on every transport (URLSession on Linux has no resumable
+///   download tasks, and AsyncHTTPClient none at all), so an interrupted
+///   download starts again from the beginning when retried.
+public final class DownloadRequest: Request, @unchecked Sendable {
+    /// Where a finished download goes: given the temporary file and the
+    /// response, the destination and how to move there.
+    public typealias Destination = @Sendable (_ temporaryURL: URL, _ response: HTTPURLResponse)
+        -> (destinationURL: URL, options: Options)
+
+    /// How a finished download moves to its destination.
+    public struct Options: OptionSet, Sendable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// Create missing directories on the way to the destination.
+        public static let createIntermediateDirectories = Options(rawValue: 1 << 0)
+        /// Replace a file already at the destination (otherwise the move fails).
+        public static let removePreviousFile = Options(rawValue: 1 << 1)
+    }
+
+    /// A destination in `directory` named after the response's suggested
+    /// file name (from `Content-Disposition`, else the URL's last path component).
+    ///
+    /// - Parameters:
+    ///   - directory: The directory (default: the user's documents).
+    ///   - domain: Where to look for it (default: the user's home).
+    ///   - options: How to move (default: create directories, replace an older file).
+    /// - Returns: The destination.
+    public static func suggestedDownloadDestination(
+        for directory: FileManager.SearchPathDirectory = .documentDirectory,
+        in domain: FileManager.SearchPathDomainMask = .userDomainMask,
+        options: Options = [.createIntermediateDirectories, .removePreviousFile]
+    ) -> Destination {
+        { temporaryURL, response in
+            let base = FileManager.default.urls(for: directory, in: domain).first
+                ?? FileManager.default.temporaryDirectory
+            let name = response.suggestedFilename ?? temporaryURL.lastPathComponent
+            return (base.appendingPathComponent(name), options)
+        }
+    }
+
+    let destination: Destination?
+
+    init(session: Session, urlRequest: URLRequest, interceptor: (any RequestInterceptor)?, destination: Destination?) {
+        self.destination = destination
+        super.init(session: session, urlRequest: urlRequest, interceptor: interceptor)
+    }
+
+    init(session: Session, failedWith error: HTTPError) {
+        self.destination = nil
+        super.init(session: session, failedWith: error, urlRequest: nil)
+    }
+
+    /// A download released unstarted is not sent: nobody would read the file.
+    override var unobservedCopy: Request? { nil }
+
+    /// Always `nil`: see the note on ``DownloadRequest``.
+    public var resumeData: Data? { nil }
+
+    override var collectsBodies: Bool { false }
+
+    override func consume(_ data: Data, attempt number: Int) {
+        let update = mutableState.withLock(owner: self) { state -> (handlers: [ProgressHandler], progress: TransferProgress)? in
+            guard state.isCurrent(number) else { return nil }
+            do {
+                if state.download?.attempt != number {
+                    state.download?.discard()
+                    state.download = try DownloadFile(attempt: number)
+                }
+                try state.download?.write(data)
+            } catch {
+                return nil
+            }
+            let written = state.download?.length ?? 0
+            let expected = state.response.flatMap(Self.decodedLength(of:))
+            return (state.progressHandlers, TransferProgress(completed: written, expected: expected))
+        }
+        guard let update else {
+            let stillCurrent = mutableState.withLock(owner: self) { $0.isCurrent(number) }
+            if stillCurrent { finish(failingWith: .downloadedFileMoveFailed(error: CocoaError(.fileWriteUnknown), source: nil, destination: nil)) }
+            return
+        }
+        Self.report(update.progress, to: update.handlers)
+    }
+
+    override func finalOutcome(_ raw: RawResponse) -> RawResponse {
+        var raw = raw
+        let file = mutableState.withLock(owner: self) { state -> DownloadFile? in
+            defer { state.download = nil }
+            return state.download
+        }
+        guard raw.error == nil, let response = raw.response else {
+            file?.discard()
+            return raw
+        }
+        // An empty body never created a file: make an empty one.
+        let temporary: URL
+        do {
+            temporary = try (file ?? DownloadFile(attempt: 0)).close()
+        } catch {
+            raw.error = .downloadedFileMoveFailed(error: error, source: nil, destination: nil)
+            return raw
+        }
+        let (destination, options) = destination?(temporary, response)
+            ?? (FileManager.default.temporaryDirectory.appendingPathComponent("DeferredQueue-download-\(UUID().uuidString)"), [])
+        do {
+            try Self.move(temporary, to: destination, options: options)
+            raw.fileURL = destination
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            raw.error = .downloadedFileMoveFailed(error: error, source: temporary, destination: destination)
+        }
+        return raw
+    }
+
+    override func didEnd() {
+        let file = mutableState.withLock(owner: self) { state -> DownloadFile? in
+            defer { state.download = nil }
+            return state.download
+        }
+        file?.discard()
+    }
+
+    private static func move(_ source: URL, to destination: URL, options: Options) throws {
+        let files = FileManager.default
+        if options.contains(.createIntermediateDirectories) {
+            try files.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        }
+        if options.contains(.removePreviousFile), files.fileExists(atPath: destination.path) {
+            try files.removeItem(at: destination)
+        }
+        try files.moveItem(at: source, to: destination)
+    }
+}

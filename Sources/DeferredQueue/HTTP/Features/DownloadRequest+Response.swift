@@ -1,0 +1,123 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// A download's handlers: enqueued on its suspended queue like a data
+// request's; the serializers read the finished file (on the request's queue).
+
+extension DownloadRequest {
+    /// Adds a handler that receives where the downloaded file is.
+    ///
+    /// - Parameters:
+    ///   - queue: Where `completionHandler` runs (default `.main`).
+    ///   - completionHandler: Receives the response; its value is the file's URL.
+    /// - Returns: The request, for chaining.
+    @discardableResult
+    public func responseURL(
+        queue: DispatchQueue = .main,
+        completionHandler: @escaping @Sendable (DownloadResponse<URL>) -> Void
+    ) -> Self {
+        deliver(on: queue, { raw in
+            if let error = raw.error { return .failure(error) }
+            guard let fileURL = raw.fileURL else {
+                return .failure(.downloadedFileMoveFailed(error: CocoaError(.fileNoSuchFile), source: nil, destination: nil))
+            }
+            return .success(fileURL)
+        }, completionHandler)
+    }
+
+    /// Adds a handler whose value `responseSerializer` makes from the file's contents.
+    ///
+    /// - Parameters:
+    ///   - queue: Where `completionHandler` runs (default `.main`).
+    ///   - responseSerializer: Turns the response and the file's bytes into the value.
+    ///   - completionHandler: Receives the response.
+    /// - Returns: The request, for chaining.
+    @discardableResult
+    public func response<Serializer: ResponseSerializer>(
+        queue: DispatchQueue = .main,
+        responseSerializer: Serializer,
+        completionHandler: @escaping @Sendable (DownloadResponse<Serializer.SerializedObject>) -> Void
+    ) -> Self {
+        deliver(on: queue, { raw in
+            var raw = raw
+            if raw.error == nil, let fileURL = raw.fileURL {
+                do {
+                    raw.data = try Data(contentsOf: fileURL)
+                } catch {
+                    raw.error = .downloadedFileMoveFailed(error: error, source: fileURL, destination: nil)
+                }
+            }
+            return responseSerializer.result(for: raw)
+        }, completionHandler)
+    }
+
+    /// Adds a handler that receives the file's contents as `Data`.
+    @discardableResult
+    public func responseData(
+        queue: DispatchQueue = .main,
+        completionHandler: @escaping @Sendable (DownloadResponse<Data>) -> Void
+    ) -> Self {
+        response(queue: queue, responseSerializer: DataResponseSerializer(), completionHandler: completionHandler)
+    }
+
+    /// Adds a handler that receives the file's contents as text.
+    @discardableResult
+    public func responseString(
+        queue: DispatchQueue = .main,
+        encoding: String.Encoding? = nil,
+        completionHandler: @escaping @Sendable (DownloadResponse<String>) -> Void
+    ) -> Self {
+        response(queue: queue, responseSerializer: StringResponseSerializer(encoding: encoding), completionHandler: completionHandler)
+    }
+
+    /// Adds a handler that receives the file's contents parsed as ``JSON``.
+    @discardableResult
+    public func responseJSON(
+        queue: DispatchQueue = .main,
+        completionHandler: @escaping @Sendable (DownloadResponse<JSON>) -> Void
+    ) -> Self {
+        response(queue: queue, responseSerializer: JSONResponseSerializer(), completionHandler: completionHandler)
+    }
+
+    /// Adds a handler that receives the file's contents decoded as `T`.
+    @discardableResult
+    public func responseDecodable<T: Decodable & Sendable>(
+        of type: T.Type = T.self,
+        queue: DispatchQueue = .main,
+        decoder: any DataDecoder = JSONDecoder(),
+        completionHandler: @escaping @Sendable (DownloadResponse<T>) -> Void
+    ) -> Self {
+        response(queue: queue, responseSerializer: DecodableResponseSerializer<T>(decoder: decoder), completionHandler: completionHandler)
+    }
+
+    /// Enqueues one handler (see `DataRequest.deliverEveryOutcome`).
+    private func deliver<Value: Sendable>(
+        on queue: DispatchQueue,
+        _ serialize: @escaping @Sendable (RawResponse) -> Result<Value, HTTPError>,
+        _ handler: @escaping @Sendable (DownloadResponse<Value>) -> Void
+    ) -> Self {
+        let urlRequest = self.urlRequest
+        let start = self.start
+        enqueueHandler { outcome in
+            let response: DownloadResponse<Value>
+            switch outcome {
+            case .success(let raw):
+                response = DownloadResponse(
+                    request: raw.request, response: raw.response, fileURL: raw.fileURL, resumeData: nil,
+                    result: serialize(raw), timing: ResponseTiming(start: start, end: raw.end)
+                )
+            case .failure(let error):
+                let failure: HTTPError = (error as? DeferredError)?.isCancelled == true ? .cancelled : .abandoned
+                response = DownloadResponse(
+                    request: urlRequest, response: nil, fileURL: nil, resumeData: nil,
+                    result: .failure(failure), timing: ResponseTiming(start: start, end: Date())
+                )
+            }
+            queue.async { handler(response) }
+        }
+        return self
+    }
+}
