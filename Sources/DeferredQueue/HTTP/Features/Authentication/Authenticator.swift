@@ -12,15 +12,15 @@ import FoundationNetworking
 /// ```swift
 /// struct OAuthAuthenticator: Authenticator {
 ///     let tokenURL: URL
+///     /// A session without this authenticator's interceptor, for the refresh request.
+///     let tokenSession: Session
 ///
 ///     func apply(_ credential: OAuthCredential, to urlRequest: inout URLRequest) {
 ///         urlRequest.setValue("Bearer \(credential.accessToken)", forHTTPHeaderField: "Authorization")
 ///     }
 ///
 ///     func refresh(_ credential: OAuthCredential, for session: Session) async throws -> OAuthCredential {
-///         // `session` runs the request that failed; the refresh request must not go
-///         // through this interceptor (it would wait for itself), so send it without one.
-///         try await session.request(tokenURL, method: .post, parameters: ["refresh_token": credential.refreshToken])
+///         try await tokenSession.request(tokenURL, method: .post, parameters: ["refresh_token": credential.refreshToken])
 ///             .validate()
 ///             .serializingDecodable(OAuthCredential.self)
 ///             .value
@@ -45,6 +45,10 @@ public protocol Authenticator: Sendable {
 
     /// Adds `credential` to a request about to be sent, usually as an
     /// `Authorization` header field.
+    ///
+    /// Called for every attempt, redirect hops included. When a redirect may
+    /// lead to another origin that must not see the credential, check
+    /// `urlRequest.url` before applying it.
     ///
     /// - Parameters:
     ///   - credential: The current credential.
