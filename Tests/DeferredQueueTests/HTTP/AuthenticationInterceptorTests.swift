@@ -116,6 +116,24 @@ struct AuthenticationInterceptorTests {
         #expect(refreshError as? AuthenticationError == .refreshRequestIntercepted, "got \(String(describing: error))")
         #expect(server.refreshes.count == 0)
     }
+
+    @Test func theCredentialDoesNotFollowARedirectToAnotherOrigin() async throws {
+        let other = try LoopbackServer { .echo($0) }
+        defer { other.shutdown() }
+        let landing = other.url("/landing").absoluteString
+        let origin = try LoopbackServer { _ in .redirect(to: landing) }
+        defer { origin.shutdown() }
+        let auth = AuthenticationInterceptor(authenticator: TokenAuthenticator(tokenURL: origin.url("/token"), tokenSession: nil, before: {}),
+                                             credential: Token("secret"))
+        let echoed = try await TestTransport.makeSession(interceptor: auth).request(origin.url("/start")).serializingJSON().value
+        #expect(echoed["path"] == "/landing")
+        // Adapters run for every attempt, redirect hops included, and see only
+        // the hop's URLRequest: the interceptor cannot tell that this hop left
+        // the origin it was meant for. Needs a pipeline decision (see report).
+        withKnownIssue("adapters re-apply the bearer token on a cross-origin redirect hop") {
+            #expect(echoed["headers"]["Authorization"] == nil)
+        }
+    }
 }
 
 // MARK: - Fixtures
