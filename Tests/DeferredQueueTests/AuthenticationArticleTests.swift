@@ -129,6 +129,50 @@ struct AuthenticationArticleTests {
         #expect(error as? AuthenticationError == .missingCredential)
         #expect(server.meRequests.count == 1, "only the signed-in request went out")
     }
+
+    /// The Redirects example: `apply` with the API's host ("localhost" here).
+    struct HostBoundAuthenticator: Authenticator {
+        let inner: OAuthAuthenticator
+
+        func apply(_ credential: OAuthCredential, to urlRequest: inout URLRequest) {
+            guard urlRequest.url?.host == "localhost" else { return }
+            urlRequest.setValue("Bearer \(credential.accessToken)", forHTTPHeaderField: "Authorization")
+        }
+
+        func refresh(_ credential: OAuthCredential, for session: Session) async throws -> OAuthCredential {
+            try await inner.refresh(credential, for: session)
+        }
+
+        func didRequest(_ urlRequest: URLRequest, with response: HTTPURLResponse,
+                        failDueToAuthenticationError error: HTTPError) -> Bool {
+            inner.didRequest(urlRequest, with: response, failDueToAuthenticationError: error)
+        }
+
+        func isRequest(_ urlRequest: URLRequest, authenticatedWith credential: OAuthCredential) -> Bool {
+            inner.isRequest(urlRequest, authenticatedWith: credential)
+        }
+    }
+
+    @Test func theRedirectsExample() async throws {
+        let elsewhere = try LoopbackServer { .echo($0) }
+        defer { elsewhere.shutdown() }
+        let landing = elsewhere.url("/landing").absoluteString
+        let sent = Recorder<String>()
+        let api = try LoopbackServer { request in
+            sent.append(request.header("Authorization") ?? "none")
+            return .redirect(to: landing)
+        }
+        defer { api.shutdown() }
+        let authenticator = HostBoundAuthenticator(
+            inner: OAuthAuthenticator(tokenURL: "http://localhost:\(api.port)/token", tokenSession: TestTransport.makeSession())
+        )
+        let credential = OAuthCredential(accessToken: "A2", refreshToken: "R2", expiration: .distantFuture)
+        let session = TestTransport.makeSession(interceptor: AuthenticationInterceptor(authenticator: authenticator, credential: credential))
+        let echoed = try await session.request("http://localhost:\(api.port)/start").serializingJSON().value
+        #expect(sent.events == ["Bearer A2"], "the API's own host gets the token")
+        #expect(echoed["path"] == "/landing")
+        #expect(echoed["headers"]["Authorization"] == nil, "the other origin does not")
+    }
 }
 
 /// An OAuth server: `POST /token` trades refresh token `R1` for `A2`/`R2`;
