@@ -1,0 +1,278 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LockSupport
+import LoopbackServer
+import Synchronization
+import Testing
+@testable import DeferredQueue
+
+@Suite("AuthenticationInterceptor: one shared refresh, retries with the current credential")
+struct AuthenticationInterceptorTests {
+    @Test func fiftyConcurrentRequestsWithAnExpiredTokenShareOneRefresh() async throws {
+        let server = try TokenServer(token: "server-1")
+        let auth = AuthenticationInterceptor(authenticator: server.authenticator(), credential: Token("stale", expired: true))
+        let session = TestTransport.makeSession(interceptor: auth)
+        let reports = await probeConcurrently(50) { session.request(server.url("/resource")) }
+        #expect(reports.count == 50)
+        #expect(reports.allSatisfy { $0?.eachRanOnce == true && $0?.allKinds.allSatisfy { $0 == "ok" } == true })
+        #expect(reports.allSatisfy { $0?.json?["hello"] == "token-1" })
+        #expect(server.refreshes.count == 1)
+        #expect(server.rejected.count == 0, "no request went out with the expired token")
+        #expect(auth.credential?.value == "token-1")
+    }
+
+    @Test func fiftyConcurrentRejectionsShareOneRefreshAndAreRetried() async throws {
+        let server = try TokenServer(token: "server-1")
+        let auth = AuthenticationInterceptor(authenticator: server.authenticator(), credential: Token("revoked"))
+        let session = TestTransport.makeSession(interceptor: auth)
+        let reports = await probeConcurrently(50) { session.request(server.url("/resource")) }
+        #expect(reports.allSatisfy { $0?.eachRanOnce == true && $0?.allKinds.allSatisfy { $0 == "ok" } == true })
+        #expect(server.refreshes.count == 1)
+        #expect(server.rejected.count >= 1)
+    }
+
+    @Test func aFailingRefreshFailsEveryWaitingRequestWithItsErrorAfterOneCall() async throws {
+        let server = try TokenServer(token: "server-1", refreshFails: true)
+        let arrived = Latch(count: 50)
+        // The refresh waits until all fifty adapts reached the interceptor, so
+        // they all wait for that one refresh.
+        let auth = AuthenticationInterceptor(
+            authenticator: server.authenticator(before: { _ = await arrived.wait() }), credential: Token("stale", expired: true)
+        )
+        let session = TestTransport.makeSession(interceptor: Interceptor(adapters: [ArrivalAdapter(latch: arrived), auth]))
+        let reports = await probeConcurrently(50) { session.request(server.url("/resource")) }
+        #expect(reports.allSatisfy { $0?.eachRanOnce == true && $0?.allKinds.allSatisfy { $0 == "adaptation" } == true })
+        #expect(server.refreshes.count == 1)
+        #expect(server.resourceRequests.count == 0)
+        let errors = Recorder<String>()
+        let done = Latch()
+        session.request(server.url("/resource")).response(queue: handlerQueue) { response in
+            errors.append("\(response.error?.underlyingError.map { "\($0)" } ?? "none")")
+            done.arrive()
+        }
+        #expect(await done.wait())
+        #expect(errors.events.first?.contains("refresh refused") == true, "the refresh's own error: \(errors.events)")
+    }
+
+    @Test func aRequestRejectedWithAnOlderCredentialIsRetriedWithoutRefreshing() async throws {
+        let server = try TokenServer(token: "new")
+        let auth = AuthenticationInterceptor(authenticator: server.authenticator(), credential: Token("old"))
+        // While the request that carries "old" is on the server, the app
+        // installs "new" (as if another request had refreshed it).
+        server.onRejected { auth.credential = Token("new") }
+        let session = TestTransport.makeSession()
+        let report = await probe(session.request(server.url("/resource"), interceptor: auth))
+        #expect(report?.eachRanOnce == true)
+        #expect(report?.allKinds.allSatisfy { $0 == "ok" } == true)
+        #expect(report?.json?["hello"] == "new")
+        #expect(server.refreshes.count == 0)
+        #expect(server.resourceRequests.count == 2)
+    }
+
+    @Test func refreshingMoreOftenThanTheWindowAllowsFailsWithExcessiveRefresh() async throws {
+        let server = try TokenServer(token: "never-issued", rejectsEverything: true)
+        let auth = AuthenticationInterceptor(
+            authenticator: server.authenticator(), credential: Token("first"),
+            refreshWindow: .init(interval: 30, maximumAttempts: 2)
+        )
+        let session = TestTransport.makeSession(interceptor: auth)
+        let result = await response { session.request(server.url("/resource")).responseString(queue: handlerQueue, completionHandler: $0) }
+        guard case .requestRetryFailed(let retryError, let original)? = result?.error else {
+            Issue.record("expected requestRetryFailed, got \(String(describing: result?.error))")
+            return
+        }
+        #expect(retryError as? AuthenticationError == .excessiveRefresh)
+        #expect(original.responseCode == 401)
+        #expect("\(AuthenticationError.excessiveRefresh)".contains("refresh window"))
+        #expect(server.refreshes.count == 2)
+        #expect(server.resourceRequests.count == 3)
+    }
+
+    @Test func aMissingCredentialFailsBeforeSendingAndACredentialSetLaterIsUsed() async throws {
+        let server = try TokenServer(token: "issued-by-login")
+        let auth = AuthenticationInterceptor(authenticator: server.authenticator())
+        let session = TestTransport.makeSession(interceptor: auth)
+        let missing = await probe(session.request(server.url("/resource")))
+        #expect(missing?.allKinds.allSatisfy { $0 == "adaptation" } == true)
+        #expect(server.resourceRequests.count == 0)
+        let error = await response { session.request(server.url("/resource")).responseData(queue: handlerQueue, completionHandler: $0) }?.error
+        #expect(error?.underlyingError as? AuthenticationError == .missingCredential)
+
+        auth.credential = Token("issued-by-login")
+        let report = await probe(session.request(server.url("/resource")))
+        #expect(report?.allKinds.allSatisfy { $0 == "ok" } == true)
+        #expect(report?.json?["hello"] == "issued-by-login")
+        #expect(server.refreshes.count == 0)
+    }
+
+    @Test func aRefreshRequestSentThroughTheRefreshingInterceptorFailsInsteadOfWaitingForItself() async throws {
+        let server = try TokenServer(token: "server-1")
+        let auth = AuthenticationInterceptor(authenticator: server.authenticator(throughSession: true), credential: Token("stale", expired: true))
+        let session = TestTransport.makeSession(interceptor: auth)
+        let error = await response { session.request(server.url("/resource")).responseData(queue: handlerQueue, completionHandler: $0) }?.error
+        let refreshError = (error?.underlyingError as? HTTPError)?.underlyingError
+        #expect(refreshError as? AuthenticationError == .refreshRequestIntercepted, "got \(String(describing: error))")
+        #expect(server.refreshes.count == 0)
+    }
+
+    @Test func theCredentialDoesNotFollowARedirectToAnotherOrigin() async throws {
+        let other = try LoopbackServer { .echo($0) }
+        defer { other.shutdown() }
+        let landing = other.url("/landing").absoluteString
+        let origin = try LoopbackServer { _ in .redirect(to: landing) }
+        defer { origin.shutdown() }
+        let auth = AuthenticationInterceptor(authenticator: TokenAuthenticator(tokenURL: origin.url("/token"), tokenSession: nil, before: {}),
+                                             credential: Token("secret"))
+        let echoed = try await TestTransport.makeSession(interceptor: auth).request(origin.url("/start")).serializingJSON().value
+        #expect(echoed["path"] == "/landing")
+        // Adapters run for every attempt, redirect hops included, and see only
+        // the hop's URLRequest: the interceptor cannot tell that this hop left
+        // the origin it was meant for. Needs a pipeline decision (see report).
+        withKnownIssue("adapters re-apply the bearer token on a cross-origin redirect hop") {
+            #expect(echoed["headers"]["Authorization"] == nil)
+        }
+    }
+}
+
+// MARK: - Fixtures
+
+/// A bearer token that can be marked expired.
+struct Token: AuthenticationCredential, Equatable {
+    let value: String
+    var expired = false
+    init(_ value: String, expired: Bool = false) {
+        self.value = value
+        self.expired = expired
+    }
+    var requiresRefresh: Bool { expired }
+}
+
+/// A loopback server that accepts `/resource` only with `Authorization:
+/// Bearer <current token>` (answering `{"hello": token}`, 401 otherwise) and
+/// issues a new token, making it the current one, for each `POST /token`.
+final class TokenServer: Sendable {
+    /// The current token and the rejection hook, behind one lock.
+    private final class Shared: Sendable {
+        private struct State {
+            var token: String
+            var onRejected: (@Sendable () -> Void)?
+        }
+        private let state: Mutex<State>
+        init(token: String) { state = Mutex(State(token: token)) }
+        var token: String {
+            get { state.withLock(owner: self) { $0.token } }
+            set { state.withLock(owner: self) { $0.token = newValue } }
+        }
+        var onRejected: (@Sendable () -> Void)? {
+            get { state.withLock(owner: self) { $0.onRejected } }
+            set { state.withLock(owner: self) { $0.onRejected = newValue } }
+        }
+    }
+
+    private let server: LoopbackServer
+    private let shared: Shared
+    /// `POST /token` calls.
+    let refreshes = Counter()
+    /// `/resource` requests, accepted or not.
+    let resourceRequests = Counter()
+    /// `/resource` requests answered 401.
+    let rejected = Counter()
+
+    init(token: String, refreshFails: Bool = false, rejectsEverything: Bool = false) throws {
+        let shared = Shared(token: token)
+        let (refreshes, resourceRequests, rejected) = (self.refreshes, self.resourceRequests, self.rejected)
+        self.shared = shared
+        server = try LoopbackServer { request in
+            switch request.path {
+            case "/token":
+                let number = refreshes.increment()
+                if refreshFails { return .text("refresh refused", status: 500) }
+                shared.token = "token-\(number)"
+                return .text("token-\(number)")
+            case "/resource":
+                resourceRequests.increment()
+                let token = shared.token
+                if !rejectsEverything, request.header("Authorization") == "Bearer \(token)" {
+                    return .json(#"{"hello":"\#(token)"}"#)
+                }
+                rejected.increment()
+                shared.onRejected?()
+                return .response(status: 401, headers: [("WWW-Authenticate", #"Bearer error="invalid_token""#)],
+                                 body: Data("unauthorized".utf8))
+            default:
+                return .text("no route", status: 404)
+            }
+        }
+    }
+
+    deinit { server.shutdown() }
+
+    func url(_ path: String) -> URL { server.url(path) }
+
+    /// Runs `body` whenever `/resource` rejects a request, before answering.
+    func onRejected(_ body: @escaping @Sendable () -> Void) {
+        shared.onRejected = body
+    }
+
+    /// An authenticator that refreshes with `POST /token`, on a session of its
+    /// own (or on the session that asks, when `throughSession`), after `before`.
+    func authenticator(throughSession: Bool = false, before: @escaping @Sendable () async -> Void = {}) -> TokenAuthenticator {
+        TokenAuthenticator(
+            tokenURL: url("/token"), tokenSession: throughSession ? nil : TestTransport.makeSession(), before: before
+        )
+    }
+}
+
+/// Bearer tokens, refreshed by `POST /token`, which answers the new token as text.
+struct TokenAuthenticator: Authenticator {
+    struct RefreshFailed: Error, CustomStringConvertible {
+        let body: String
+        var description: String { "the token endpoint answered \(body)" }
+    }
+
+    let tokenURL: URL
+    /// `nil`: refresh on the session that asks.
+    let tokenSession: Session?
+    let before: @Sendable () async -> Void
+
+    func apply(_ credential: Token, to urlRequest: inout URLRequest) {
+        urlRequest.setValue("Bearer \(credential.value)", forHTTPHeaderField: "Authorization")
+    }
+
+    func refresh(_ credential: Token, for session: Session) async throws -> Token {
+        await before()
+        let response = await (tokenSession ?? session).request(tokenURL, method: .post).serializingString().result
+        let text = try response.get()
+        guard !text.contains(" ") else { throw RefreshFailed(body: text) }
+        return Token(text)
+    }
+
+    func didRequest(_ urlRequest: URLRequest, with response: HTTPURLResponse, failDueToAuthenticationError error: HTTPError) -> Bool {
+        response.statusCode == 401
+    }
+
+    func isRequest(_ urlRequest: URLRequest, authenticatedWith credential: Token) -> Bool {
+        urlRequest.value(forHTTPHeaderField: "Authorization") == "Bearer \(credential.value)"
+    }
+}
+
+/// Arrives on `latch` each time it adapts a request, changing nothing.
+struct ArrivalAdapter: RequestInterceptor {
+    let latch: Latch
+    func adapt(_ urlRequest: URLRequest, for session: Session) async throws -> URLRequest {
+        latch.arrive()
+        return urlRequest
+    }
+}
+
+/// Probes `count` requests made by `make`, all at once.
+func probeConcurrently(_ count: Int, _ make: @escaping @Sendable () -> DataRequest) async -> [ProbeReport?] {
+    await withTaskGroup(of: ProbeReport?.self) { group in
+        for _ in 0..<count { group.addTask { await probe(make()) } }
+        var reports: [ProbeReport?] = []
+        for await report in group { reports.append(report) }
+        return reports
+    }
+}

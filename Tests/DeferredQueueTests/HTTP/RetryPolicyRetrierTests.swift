@@ -1,0 +1,221 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LoopbackServer
+import Testing
+@testable import DeferredQueue
+
+@Suite("RetryPolicy as a retrier: per request, Retry-After, jitter, shouldRetry")
+struct RetryPolicyRetrierTests {
+    let quick = RetryPolicy(retryLimit: 3, backoffScale: 0.01)
+
+    // MARK: - Per request
+
+    @Test func aPolicyGivenAsTheRequestsInterceptorRetriesIt() async throws {
+        let fixture = try Fixture()
+        let session = TestTransport.makeSession()
+        let report = await probe(session.request(fixture.url("/flaky"), interceptor: quick))
+        #expect(report?.allKinds.allSatisfy { $0 == "ok" } == true)
+        #expect(fixture.flakyAttempts.count == 3)
+    }
+
+    @Test func aPolicyInsideAnInterceptorRetriesIt() async throws {
+        let fixture = try Fixture()
+        let session = TestTransport.makeSession(interceptor: Interceptor(retriers: [quick]))
+        let report = await probe(session.request(fixture.url("/flaky")))
+        #expect(report?.allKinds.allSatisfy { $0 == "ok" } == true)
+        #expect(fixture.flakyAttempts.count == 3)
+    }
+
+    @Test func aPolicyPerRequestStillLeavesAPostAlone() async throws {
+        let fixture = try Fixture()
+        let session = TestTransport.makeSession()
+        let result = await response {
+            session.request(fixture.url("/post-503"), method: .post, interceptor: quick).responseString(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(result?.response?.statusCode == 503)
+        #expect(fixture.postAttempts.count == 1)
+    }
+
+    // MARK: - Retry-After
+
+    @Test func retryAfterInSecondsIsTheDelay() async throws {
+        let hits = Counter()
+        let server = try LoopbackServer { _ in
+            hits.increment() == 1 ? .response(status: 503, headers: [("Retry-After", "1")]) : .text("ok")
+        }
+        defer { server.shutdown() }
+        let recording = RecordingRetrier(quick)
+        let result = await response {
+            TestTransport.makeSession().request(server.url("/"), interceptor: recording).responseString(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(result?.value == "ok")
+        #expect(recording.delays.events == [1])
+        #expect(hits.count == 2)
+    }
+
+    @Test func retryAfterLongerThanTheMaximumDelayIsDeliveredNotRetried() async throws {
+        let hits = Counter()
+        let server = try LoopbackServer { _ in
+            hits.increment()
+            return .response(status: 503, headers: [("Retry-After", "3600")], body: Data("maintenance".utf8))
+        }
+        defer { server.shutdown() }
+        let result = await response {
+            TestTransport.makeSession().request(server.url("/"), interceptor: quick).responseString(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(result?.response?.statusCode == 503)
+        #expect(result?.response?.value(forHTTPHeaderField: "Retry-After") == "3600", "the caller sees when to come back")
+        #expect(hits.count == 1)
+    }
+
+    @Test func theSessionsPolicyHonoursRetryAfterToo() async throws {
+        let hits = Counter()
+        let server = try LoopbackServer { _ in
+            hits.increment()
+            return .response(status: 503, headers: [("Retry-After", "3600")])
+        }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession(retryPolicy: quick)
+        let result = await response { session.request(server.url("/")).responseString(queue: handlerQueue, completionHandler: $0) }
+        #expect(result?.response?.statusCode == 503)
+        // Request+Attempts.swift's applyRetryPolicy does not pass the response
+        // to the policy yet (it calls delay(beforeRetry:method:statusCode:error:)).
+        withKnownIssue("the session-wide path needs RetryPolicy.delay(for:dueTo:)") {
+            #expect(hits.count == 1)
+        }
+    }
+
+    @Test func retryAfterIsReadInEachFormTheRFCAllows() throws {
+        // 1994-11-06 08:49:07 UTC, 30 s before the examples of RFC 9110 §5.6.7.
+        let now = Date(timeIntervalSince1970: 784_111_747)
+        #expect(RetryAfter.delay(from: "120", now: now) == 120)
+        #expect(RetryAfter.delay(from: " 0 ", now: now) == 0)
+        #expect(RetryAfter.delay(from: "Sun, 06 Nov 1994 08:49:37 GMT", now: now) == 30)
+        #expect(RetryAfter.delay(from: "Sunday, 06-Nov-94 08:49:37 GMT", now: now) == 30)
+        #expect(RetryAfter.delay(from: "Sun Nov  6 08:49:37 1994", now: now) == 30)
+        #expect(RetryAfter.delay(from: "Sat, 05 Nov 1994 08:49:37 GMT", now: now) == 0, "a date in the past: now")
+        for garbage in ["", "-5", "1.5", "soon", "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 Nov 99999999999 08:49:37 GMT",
+                        "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 25:49:37 GMT"] {
+            #expect(RetryAfter.delay(from: garbage, now: now) == nil, "\(garbage)")
+        }
+    }
+
+    @Test func retryAfterReplacesTheBackoffOnlyWithinTheMaximumDelay() throws {
+        var policy = RetryPolicy(backoffScale: 4, jitter: .none, maximumDelay: 10)
+        #expect(policy.wait(beforeRetry: 0, response: try head(retryAfter: "7")) == 7)
+        #expect(policy.wait(beforeRetry: 0, response: try head(retryAfter: "11")) == nil)
+        #expect(policy.wait(beforeRetry: 0, response: try head(retryAfter: nil)) == 4)
+        #expect(policy.wait(beforeRetry: 5, response: nil) == 10, "the backoff is capped")
+        policy.maximumDelay = .nan
+        #expect(policy.wait(beforeRetry: 0, response: nil) == 0, "a NaN cap does not crash")
+    }
+
+    // MARK: - Jitter
+
+    @Test func jitterIsTheDocumentedFractionOfTheBackoff() {
+        var policy = RetryPolicy(backoffBase: 2, backoffScale: 1, jitter: .none)
+        policy.randomFraction = { 0.25 }
+        #expect(policy.wait(beforeRetry: 2, response: nil) == 4)
+        policy.jitter = .full
+        #expect(policy.wait(beforeRetry: 2, response: nil) == 1)
+        policy.jitter = .equal
+        #expect(policy.wait(beforeRetry: 2, response: nil) == 2.5)
+        #expect(RetryPolicy().jitter == .equal, "equal jitter by default")
+    }
+
+    @Test func jitteredDelaysStayWithinTheirBounds() {
+        let full = RetryPolicy(backoffScale: 1, jitter: .full)
+        let equal = RetryPolicy(backoffScale: 1, jitter: .equal)
+        for retry in 0..<3 {
+            let nominal = pow(2, Double(retry))
+            for _ in 0..<200 {
+                let a = full.wait(beforeRetry: retry, response: nil) ?? -1
+                let b = equal.wait(beforeRetry: retry, response: nil) ?? -1
+                #expect(a >= 0 && a <= nominal)
+                #expect(b >= nominal / 2 && b <= nominal)
+            }
+        }
+    }
+
+    // MARK: - shouldRetry
+
+    @Test func shouldRetryDecidesInsteadOfTheSets() async throws {
+        let hits = Counter()
+        let server = try LoopbackServer { _ in
+            hits.increment() == 1 ? .text("slow down", status: 429) : .text("ok")
+        }
+        defer { server.shutdown() }
+        let policy = RetryPolicy(backoffScale: 0.01, shouldRetry: { request, error in
+            error.responseCode == 429 && request.response?.statusCode == 429
+        })
+        let result = await response {
+            TestTransport.makeSession().request(server.url("/"), method: .post, interceptor: policy)
+                .responseString(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(result?.value == "ok", "a POST answered 429 is retried because the predicate says so")
+        #expect(hits.count == 2)
+
+        let vetoed = Counter()
+        let flaky = try LoopbackServer { _ in
+            vetoed.increment()
+            return .text("busy", status: 503)
+        }
+        defer { flaky.shutdown() }
+        let never = RetryPolicy(backoffScale: 0.01, shouldRetry: { _, _ in false })
+        _ = await response { TestTransport.makeSession().request(flaky.url("/"), interceptor: never).responseString(queue: handlerQueue, completionHandler: $0) }
+        #expect(vetoed.count == 1)
+    }
+
+    // MARK: - A body cut short
+
+    @Test(arguments: [false, true])
+    func aGetWhoseBodyIsCutShortIsRetriedAndAPostIsNot(streamed: Bool) async throws {
+        let hits = Counter()
+        let server = try LoopbackServer { _ in
+            hits.increment()
+            return .closeMidBody(body: Data(repeating: 66, count: 10_000), sentBytes: 100)
+        }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession(retryPolicy: RetryPolicy(retryLimit: 2, backoffScale: 0.01))
+        func send(_ method: HTTPMethod) async -> HTTPError? {
+            let request = session.request(server.url("/"), method: method)
+            // A progress handler makes the transport hand the body over as it arrives.
+            if streamed { request.downloadProgress(queue: handlerQueue) { _ in } }
+            return await response { request.responseData(queue: handlerQueue, completionHandler: $0) }?.error
+        }
+        // On branch `auth`, the URLSession transport maps a cut-short body to
+        // networkConnectionLost only after the response head (streamed); main's
+        // 3540ae0 maps the collecting case too. Remove this wrapper with that merge.
+        await withKnownIssue("a collecting task's cut-short body is URLError.unknown before main's 3540ae0") {
+            let get = await send(.get)
+            #expect(get?.urlError?.code == .networkConnectionLost, "\(String(describing: get))")
+            #expect(hits.count == 3, "the first attempt and two retries")
+
+            let post = await send(.post)
+            #expect(post?.urlError?.code == .networkConnectionLost)
+            #expect(hits.count == 4, "a POST is sent once")
+        } when: {
+            !streamed
+        }
+    }
+
+    private func head(retryAfter: String?) throws -> HTTPURLResponse? {
+        HTTPURLResponse(url: try #require(URL(string: "http://127.0.0.1/")), statusCode: 503, httpVersion: "HTTP/1.1",
+                        headerFields: retryAfter.map { ["Retry-After": $0] } ?? [:])
+    }
+}
+
+/// Asks `policy` and records the delays it chose.
+private struct RecordingRetrier: RequestInterceptor {
+    let policy: RetryPolicy
+    let delays = Recorder<Double>()
+    init(_ policy: RetryPolicy) { self.policy = policy }
+
+    func retry(_ request: Request, for session: Session, dueTo error: HTTPError) async -> RetryResult {
+        let result = await policy.retry(request, for: session, dueTo: error)
+        if case .retryWithDelay(let seconds) = result { delays.append(seconds) }
+        return result
+    }
+}
