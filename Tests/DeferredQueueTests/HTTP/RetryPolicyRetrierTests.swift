@@ -80,11 +80,7 @@ struct RetryPolicyRetrierTests {
         let session = TestTransport.makeSession(retryPolicy: quick)
         let result = await response { session.request(server.url("/")).responseString(queue: handlerQueue, completionHandler: $0) }
         #expect(result?.response?.statusCode == 503)
-        // Request+Attempts.swift's applyRetryPolicy does not pass the response
-        // to the policy yet (it calls delay(beforeRetry:method:statusCode:error:)).
-        withKnownIssue("the session-wide path needs RetryPolicy.delay(for:dueTo:)") {
-            #expect(hits.count == 1)
-        }
+        #expect(hits.count == 1)
     }
 
     @Test func retryAfterIsReadInEachFormTheRFCAllows() throws {
@@ -185,20 +181,13 @@ struct RetryPolicyRetrierTests {
             if streamed { request.downloadProgress(queue: handlerQueue) { _ in } }
             return await response { request.responseData(queue: handlerQueue, completionHandler: $0) }?.error
         }
-        // On branch `auth`, the URLSession transport maps a cut-short body to
-        // networkConnectionLost only after the response head (streamed); main's
-        // 3540ae0 maps the collecting case too. Remove this wrapper with that merge.
-        await withKnownIssue("a collecting task's cut-short body is URLError.unknown before main's 3540ae0") {
-            let get = await send(.get)
-            #expect(get?.urlError?.code == .networkConnectionLost, "\(String(describing: get))")
-            #expect(hits.count == 3, "the first attempt and two retries")
+        let get = await send(.get)
+        #expect(get?.urlError?.code == .networkConnectionLost, "\(String(describing: get))")
+        #expect(hits.count == 3, "the first attempt and two retries")
 
-            let post = await send(.post)
-            #expect(post?.urlError?.code == .networkConnectionLost)
-            #expect(hits.count == 4, "a POST is sent once")
-        } when: {
-            !streamed
-        }
+        let post = await send(.post)
+        #expect(post?.urlError?.code == .networkConnectionLost)
+        #expect(hits.count == 4, "a POST is sent once")
     }
 
     private func head(retryAfter: String?) throws -> HTTPURLResponse? {

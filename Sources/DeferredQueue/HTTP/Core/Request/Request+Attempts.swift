@@ -34,9 +34,11 @@ extension Request {
     }
 
     /// Runs the adapters on `base`, then sends it. Without adapters this
-    /// stays on the calling thread.
+    /// stays on the calling thread. A redirect hop to another origin skips
+    /// them: what they add (a bearer token) is meant for the request's origin.
     func prepareAttempt(from base: URLRequest) {
-        let adapters = session.adapters(for: self)
+        let sameOrigin = urlRequest?.url.flatMap { original in base.url.map { RedirectRules.isSameOrigin(original, $0) } } ?? true
+        let adapters = sameOrigin ? session.adapters(for: self) : []
         guard !adapters.isEmpty else { return send(base, base: base) }
         let session = self.session
         Task {
@@ -190,12 +192,7 @@ extension Request {
     }
 
     private func applyRetryPolicy(_ completed: CompletedAttempt, error: HTTPError, transportError: Bool) {
-        if let policy = session.retryPolicy,
-           let delay = policy.delay(
-               beforeRetry: completed.retryCount, method: method,
-               statusCode: transportError ? nil : completed.response?.statusCode,
-               error: transportError ? error.urlError : nil
-           ) {
+        if let policy = session.retryPolicy, let delay = policy.delay(for: self, dueTo: error) {
             return scheduleRetry(after: delay)
         }
         finish(with: completed, error: transportError ? error : nil)

@@ -46,9 +46,9 @@ public protocol Authenticator: Sendable {
     /// Adds `credential` to a request about to be sent, usually as an
     /// `Authorization` header field.
     ///
-    /// Called for every attempt, redirect hops included. When a redirect may
-    /// lead to another origin that must not see the credential, check
-    /// `urlRequest.url` before applying it.
+    /// Called for every attempt on the request's origin, same-origin redirect
+    /// hops included; a hop to another origin is not adapted (and loses its
+    /// `Authorization`).
     ///
     /// - Parameters:
     ///   - credential: The current credential.

@@ -8,7 +8,9 @@ import FoundationNetworking
 ///
 /// Adapters run for every attempt — the first, each retry, each redirect and
 /// authentication round trip — on the request as the session built it for
-/// that attempt: the session's adapters first, then the request's.
+/// that attempt: the session's adapters first, then the request's. A
+/// redirect hop to another origin (scheme, host or port) is the exception:
+/// it is not adapted, so a token an adapter adds stays with its origin.
 public protocol RequestAdapter: Sendable {
     /// Returns the request to send.
     ///
