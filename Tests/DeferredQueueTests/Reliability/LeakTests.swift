@@ -3,6 +3,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import LoopbackServer
 import Testing
 @testable import DeferredQueue
 
@@ -23,13 +24,15 @@ struct LeakTests {
     static let allowedGrowth = 64.0
 
     @Test func tenThousandSettledRequestsLeaveNoRequestDeferredOrTaskBehind() async throws {
-        let faults = try FaultServer()
-        // Warm up: the first requests allocate what stays for good (libcurl,
-        // URLSession's threads).
-        await Self.settleRequests(100, on: faults, meter: nil)
-        let meter = MemoryMeter()
-        await Self.settleRequests(10_000, on: faults, meter: meter)
-        #expect(await meter.settlesNearStart(within: Self.allowedGrowth, label: "10000 requests"))
+        try await MemoryHeavyWork.exclusively {
+            let faults = try FaultServer()
+            // Warm up: the first requests allocate what stays for good (libcurl,
+            // URLSession's threads).
+            await Self.settleRequests(100, on: faults, meter: nil)
+            let meter = MemoryMeter()
+            await Self.settleRequests(10_000, on: faults, meter: meter)
+            #expect(await meter.settlesNearStart(within: Self.allowedGrowth, label: "10000 requests"))
+        }
     }
 
     /// Runs `total` requests (at most 64 in flight) on a new session and checks
@@ -65,9 +68,11 @@ struct LeakTests {
     }
 
     @Test func aHundredThousandSettledChainsLeaveNoDeferredBehind() async {
-        let meter = MemoryMeter()
-        await Self.settleChains(100_000, meter: meter)
-        #expect(await meter.settlesNearStart(within: Self.allowedGrowth, label: "100000 chains"))
+        await MemoryHeavyWork.exclusively {
+            let meter = MemoryMeter()
+            await Self.settleChains(100_000, meter: meter)
+            #expect(await meter.settlesNearStart(within: Self.allowedGrowth, label: "100000 chains"))
+        }
     }
 
     /// Builds `total` four-step chains, all pending at once (the peak), then

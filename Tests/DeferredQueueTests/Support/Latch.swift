@@ -61,6 +61,10 @@ final class Recorder<Element: Sendable>: Sendable {
 final class Counter: Sendable {
     private let value = Atomic<Int>(0)
     @discardableResult func increment() -> Int { value.add(1, ordering: .relaxed).newValue }
+    /// Sets the count to `desired` if it is `expected`; whether it did.
+    func compareExchange(expected: Int, desired: Int) -> Bool {
+        value.compareExchange(expected: expected, desired: desired, ordering: .relaxed).exchanged
+    }
     /// Adds `amount`; returns the new count.
     @discardableResult func add(_ amount: Int) -> Int { value.add(amount, ordering: .relaxed).newValue }
     var count: Int { value.load(ordering: .relaxed) }
