@@ -131,6 +131,7 @@ extension HTTPError {
         case .requestRetryFailed: return "retryFailed"
         case .responseTooLarge: return "tooLarge"
         case .parameterEncodingFailed: return "parameterEncoding"
+        case .multipartEncodingFailed: return "multipartEncoding"
         }
     }
 }
