@@ -1,4 +1,5 @@
 import DeferredQueue
+import Dispatch
 import Foundation
 import LoopbackServer
 import Testing
@@ -112,6 +113,21 @@ struct MultipartFormDataTests {
         let form = MultipartFormData()
         form.append(try directory.file("a.txt", contents: Data("a".utf8)), withName: "a")
         #expect(try form.encode() == (try form.encode()))
+    }
+
+    @Test func partsAppendedFromManyThreadsAreAllEncoded() throws {
+        let form = MultipartFormData()
+        DispatchQueue.concurrentPerform(iterations: 200) { index in
+            form.append(Data("\(index)".utf8), withName: "field\(index)")
+            _ = form.contentLength
+        }
+
+        let parts = try form.parsedParts()
+
+        #expect(parts.count == 200)
+        #expect(Set(parts.compactMap(\.name)) == Set((0..<200).map { "field\($0)" }))
+        #expect(parts.allSatisfy { $0.name == "field" + String(decoding: $0.body, as: UTF8.self) })
+        #expect(form.contentLength == UInt64(try form.encode().count))
     }
 
     @Test func twoFormsGetDifferentRandomBoundaries() {
