@@ -216,8 +216,8 @@ extension HTTPError {
 
     /// The lower-level error behind this one, if any: the `URLError`, the JSON
     /// ``JSON/ParseError``, the `DecodingError`, the parameter `EncodingError`, the multipart
-    /// form's file or stream error, the adapter's or
-    /// retrier's error, or the custom validation or serialization error.
+    /// form's file or stream error, the adapter's or retrier's error, or the custom validation
+    /// or serialization error.
     public var underlyingError: (any Error)? {
         switch self {
         case .sessionTaskFailed(let error): return error

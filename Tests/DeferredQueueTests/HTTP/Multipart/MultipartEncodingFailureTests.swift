@@ -46,6 +46,16 @@ struct MultipartEncodingFailureTests {
         #expect(url == remote)
     }
 
+    @Test func aFileURLWithoutAFileNameIsReported() {
+        let form = MultipartFormData()
+        form.append(URL(fileURLWithPath: "/"), withName: "root")
+
+        guard case .bodyPartFilenameInvalid? = encodingFailure(of: form) else {
+            Issue.record("expected bodyPartFilenameInvalid")
+            return
+        }
+    }
+
     @Test func aDeviceIsNotARegularFileAndIsRefusedInsteadOfReadForever() throws {
         let form = MultipartFormData()
         form.append(URL(fileURLWithPath: "/dev/zero"), withName: "zeros")

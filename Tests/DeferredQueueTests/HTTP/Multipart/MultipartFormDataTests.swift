@@ -1,4 +1,4 @@
-import DeferredQueue
+@testable import DeferredQueue
 import Dispatch
 import Foundation
 import LoopbackServer
@@ -128,6 +128,22 @@ struct MultipartFormDataTests {
         #expect(Set(parts.compactMap(\.name)) == Set((0..<200).map { "field\($0)" }))
         #expect(parts.allSatisfy { $0.name == "field" + String(decoding: $0.body, as: UTF8.self) })
         #expect(form.contentLength == UInt64(try form.encode().count))
+    }
+
+    @Test func anUploadEncodesASmallFormInMemoryAndABigOneToATemporaryFile() throws {
+        let directory = try TemporaryDirectory()
+        let form = MultipartFormData()
+        form.append(Data(repeating: 5, count: 1000), withName: "blob", fileName: "blob.bin", mimeType: "x/y")
+        let inMemory = try form.encode()
+
+        #expect(try form.encodedForUpload() == .data(inMemory))
+        #expect(try form.encodedForUpload(threshold: form.contentLength) == .data(inMemory))
+        guard case .file(let fileURL) = try form.encodedForUpload(threshold: form.contentLength - 1, in: directory.url) else {
+            Issue.record("a form above the threshold should be encoded to a file")
+            return
+        }
+        #expect(fileURL.deletingLastPathComponent().standardizedFileURL == directory.url.standardizedFileURL)
+        #expect(try Data(contentsOf: fileURL) == inMemory)
     }
 
     @Test func twoFormsGetDifferentRandomBoundaries() {
