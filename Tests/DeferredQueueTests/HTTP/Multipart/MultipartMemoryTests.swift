@@ -24,11 +24,21 @@ struct MultipartMemoryTests {
         form.append(source, withName: "huge")
         let output = directory.unusedURL("form.body")
 
-        ResidentMemory.trim()
-        let start = ResidentMemory.mebibytes()
-        let sampler = PeakResidentMemory()
-        try await offTheCooperativePool { try form.writeEncodedData(to: output) }
-        let peak = sampler.stop()
+        // Tests of other suites allocate in this process too; a neighbour's burst can lift one
+        // peak, but loading the file would lift every attempt by hundreds of MiB.
+        var growths: [Double] = []
+        for _ in 1...3 {
+            try? FileManager.default.removeItem(at: output)
+            ResidentMemory.trim()
+            let start = ResidentMemory.mebibytes()
+            let sampler = PeakResidentMemory()
+            try await offTheCooperativePool { try form.writeEncodedData(to: output) }
+            guard let start, let peak = sampler.stop() else { break }  // no /proc: nothing to measure
+            growths.append(peak - start)
+            print("resident memory writing a \(mebibytes) MiB file part (\(Sanitizers.description)): "
+                + "start \(Int(start)) MiB, peak \(Int(peak)) MiB, growth \(Int(peak - start)) MiB")
+            if peak - start < 48 { break }
+        }
 
         let written = try FileManager.default.attributesOfItem(atPath: output.path)[.size] as? NSNumber
         #expect(written?.uint64Value == form.contentLength)
@@ -37,13 +47,8 @@ struct MultipartMemoryTests {
         try tail.seek(toOffset: form.contentLength - UInt64(form.boundary.utf8.count) - 6)
         #expect(try tail.readToEnd() == Data("--\(form.boundary)--\r\n".utf8))
         try tail.close()
-
-        guard let start, let peak else { return }  // no /proc: nothing to measure
-        let growth = peak - start
-        print("resident memory writing a \(mebibytes) MiB file part (\(Sanitizers.description)): "
-            + "start \(Int(start)) MiB, peak \(Int(peak)) MiB, growth \(Int(growth)) MiB")
-        if !Sanitizers.any {
-            #expect(growth < 48, "encoding should copy the file in 1 MiB chunks, not load it")
+        if !Sanitizers.any, let smallest = growths.min() {
+            #expect(smallest < 48, "encoding should copy the file in 1 MiB chunks, not load it")
         }
     }
 }

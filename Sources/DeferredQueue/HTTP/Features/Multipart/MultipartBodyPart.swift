@@ -3,8 +3,8 @@ import Synchronization
 
 /// One part of a ``MultipartFormData``: its header block, ready to write, and where
 /// its content comes from.
-struct MultipartBodyPart {
-    enum Content {
+struct MultipartBodyPart: Sendable {
+    enum Content: Sendable {
         case data(Data)
         /// A regular file, read in chunks when the form is encoded.
         case file(URL)
@@ -28,6 +28,11 @@ struct MultipartBodyPart {
     let content: Content
     /// The length of the content in bytes.
     let length: UInt64
+
+    var isStream: Bool {
+        if case .stream = content { return true }
+        return false
+    }
 
     /// The header block of a part, or why it cannot be written.
     ///

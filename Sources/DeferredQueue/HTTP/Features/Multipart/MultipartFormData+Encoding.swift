@@ -24,15 +24,16 @@ extension MultipartFormData {
     /// - Throws: ``HTTPError/multipartEncodingFailed(reason:)``: the first problem met while
     ///   appending, or a file or stream that cannot be read now or changed size.
     public func encode() throws -> Data {
-        try state.withLock(owner: self) { state in
-            if let failure = state.failure { throw failure }
-            var data = Data()
-            let length = state.contentLength(boundary: boundary)
-            // A hint only: a length the memory cannot hold fails in append, not here.
+        let parts = try partsToEncode()
+        var data = Data()
+        // Data and file lengths are real, so reserve them at once; a stream's length is only
+        // the caller's word (an absurd one must fail as a length mismatch, not an allocation).
+        if !parts.contains(where: \.isStream) {
+            let length = State(parts: parts).contentLength(boundary: boundary)
             if length <= UInt64(Int.max) { data.reserveCapacity(Int(length)) }
-            try Self.write(state.parts, boundary: boundary) { data.append($0) }
-            return data
         }
+        try Self.write(parts, boundary: boundary) { data.append($0) }
+        return data
     }
 
     /// Writes the encoded form to a new file, reading file and stream parts in chunks so that
@@ -51,27 +52,33 @@ extension MultipartFormData {
     ///   `outputStreamCreationFailed`, a part that cannot be read now, or
     ///   `outputStreamWriteFailed`. After a failure the partial file is removed.
     public func writeEncodedData(to fileURL: URL) throws {
-        try state.withLock(owner: self) { state in
-            if let failure = state.failure { throw failure }
-            let output = try Self.createExclusively(fileURL)
-            do {
-                // Gathers the small pieces (delimiters, headers, fields) into fewer writes.
-                var buffer = Data()
-                try Self.write(state.parts, boundary: boundary) { chunk in
-                    if buffer.count + chunk.count > Self.chunkSize {
-                        try Self.write(buffer, to: output)
-                        buffer.removeAll(keepingCapacity: true)
-                    }
-                    if chunk.count >= Self.chunkSize { try Self.write(chunk, to: output) } else { buffer.append(chunk) }
+        let parts = try partsToEncode()
+        let output = try Self.createExclusively(fileURL)
+        do {
+            // Gathers the small pieces (delimiters, headers, fields) into fewer writes.
+            var buffer = Data()
+            try Self.write(parts, boundary: boundary) { chunk in
+                if buffer.count + chunk.count > Self.chunkSize {
+                    try Self.write(buffer, to: output)
+                    buffer.removeAll(keepingCapacity: true)
                 }
-                try Self.write(buffer, to: output)
-                do { try output.close() } catch { throw Self.failure(.outputStreamWriteFailed(error: error)) }
-            } catch {
-                try? output.close()
-                try? fileManager.removeItem(at: fileURL)
-                throw error
+                if chunk.count >= Self.chunkSize { try Self.write(chunk, to: output) } else { buffer.append(chunk) }
             }
+            try Self.write(buffer, to: output)
+            do { try output.close() } catch { throw Self.failure(.outputStreamWriteFailed(error: error)) }
+        } catch {
+            try? output.close()
+            try? fileManager.removeItem(at: fileURL)
+            throw error
         }
+    }
+
+    /// The parts appended so far, or the first problem met while appending them. Encoding
+    /// works on this snapshot without holding the lock, so a long write blocks nobody.
+    private func partsToEncode() throws -> [MultipartBodyPart] {
+        let snapshot = state.withLock(owner: self) { $0 }
+        if let failure = snapshot.failure { throw failure }
+        return snapshot.parts
     }
 
     /// Feeds the encoded form to `sink` in order: delimiters, header blocks, contents.

@@ -44,7 +44,7 @@ import Synchronization
 ///
 /// - Note: Build a form in one place (the `upload(multipartFormData:)` builder closure is
 ///   meant for that). It is nevertheless safe to use from several threads: all its mutable
-///   state sits behind one lock, and an encoding holds that lock for its whole duration.
+///   state sits behind one lock, and an encoding works on the parts appended before it began.
 /// - Warning: The boundary must not occur in any part's content. The random default makes that
 ///   astronomically unlikely; a boundary you pass yourself must be chosen with that in mind.
 public final class MultipartFormData: Sendable {
@@ -76,7 +76,7 @@ public final class MultipartFormData: Sendable {
         state.withLock(owner: self) { $0.contentLength(boundary: boundary) }
     }
 
-    struct State {
+    struct State: Sendable {
         var parts: [MultipartBodyPart] = []
         /// The first problem found while appending, thrown by every encoding.
         var failure: HTTPError?
