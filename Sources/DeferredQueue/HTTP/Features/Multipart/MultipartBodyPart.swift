@@ -9,12 +9,12 @@ struct MultipartBodyPart: Sendable {
         /// A regular file, read in chunks when the form is encoded.
         case file(URL)
         /// Read once, by the first encoding.
-        case stream(Stream)
+        case stream(HandedOverStream)
     }
 
     /// An input stream handed over to a form (`sending`), reachable only through its lock,
     /// which is what makes a non-`Sendable` `InputStream` safe to keep in a `Sendable` form.
-    final class Stream: Sendable {
+    final class HandedOverStream: Sendable {
         /// The stream until an encoding takes it to read it, `nil` after.
         let stream: Mutex<InputStream?>
 
