@@ -133,6 +133,7 @@ extension HTTPError {
         case .downloadedFileMoveFailed: return "moveFailed"
         case .uploadFileUnavailable: return "uploadFileUnavailable"
         case .parameterEncodingFailed: return "parameterEncoding"
+        case .multipartEncodingFailed: return "multipartEncoding"
         }
     }
 }

@@ -42,6 +42,8 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
     case uploadFileUnavailable(URL)
     /// The request's parameters could not be encoded into it by a ``ParameterEncoder``.
     case parameterEncodingFailed(reason: ParameterEncodingFailureReason)
+    /// A ``MultipartFormData`` could not be encoded (a missing file, a failed write…).
+    case multipartEncodingFailed(reason: MultipartEncodingFailureReason)
 
     /// Why a `validate(…)` step rejected a response.
     public enum ValidationFailureReason: Sendable, CustomStringConvertible {
@@ -176,6 +178,8 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
                 + "stopped. Raise Session(maximumResponseBodySize:), or use a download or a stream for big bodies."
         case .parameterEncodingFailed(let reason):
             return reason.description
+        case .multipartEncodingFailed(let reason):
+            return reason.description
         }
     }
 
@@ -223,8 +227,9 @@ extension HTTPError {
     }
 
     /// The lower-level error behind this one, if any: the `URLError`, the JSON
-    /// ``JSON/ParseError``, the `DecodingError`, the parameter `EncodingError`, the adapter's or
-    /// retrier's error, or the custom validation or serialization error.
+    /// ``JSON/ParseError``, the `DecodingError`, the parameter `EncodingError`, the multipart
+    /// form's file or stream error, the adapter's or retrier's error, or the custom validation
+    /// or serialization error.
     public var underlyingError: (any Error)? {
         switch self {
         case .sessionTaskFailed(let error): return error
@@ -236,6 +241,7 @@ extension HTTPError {
         case .requestRetryFailed(let retryError, _): return retryError
         case .responseSerializationFailed(.customSerializationFailed(let error)): return error
         case .parameterEncodingFailed(let reason): return reason.underlyingError
+        case .multipartEncodingFailed(let reason): return reason.underlyingError
         default: return nil
         }
     }

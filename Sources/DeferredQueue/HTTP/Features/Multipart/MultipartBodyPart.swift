@@ -1,0 +1,73 @@
+import Foundation
+import Synchronization
+
+/// One part of a ``MultipartFormData``: its header block, ready to write, and where
+/// its content comes from.
+struct MultipartBodyPart: Sendable {
+    enum Content: Sendable {
+        case data(Data)
+        /// A regular file, read in chunks when the form is encoded.
+        case file(URL)
+        /// Read once, by the first encoding.
+        case stream(HandedOverStream)
+    }
+
+    /// An input stream handed over to a form (`sending`), reachable only through its lock,
+    /// which is what makes a non-`Sendable` `InputStream` safe to keep in a `Sendable` form.
+    final class HandedOverStream: Sendable {
+        /// The stream until an encoding takes it to read it, `nil` after.
+        let stream: Mutex<InputStream?>
+
+        init(_ stream: sending InputStream) {
+            self.stream = Mutex(stream)
+        }
+    }
+
+    /// `Content-Disposition: …\r\n[Content-Type: …\r\n]\r\n`, UTF-8.
+    let headers: Data
+    let content: Content
+    /// The length of the content in bytes.
+    let length: UInt64
+
+    var isStream: Bool {
+        if case .stream = content { return true }
+        return false
+    }
+
+    /// The header block of a part, or why it cannot be written.
+    ///
+    /// Names and file names are sent as UTF-8 quoted strings; a `"`, CR or LF in them is
+    /// percent-encoded (`%22`, `%0D`, `%0A`), as RFC 7578 §2 suggests and browsers do, so it
+    /// cannot end the parameter or the header line.
+    /// - Throws: ``HTTPError/MultipartEncodingFailureReason/bodyPartMIMETypeInvalid(_:)``.
+    static func headers(name: String, fileName: String?, mimeType: String?) throws(HTTPError) -> Data {
+        var text = "Content-Disposition: form-data; name=\"\(escape(name))\""
+        if let fileName { text += "; filename=\"\(escape(fileName))\"" }
+        text += "\r\n"
+        if let mimeType {
+            let isControl = { (scalar: Unicode.Scalar) in scalar.value < 0x20 || scalar.value == 0x7F }
+            let trimmed = mimeType.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty, !mimeType.unicodeScalars.contains(where: isControl) else {
+                throw .multipartEncodingFailed(reason: .bodyPartMIMETypeInvalid(mimeType))
+            }
+            text += "Content-Type: \(trimmed)\r\n"
+        }
+        text += "\r\n"
+        return Data(text.utf8)
+    }
+
+    /// A name or file name, made safe inside a quoted parameter value.
+    static func escape(_ value: String) -> String {
+        guard value.unicodeScalars.contains(where: { $0 == "\"" || $0 == "\r" || $0 == "\n" }) else { return value }
+        var escaped = String.UnicodeScalarView()
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": escaped.append(contentsOf: "%22".unicodeScalars)
+            case "\r": escaped.append(contentsOf: "%0D".unicodeScalars)
+            case "\n": escaped.append(contentsOf: "%0A".unicodeScalars)
+            default: escaped.append(scalar)
+            }
+        }
+        return String(escaped)
+    }
+}
