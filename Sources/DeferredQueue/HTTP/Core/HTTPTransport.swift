@@ -43,6 +43,11 @@ public protocol HTTPTransport: Sendable {
     /// decodes, sent by a ``Session`` unless the caller sets the header.
     var acceptEncoding: String? { get }
 
+    /// Whether the transport can write a response body to a file itself
+    /// (``HTTPTransportAttempt/downloadsToFile``), more cheaply than the
+    /// session writing the chunks it reports. `false` by default.
+    var supportsDownloadsToFile: Bool { get }
+
     /// Starts one attempt.
     ///
     /// - Parameters:
@@ -67,6 +72,11 @@ public struct HTTPTransportAttempt: Sendable {
     /// `true`: hand the whole body over in ``HTTPTransportEvents/didComplete(response:body:error:)``;
     /// `false`: report it chunk by chunk in ``HTTPTransportEvents/didReceive(data:)``.
     public var collectsBody: Bool
+    /// `true` (only asked of a transport that ``HTTPTransport/supportsDownloadsToFile``):
+    /// write the body to a new file, report ``HTTPTransportEvents/didDownload(bytes:of:)``
+    /// as it grows and ``HTTPTransportEvents/didFinishDownloading(to:)`` before completing;
+    /// the session owns the file from then on.
+    public var downloadsToFile = false
 
     /// Creates an attempt.
     ///
@@ -90,6 +100,10 @@ public protocol HTTPTransportEvents: Sendable {
     func didReceive(data: Data)
     /// Request body bytes went out: the total so far and the expected total, if known.
     func didSend(bytes: Int64, of expected: Int64?)
+    /// A downloading attempt's file grew: the decoded bytes so far and the expected total, if known.
+    func didDownload(bytes: Int64, of expected: Int64?)
+    /// A downloading attempt's body is complete in `file`, which now belongs to the session.
+    func didFinishDownloading(to file: URL)
     /// The attempt ended: successfully (`error == nil`, a response arrived)
     /// or not. `body` is the whole body for a collecting attempt, `nil` otherwise.
     func didComplete(response: HTTPURLResponse?, body: Data?, error: (any Error)?)
@@ -100,4 +114,8 @@ public protocol HTTPTransportTask: Sendable {
     /// Cancels the attempt if it is still running; it then completes with an
     /// error. Safe from any thread, idempotent, a no-op once completed.
     func cancel()
+}
+
+extension HTTPTransport {
+    public var supportsDownloadsToFile: Bool { false }
 }

@@ -21,6 +21,8 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         var completed = false
         /// The task was stopped to decline an authentication challenge.
         var declinedChallenge = false
+        /// The downloaded file could not be taken over.
+        var downloadError: (any Error)?
     }
 
     private let delegateQueue: OperationQueue
@@ -38,6 +40,11 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     /// Records that the task is being stopped to decline a challenge (on the delegate queue).
     func declineChallenge() {
         state.withLock(owner: self) { $0.declinedChallenge = true }
+    }
+
+    /// Records that a download's file could not be taken over (on the delegate queue).
+    func failDownload(_ error: any Error) {
+        state.withLock(owner: self) { $0.downloadError = error }
     }
 
     func cancel() {
@@ -60,12 +67,15 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     /// - A collecting task that failed reports no response on Linux; the
     ///   task's own `response` is used.
     func complete(response: URLResponse?, error: (any Error)?) -> (response: HTTPURLResponse?, error: (any Error)?) {
-        let (task, declined) = state.withLock(owner: self) { state in
+        let (task, declined, downloadError) = state.withLock(owner: self) { state in
             state.completed = true
             defer { state.task = nil }
-            return (state.task, state.declinedChallenge)
+            return (state.task, state.declinedChallenge, state.downloadError)
         }
         let response = (response ?? task?.response) as? HTTPURLResponse
+        if error == nil, let downloadError {
+            return (response, URLError(.cannotMoveFile, userInfo: [NSUnderlyingErrorKey: downloadError]))
+        }
         guard let urlError = error as? URLError else { return (response, error) }
         if declined, urlError.code == .cancelled, response != nil { return (response, nil) }
         guard urlError.code == .unknown else { return (response, error) }

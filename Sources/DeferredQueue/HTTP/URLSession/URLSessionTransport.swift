@@ -29,6 +29,15 @@ public final class URLSessionTransport: HTTPTransport {
     public let callbackQueue: DispatchQueue
     /// `nil`: URLSession (libcurl on Linux) negotiates and decodes content codings itself.
     public let acceptEncoding: String? = nil
+    /// `false` on Linux: corelibs' download tasks leave their partial file
+    /// behind when cancelled or failed (`_NativeProtocol.completeTask(withError:)`
+    /// never removes it), so the session writes the chunks itself. `true` on
+    /// Apple platforms, whose download tasks clean up after themselves.
+    #if canImport(FoundationNetworking)
+    public let supportsDownloadsToFile = false
+    #else
+    public let supportsDownloadsToFile = true
+    #endif
 
     let urlSession: URLSession
 
@@ -84,6 +93,8 @@ public final class URLSessionTransport: HTTPTransport {
             } else {
                 task = urlSession.dataTask(with: request, completionHandler: completion)
             }
+        } else if attempt.downloadsToFile {
+            task = urlSession.downloadTask(with: request)
         } else if let file = attempt.bodyFile {
             task = urlSession.uploadTask(with: request, fromFile: file)
         } else {

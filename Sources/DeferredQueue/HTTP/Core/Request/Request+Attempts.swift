@@ -65,10 +65,9 @@ extension Request {
         }
         guard let (number, collectsBody, bodyFile) = begun else { return }
         if bodyFile != nil { prepared.httpBody = nil }
-        let task = session.transport.startAttempt(
-            HTTPTransportAttempt(request: prepared, bodyFile: bodyFile, collectsBody: collectsBody),
-            events: AttemptEvents(request: self, attempt: number)
-        )
+        var attempt = HTTPTransportAttempt(request: prepared, bodyFile: bodyFile, collectsBody: collectsBody)
+        attempt.downloadsToFile = downloadsToFile && session.transport.supportsDownloadsToFile
+        let task = session.transport.startAttempt(attempt, events: AttemptEvents(request: self, attempt: number))
         let attached = mutableState.withLock(owner: self) { $0.attach(task, toAttempt: number) }
         if !attached { task.cancel() }
     }

@@ -296,6 +296,17 @@ public class Request: @unchecked Sendable {
         Self.report(update.progress, to: update.handlers)
     }
 
+    /// Whether attempts ask the transport to write the body to a file itself (downloads).
+    var downloadsToFile: Bool { false }
+
+    /// A downloading attempt's file grew (reported by the transport).
+    func attempt(_ number: Int, didDownload bytes: Int64, of expected: Int64?) {}
+
+    /// A downloading attempt's file is complete (reported by the transport).
+    func attempt(_ number: Int, didFinishDownloadingTo file: URL) {
+        try? FileManager.default.removeItem(at: file)
+    }
+
     /// The final attempt's outcome as handlers see it (a download moves its file here).
     func finalOutcome(_ raw: RawResponse) -> RawResponse { raw }
 

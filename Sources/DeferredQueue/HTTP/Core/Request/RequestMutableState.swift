@@ -73,7 +73,7 @@ struct RequestMutableState: Sendable {
         self.base = base
         response = nil
         body = Data()
-        return (attempt, progressHandlers.isEmpty)
+        return (attempt, progressHandlers.isEmpty && uploadProgressHandlers.isEmpty)
     }
 
     /// Records the task of attempt `number`. `false` when that attempt is

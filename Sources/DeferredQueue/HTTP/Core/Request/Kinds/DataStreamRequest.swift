@@ -103,8 +103,9 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// consuming `Task` (or ending the iteration early) cancels the request.
     public func streamingData() -> AsyncThrowingStream<Data, any Error> {
         AsyncThrowingStream { continuation in
-            let queue = DispatchQueue(label: "DeferredQueue.DataStreamRequest.streamingData")
-            responseStream(queue: queue) { stream in
+            // Yielding is thread-safe and cheap: do it right on the transport's
+            // queue, without a hop that would let chunks pile up in between.
+            responseStream(queue: session.transport.callbackQueue) { stream in
                 switch stream.event {
                 case .stream(let data): continuation.yield(data)
                 case .complete(let completion): continuation.finish(throwing: completion.error)
@@ -134,9 +135,15 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         mutableState.withLock(owner: self) { state in
             // A redirect's body is not the stream.
             guard state.isCurrent(number), let status = state.response?.statusCode, !(300..<400).contains(status) else { return }
-            // Dispatched under the lock, so chunks keep their order on each handler's queue.
+            // Dispatched under the lock, so chunks keep their order on each
+            // handler's queue; a handler on the callback queue (this one) is
+            // called in place, before the completion that is enqueued later.
             for handler in state.streamHandlers {
-                handler.queue.async { handler.handler(Stream(event: .stream(data))) }
+                if handler.queue === session.transport.callbackQueue {
+                    handler.handler(Stream(event: .stream(data)))
+                } else {
+                    handler.queue.async { handler.handler(Stream(event: .stream(data))) }
+                }
             }
         }
     }

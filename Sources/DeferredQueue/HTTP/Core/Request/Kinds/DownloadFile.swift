@@ -1,11 +1,24 @@
 import Foundation
 
-/// The temporary file one download attempt writes its body to, as it arrives.
+/// The temporary file one download attempt writes its body to, as it
+/// arrives — or that the transport wrote and handed over.
 struct DownloadFile: Sendable {
     let attempt: Int
     let url: URL
-    private let handle: FileHandle
+    /// `nil` for a file the transport wrote.
+    private let handle: FileHandle?
     private(set) var length: Int64 = 0
+    /// Chunks not written yet: transports hand over 16 KiB or so at a time,
+    /// and one write per chunk would cost more than the chunk takes to arrive.
+    private var pending = Data()
+    static let writeSize = 1 << 20
+
+    /// A file the transport finished writing.
+    init(attempt: Int, finishedAt url: URL) {
+        self.attempt = attempt
+        self.url = url
+        handle = nil
+    }
 
     /// Creates an empty temporary file for attempt `attempt`.
     init(attempt: Int) throws {
@@ -18,19 +31,27 @@ struct DownloadFile: Sendable {
     }
 
     mutating func write(_ data: Data) throws {
-        try handle.write(contentsOf: data)
+        pending.append(data)
         length += Int64(data.count)
+        if pending.count >= Self.writeSize { try flush() }
     }
 
-    /// Closes the file and returns where it is.
-    func close() throws -> URL {
-        try handle.close()
+    private mutating func flush() throws {
+        guard !pending.isEmpty else { return }
+        try handle?.write(contentsOf: pending)
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes what is pending, closes the file and returns where it is.
+    mutating func close() throws -> URL {
+        try flush()
+        try handle?.close()
         return url
     }
 
     /// Closes and removes the file.
     func discard() {
-        try? handle.close()
+        try? handle?.close()
         try? FileManager.default.removeItem(at: url)
     }
 }

@@ -56,9 +56,25 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         { temporaryURL, response in
             let base = FileManager.default.urls(for: directory, in: domain).first
                 ?? FileManager.default.temporaryDirectory
-            let name = response.suggestedFilename ?? temporaryURL.lastPathComponent
-            return (base.appendingPathComponent(name), options)
+            return (base.appendingPathComponent(suggestedFileName(for: response) ?? temporaryURL.lastPathComponent), options)
         }
+    }
+
+    /// The file name a response suggests: `Content-Disposition`'s `filename`,
+    /// else the URL's last path component; `nil` when neither is usable.
+    /// (corelibs' `suggestedFilename` answers "Unknown" for most responses.)
+    static func suggestedFileName(for response: HTTPURLResponse) -> String? {
+        if let disposition = response.value(forHTTPHeaderField: "Content-Disposition") {
+            for parameter in disposition.split(separator: ";") {
+                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard pair.count == 2, pair[0].lowercased() == "filename" else { continue }
+                let name = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                let safe = (name as NSString).lastPathComponent
+                if !safe.isEmpty, safe != "/", safe != "..", safe != "." { return safe }
+            }
+        }
+        guard let last = response.url?.lastPathComponent, !last.isEmpty, last != "/" else { return nil }
+        return last
     }
 
     let destination: Destination?
@@ -80,6 +96,25 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     public var resumeData: Data? { nil }
 
     override var collectsBodies: Bool { false }
+
+    override var downloadsToFile: Bool { true }
+
+    override func attempt(_ number: Int, didDownload bytes: Int64, of expected: Int64?) {
+        let handlers = mutableState.withLock(owner: self) { $0.isCurrent(number) ? $0.progressHandlers : [] }
+        guard !handlers.isEmpty else { return }
+        let encoded = mutableState.withLock(owner: self) { $0.response }.map { Self.decodedLength(of: $0) == nil } ?? false
+        Self.report(TransferProgress(completed: bytes, expected: encoded ? nil : expected), to: handlers)
+    }
+
+    override func attempt(_ number: Int, didFinishDownloadingTo file: URL) {
+        let kept = mutableState.withLock(owner: self) { state -> Bool in
+            guard state.isCurrent(number) else { return false }
+            state.download?.discard()
+            state.download = DownloadFile(attempt: number, finishedAt: file)
+            return true
+        }
+        if !kept { try? FileManager.default.removeItem(at: file) }
+    }
 
     override func consume(_ data: Data, attempt number: Int) {
         let update = mutableState.withLock(owner: self) { state -> (handlers: [ProgressHandler], progress: TransferProgress)? in
@@ -107,7 +142,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
 
     override func finalOutcome(_ raw: RawResponse) -> RawResponse {
         var raw = raw
-        let file = mutableState.withLock(owner: self) { state -> DownloadFile? in
+        var file = mutableState.withLock(owner: self) { state -> DownloadFile? in
             defer { state.download = nil }
             return state.download
         }
@@ -118,7 +153,8 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         // An empty body never created a file: make an empty one.
         let temporary: URL
         do {
-            temporary = try (file ?? DownloadFile(attempt: 0)).close()
+            if file == nil { file = try DownloadFile(attempt: 0) }
+            temporary = try file?.close() ?? FileManager.default.temporaryDirectory
         } catch {
             raw.error = .downloadedFileMoveFailed(error: error, source: nil, destination: nil)
             return raw

@@ -1,0 +1,104 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A request that sends a body — data, a file, or a multipart form — with
+/// everything a ``DataRequest`` offers, plus ``uploadProgress(queue:_:)``.
+///
+/// ```swift
+/// upload(multipartFormData: { form in
+///     form.append(Data("Ada".utf8), withName: "name")
+///     form.append(photoURL, withName: "photo")
+/// }, to: "https://example.com/profile")
+/// .uploadProgress { progress in print(progress.fraction ?? 0) }
+/// .responseDecodable(of: Profile.self) { response in … }
+/// ```
+///
+/// A file is streamed from disk as it is sent, never loaded whole. A form
+/// larger than ``MultipartFormData/encodingMemoryThreshold`` is encoded to a
+/// temporary file when the request starts (off the caller's thread) and
+/// streamed from there; that file is removed when the request ends, however
+/// it ends. A file that does not exist, or a form part that cannot be read,
+/// fails every handler with a clear error and sends nothing.
+public final class UploadRequest: DataRequest, @unchecked Sendable {
+    /// What an upload sends.
+    enum Uploadable: Sendable {
+        /// In `urlRequest.httpBody`.
+        case data
+        /// A caller's file, streamed.
+        case file(URL)
+        /// A form, encoded when the request starts.
+        case multipart(MultipartFormData)
+    }
+
+    let uploadable: Uploadable
+
+    init(session: Session, urlRequest: URLRequest, uploadable: Uploadable, interceptor: (any RequestInterceptor)?) {
+        self.uploadable = uploadable
+        super.init(session: session, urlRequest: urlRequest, interceptor: interceptor)
+    }
+
+    init(session: Session, failedWith error: HTTPError) {
+        self.uploadable = .data
+        super.init(session: session, failedWith: error, urlRequest: nil)
+    }
+
+    override var unobservedCopy: Request? {
+        guard let urlRequest else { return nil }
+        return UploadRequest(session: session, urlRequest: urlRequest, uploadable: uploadable, interceptor: interceptor)
+    }
+
+    /// Calls `handler` with the upload progress as the body goes out, and
+    /// starts the request.
+    ///
+    /// Updates are dispatched in order (monotonic on a serial `queue`) and
+    /// end at the body's total (a retried attempt starts again from zero).
+    ///
+    /// - Parameters:
+    ///   - queue: Where `handler` runs (default `.main`).
+    ///   - handler: Receives the bytes sent so far and the total, if known.
+    /// - Returns: The request, for chaining.
+    @discardableResult
+    public func uploadProgress(
+        queue: DispatchQueue = .main,
+        _ handler: @escaping @Sendable (TransferProgress) -> Void
+    ) -> Self {
+        mutableState.withLock(owner: self) { $0.uploadProgressHandlers.append(ProgressHandler(queue: queue, handler: handler)) }
+        return resume()
+    }
+
+    override func prepareBody(_ done: @escaping @Sendable (Result<URL?, HTTPError>) -> Void) {
+        switch uploadable {
+        case .data:
+            done(.success(nil))
+        case .file(let url):
+            done(.success(url))
+        case .multipart(let form):
+            // Encoding a big form reads whole files: never on the caller's thread.
+            DispatchQueue.global().async {
+                do {
+                    switch try form.encodedForUpload() {
+                    case .data(let data):
+                        self.mutableState.withLock(owner: self) { $0.encodedBody = data }
+                        done(.success(nil))
+                    case .file(let file):
+                        self.mutableState.withLock(owner: self) { $0.temporaryFiles.append(file) }
+                        done(.success(file))
+                    }
+                } catch {
+                    done(.failure(error as? HTTPError ?? .multipartEncodingFailed(reason: .outputStreamWriteFailed(error: error))))
+                }
+            }
+        }
+    }
+
+    override func didEnd() {
+        let files = mutableState.withLock(owner: self) { state -> [URL] in
+            defer { state.temporaryFiles = [] }
+            return state.temporaryFiles
+        }
+        for file in files { try? FileManager.default.removeItem(at: file) }
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// Uploads, downloads and streams: requests whose bodies need not fit in memory.
+
+extension Session {
+    /// Creates an upload of `data`; the first handler starts it.
+    ///
+    /// - Parameters:
+    ///   - data: The body.
+    ///   - url: The URL, as a `String`, `URL` or `URLComponents`.
+    ///   - method: The HTTP method (default `POST`).
+    ///   - headers: Header fields to send.
+    ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - timeout: Seconds without any data before an attempt fails with a time-out.
+    /// - Returns: The request, ready for handlers.
+    public func upload(
+        _ data: Data, to url: any URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders = [:],
+        interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil
+    ) -> UploadRequest {
+        makeUpload(url, method: method, headers: headers, interceptor: interceptor, timeout: timeout) { urlRequest in
+            urlRequest.httpBody = data
+            return .data
+        }
+    }
+
+    /// Creates an upload of the file at `fileURL`, streamed from disk as it
+    /// is sent; the first handler starts it.
+    ///
+    /// A file that does not exist or is a directory fails every handler with
+    /// ``HTTPError/uploadFileUnavailable(_:)`` and sends nothing.
+    ///
+    /// - Parameters:
+    ///   - fileURL: A file URL.
+    ///   - url: The URL, as a `String`, `URL` or `URLComponents`.
+    ///   - method: The HTTP method (default `POST`).
+    ///   - headers: Header fields to send.
+    ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - timeout: Seconds without any data before an attempt fails with a time-out.
+    /// - Returns: The request, ready for handlers.
+    public func upload(
+        _ fileURL: URL, to url: any URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders = [:],
+        interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil
+    ) -> UploadRequest {
+        var isDirectory: ObjCBool = false
+        guard fileURL.isFileURL, FileManager.default.fileExists(atPath: fileURL.path, isDirectory: &isDirectory),
+              !isDirectory.boolValue, FileManager.default.isReadableFile(atPath: fileURL.path)
+        else { return UploadRequest(session: self, failedWith: .uploadFileUnavailable(fileURL)) }
+        return makeUpload(url, method: method, headers: headers, interceptor: interceptor, timeout: timeout) { _ in .file(fileURL) }
+    }
+
+    /// Creates an upload of a `multipart/form-data` form; the first handler starts it.
+    ///
+    /// ```swift
+    /// session.upload(multipartFormData: { form in
+    ///     form.append(Data("Ada".utf8), withName: "name")
+    ///     form.append(photoURL, withName: "photo")
+    /// }, to: "https://example.com/profile")
+    /// ```
+    ///
+    /// The form is encoded when the request starts, off the caller's thread:
+    /// in memory below ``MultipartFormData/encodingMemoryThreshold``, else to a
+    /// temporary file that is streamed and removed when the request ends. A
+    /// part that cannot be read fails every handler with
+    /// ``HTTPError/multipartEncodingFailed(reason:)`` and sends nothing.
+    ///
+    /// - Parameters:
+    ///   - build: Appends the form's parts.
+    ///   - url: The URL, as a `String`, `URL` or `URLComponents`.
+    ///   - method: The HTTP method (default `POST`).
+    ///   - headers: Header fields to send; `Content-Type` is the form's.
+    ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - timeout: Seconds without any data before an attempt fails with a time-out.
+    /// - Returns: The request, ready for handlers.
+    public func upload(
+        multipartFormData build: (MultipartFormData) -> Void, to url: any URLConvertible, method: HTTPMethod = .post,
+        headers: HTTPHeaders = [:], interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil
+    ) -> UploadRequest {
+        let form = MultipartFormData()
+        build(form)
+        return makeUpload(url, method: method, headers: headers, interceptor: interceptor, timeout: timeout) { urlRequest in
+            if urlRequest.value(forHTTPHeaderField: "Content-Type") == nil {
+                urlRequest.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
+            }
+            return .multipart(form)
+        }
+    }
+
+    private func makeUpload(
+        _ url: any URLConvertible, method: HTTPMethod, headers: HTTPHeaders, interceptor: (any RequestInterceptor)?,
+        timeout: Double?, body: (inout URLRequest) -> UploadRequest.Uploadable
+    ) -> UploadRequest {
+        do {
+            var urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout)
+            let uploadable = body(&urlRequest)
+            return UploadRequest(session: self, urlRequest: urlRequest, uploadable: uploadable, interceptor: interceptor)
+        } catch {
+            return UploadRequest(session: self, failedWith: error as? HTTPError ?? .invalidURL("\(url)"))
+        }
+    }
+
+    /// Creates a download: the body goes to a temporary file as it arrives,
+    /// then moves to `destination`. The first handler starts it.
+    ///
+    /// - Parameters:
+    ///   - url: The URL, as a `String`, `URL` or `URLComponents`.
+    ///   - method: The HTTP method.
+    ///   - headers: Header fields to send.
+    ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - timeout: Seconds without any data before an attempt fails with a time-out.
+    ///   - destination: Where the file goes; `nil` for a unique file in the
+    ///     temporary directory (yours to move or delete).
+    /// - Returns: The request, ready for handlers.
+    public func download(
+        _ url: any URLConvertible, method: HTTPMethod = .get, headers: HTTPHeaders = [:],
+        interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil,
+        to destination: DownloadRequest.Destination? = nil
+    ) -> DownloadRequest {
+        do {
+            let urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout)
+            return DownloadRequest(session: self, urlRequest: urlRequest, interceptor: interceptor, destination: destination)
+        } catch {
+            return DownloadRequest(session: self, failedWith: error as? HTTPError ?? .invalidURL("\(url)"))
+        }
+    }
+
+    /// Creates a streaming request: its body is handed over chunk by chunk
+    /// as it arrives. ``DataStreamRequest/responseStream(queue:stream:)`` starts it.
+    ///
+    /// - Parameters:
+    ///   - url: The URL, as a `String`, `URL` or `URLComponents`.
+    ///   - method: The HTTP method.
+    ///   - headers: Header fields to send.
+    ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - timeout: Seconds without any data before an attempt fails with a time-out.
+    /// - Returns: The request, ready for stream handlers.
+    public func streamRequest(
+        _ url: any URLConvertible, method: HTTPMethod = .get, headers: HTTPHeaders = [:],
+        interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil
+    ) -> DataStreamRequest {
+        do {
+            let urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout)
+            return DataStreamRequest(session: self, urlRequest: urlRequest, interceptor: interceptor)
+        } catch {
+            return DataStreamRequest(session: self, failedWith: error as? HTTPError ?? .invalidURL("\(url)"))
+        }
+    }
+}
+
+/// Creates an upload of `data` on ``Session/default``.
+public func upload(
+    _ data: Data, to url: any URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders = [:],
+    interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil
+) -> UploadRequest {
+    Session.default.upload(data, to: url, method: method, headers: headers, interceptor: interceptor, timeout: timeout)
+}
+
+/// Creates an upload of a file, streamed from disk, on ``Session/default``.
+public func upload(
+    _ fileURL: URL, to url: any URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders = [:],
+    interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil
+) -> UploadRequest {
+    Session.default.upload(fileURL, to: url, method: method, headers: headers, interceptor: interceptor, timeout: timeout)
+}
+
+/// Creates an upload of a multipart form on ``Session/default``.
+public func upload(
+    multipartFormData build: (MultipartFormData) -> Void, to url: any URLConvertible, method: HTTPMethod = .post,
+    headers: HTTPHeaders = [:], interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil
+) -> UploadRequest {
+    Session.default.upload(
+        multipartFormData: build, to: url, method: method, headers: headers, interceptor: interceptor, timeout: timeout
+    )
+}
+
+/// Creates a download on ``Session/default``.
+public func download(
+    _ url: any URLConvertible, method: HTTPMethod = .get, headers: HTTPHeaders = [:],
+    interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil,
+    to destination: DownloadRequest.Destination? = nil
+) -> DownloadRequest {
+    Session.default.download(url, method: method, headers: headers, interceptor: interceptor, timeout: timeout, to: destination)
+}
+
+/// Creates a streaming request on ``Session/default``.
+public func streamRequest(
+    _ url: any URLConvertible, method: HTTPMethod = .get, headers: HTTPHeaders = [:],
+    interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil
+) -> DataStreamRequest {
+    Session.default.streamRequest(url, method: method, headers: headers, interceptor: interceptor, timeout: timeout)
+}
