@@ -2,6 +2,7 @@ import DeferredQueue
 import Dispatch
 import Foundation
 import Synchronization
+import LoopbackServer
 import Testing
 #if canImport(Glibc)
 import Glibc

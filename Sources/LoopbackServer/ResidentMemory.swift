@@ -3,12 +3,12 @@ import Foundation
 import Glibc
 #endif
 
-/// The process's resident set size, for leak checks that report figures
-/// (never timings).
-enum ResidentMemory {
+/// The process's resident set size, for tests that check memory stays flat
+/// and report figures (never timings). Lives beside ``MemoryHeavyWork``.
+public enum ResidentMemory {
     /// Resident memory in MiB, from the second field of `/proc/self/statm`
     /// (pages); `nil` where that file does not exist.
-    static func mebibytes() -> Double? {
+    public static func mebibytes() -> Double? {
         guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
         let fields = text.split(separator: " ")
         guard fields.count > 1, let pages = Double(fields[1]) else { return nil }
@@ -22,7 +22,7 @@ enum ResidentMemory {
 
     /// Hands freed heap pages back to the system, so resident memory shows
     /// what is still in use rather than what malloc keeps cached.
-    static func trim() {
+    public static func trim() {
         _ = mallocTrim?(0)
     }
 
