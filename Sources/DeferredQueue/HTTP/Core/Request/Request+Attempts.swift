@@ -75,6 +75,7 @@ extension Request {
     // MARK: - Transport events (on the transport's callback queue)
 
     func attempt(_ number: Int, didReceive response: HTTPURLResponse) {
+        dispatchPrecondition(condition: .onQueue(session.transport.callbackQueue))
         let current = mutableState.withLock(owner: self) { state -> Bool in
             guard state.isCurrent(number) else { return false }
             state.response = response
@@ -85,6 +86,7 @@ extension Request {
     }
 
     func attempt(_ number: Int, didReceive data: Data) {
+        dispatchPrecondition(condition: .onQueue(session.transport.callbackQueue))
         consume(data, attempt: number)
     }
 

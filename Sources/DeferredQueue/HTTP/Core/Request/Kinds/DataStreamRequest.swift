@@ -35,7 +35,7 @@ import FoundationNetworking
 ///
 /// Add stream handlers before the body starts: ``responseStream(queue:stream:)``
 /// starts the request, and a handler added later misses the chunks that
-/// already went by. ``validate()`` here judges the response head: a rejected
+/// already went by. ``Request/validate()`` here judges the response head: a rejected
 /// response's body is dropped (the transfer is cancelled) and `.complete`
 /// carries the validation error. Chunks are not kept, so the session's
 /// ``Session/maximumResponseBodySize`` does not apply.
