@@ -25,7 +25,7 @@ extension Request {
         prepareBody { prepared in
             switch prepared {
             case .success(let file):
-                self.mutableState.withLock(owner: self) { $0.bodyFile = file }
+                if let file { self.mutableState.withLock(owner: self) { $0.bodyFile = file } }
                 self.prepareAttempt(from: urlRequest)
             case .failure(let error):
                 self.finish(failingWith: error)
@@ -113,8 +113,9 @@ extension Request {
         guard let response = completed.response else {
             return decideAfterFailure(completed, error: .sessionTaskFailed(URLError(.badServerResponse)))
         }
-        if body != nil, completed.body.count > maximumResponseBodySize {
-            return finish(failingWith: .responseTooLarge(limit: maximumResponseBodySize))
+        let limit = completed.maximumResponseBodySize ?? session.maximumResponseBodySize
+        if body != nil, completed.body.count > limit {
+            return finish(failingWith: .responseTooLarge(limit: limit))
         }
         if body != nil, !completed.progressHandlers.isEmpty {
             let size = Int64(completed.body.count)

@@ -99,7 +99,8 @@ struct RequestMutableState: Sendable {
         let completed = CompletedAttempt(
             request: request, base: base, response: response ?? self.response, body: body ?? self.body,
             retryCount: retryCount, redirectCount: redirectCount, redirector: redirector,
-            credential: credentialTried ? nil : credential, progressHandlers: progressHandlers
+            credential: credentialTried ? nil : credential, progressHandlers: progressHandlers,
+            maximumResponseBodySize: maximumResponseBodySize
         )
         self.response = completed.response
         self.body = Data()
@@ -147,4 +148,6 @@ struct CompletedAttempt: Sendable {
     /// The credential, if it has not been sent yet.
     let credential: URLCredential?
     let progressHandlers: [ProgressHandler]
+    /// The request's own body limit, if it set one.
+    let maximumResponseBodySize: Int?
 }
