@@ -258,9 +258,19 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// The settled outcome. Read it only from a block on `queue` (or after
     /// settlement is otherwise known); a pending deferred reads as abandoned,
     /// which a handler can never observe.
+    ///
+    /// Read without the lock: `state.outcome` is written once, inside the
+    /// critical section that then sets `settled` (releasing), and nothing in
+    /// `lockedState` is written after that (every writer first checks that
+    /// the outcome is `nil`). So once the acquiring load sees `true`, the
+    /// outcome is published and immutable. Saves one lock round trip per
+    /// handler (about 60 instructions of ~3,000 in (c), callgrind).
     @inlinable
     var currentOutcome: Result<Value, any Error> {
-        withState { $0.outcome } ?? .failure(DeferredError.abandoned)
+        guard settled.load(ordering: .acquiring), let outcome = lockedState.outcome else {
+            return .failure(DeferredError.abandoned)
+        }
+        return outcome
     }
 
     /// Runs `body` with exclusive access to the state, under `lock`.
