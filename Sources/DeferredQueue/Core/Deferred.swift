@@ -73,6 +73,10 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// (Declared next to `ownsQueue` so the two flags share one word: the
     /// object then fits a smaller malloc size class.)
     @usableFromInline let settled: Atomic<Bool>
+    /// Consumers derived from this deferred that have not given up (see
+    /// ``addConsumer()``). An atomic rather than a field under `lock`: every
+    /// handler registers one, and the count only matters while pending.
+    @usableFromInline let consumers: Atomic<Int>
     /// Guards `lockedState` (see ``withState(_:)``): the one lock of a deferred.
     ///
     /// A `Mutex<Void>` beside the state rather than a
@@ -81,7 +85,7 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// deferred is freed — callgrind counted ~820 instructions, a fifth of a
     /// handler's whole cost in (c). The state alone costs one.
     @usableFromInline let lock: Mutex<Void>
-    /// Outcome, cancel hooks, consumer count: everything that changes. Read
+    /// Outcome, cancel hooks, upstream: everything else that changes. Read
     /// and written only inside ``withState(_:)``, that is under `lock`.
     @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var lockedState: DeferredState<Value>
 
@@ -101,6 +105,7 @@ public final class Deferred<Value: Sendable>: Sendable {
         self.lock = Mutex(())
         self.lockedState = DeferredState(upstream: upstream)
         self.settled = Atomic(false)
+        self.consumers = Atomic(0)
     }
 
     /// A pending deferred whose handlers wait on `queue`, owned by an upstream
@@ -113,6 +118,7 @@ public final class Deferred<Value: Sendable>: Sendable {
         self.lock = Mutex(())
         self.lockedState = DeferredState(upstream: upstream)
         self.settled = Atomic(false)
+        self.consumers = Atomic(0)
     }
 
     /// A deferred that is settled from the start. Its queue is never suspended.
@@ -123,6 +129,7 @@ public final class Deferred<Value: Sendable>: Sendable {
         self.lock = Mutex(())
         self.lockedState = DeferredState(outcome: outcome)
         self.settled = Atomic(true)
+        self.consumers = Atomic(0)
     }
 
     deinit {
@@ -288,11 +295,16 @@ public final class Deferred<Value: Sendable>: Sendable {
     }
 
     /// Records a consumer that may later give up (see ``ConsumerLink``).
+    ///
+    /// One atomic increment, no lock (one lock round trip less per handler:
+    /// about 50 instructions of ~2,900 in (c), callgrind). Counting after
+    /// settlement is harmless: ``consumerGaveUp()`` ignores a settled
+    /// deferred. A count racing with the last consumer giving up resolves as
+    /// it did under the lock: whichever comes first wins, and a consumer
+    /// added just after the cancellation sees `.cancelled`.
     @inlinable
     func addConsumer() {
-        withState { state in
-            if state.outcome == nil { state.consumers += 1 }
-        }
+        consumers.add(1, ordering: .relaxed)
     }
 
     /// Runs `body` if the deferred was cancelled (or timed out), now or later.
@@ -311,12 +323,8 @@ public final class Deferred<Value: Sendable>: Sendable {
 extension Deferred: ConsumerLink {
     @usableFromInline
     func consumerGaveUp() {
-        let nobodyLeft = withState { state -> Bool in
-            guard state.outcome == nil else { return false }
-            state.consumers -= 1
-            return state.consumers <= 0
-        }
-        if nobodyLeft { cancel() }
+        guard isPending else { return }
+        if consumers.subtract(1, ordering: .relaxed).newValue <= 0 { cancel() }
     }
 
     /// The deferred this one follows or was derived from, while pending.

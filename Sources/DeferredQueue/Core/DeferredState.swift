@@ -40,8 +40,6 @@ struct DeferredState<Value: Sendable> {
     /// what the cycle check walks (``ConsumerLink/awaitedLink``), so set it
     /// only to something this deferred really waits on.
     @usableFromInline var upstream: (any ConsumerLink)?
-    /// Consumers derived from this deferred that have not given up.
-    @usableFromInline var consumers = 0
 
     @inlinable
     init(outcome: Result<Value, any Error>? = nil, upstream: (any ConsumerLink)? = nil) {
