@@ -88,6 +88,15 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// Outcome, cancel hooks, upstream: everything else that changes. Read
     /// and written only inside ``withState(_:)``, that is under `lock`.
     @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var lockedState: DeferredState<Value>
+    /// The deferred and the step a pending `then` handler will run, held
+    /// here (set before the handler block is enqueued, taken by that block,
+    /// touched by nothing else) so that the block captures this deferred
+    /// alone: a closure capturing one object uses it as its context, so the
+    /// handler allocates no closure context (see ``runStep(after:)``).
+    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var stepParent: AnyObject?
+    /// The step, its type erased to a function type of the same
+    /// representation (see ``runStep(after:)``).
+    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var stepBody: ErasedStep?
 
     /// A static label longer than 15 bytes is stored out of line by Swift, so
     /// libdispatch receives a pointer into read-only memory and does not copy
@@ -106,6 +115,8 @@ public final class Deferred<Value: Sendable>: Sendable {
         self.lockedState = DeferredState(upstream: upstream)
         self.settled = Atomic(false)
         self.consumers = Atomic(0)
+        self.stepParent = nil
+        self.stepBody = nil
     }
 
     /// A pending deferred whose handlers wait on `queue`, owned by an upstream
@@ -119,6 +130,8 @@ public final class Deferred<Value: Sendable>: Sendable {
         self.lockedState = DeferredState(upstream: upstream)
         self.settled = Atomic(false)
         self.consumers = Atomic(0)
+        self.stepParent = nil
+        self.stepBody = nil
     }
 
     /// A deferred that is settled from the start. Its queue is never suspended.
@@ -130,6 +143,8 @@ public final class Deferred<Value: Sendable>: Sendable {
         self.lockedState = DeferredState(outcome: outcome)
         self.settled = Atomic(true)
         self.consumers = Atomic(0)
+        self.stepParent = nil
+        self.stepBody = nil
     }
 
     deinit {

@@ -78,3 +78,9 @@ struct DeferredSettlement {
         self.upstream = upstream
     }
 }
+
+/// A `then` step with its types erased (see ``Deferred/holdStep(_:after:)``):
+/// `Any` in and out, so this type is already in its most general form and
+/// keeps the bits of any step cast to it.
+@usableFromInline
+typealias ErasedStep = @Sendable (Any) throws -> Any
