@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// The machinery shared by the combinators that wait on several deferreds.
@@ -36,8 +37,10 @@ extension Deferred {
         let group = InputGroup(inputs)
         let aggregate = Deferred(pendingWithUpstream: group)
         for (index, input) in inputs.enumerated() {
-            input.whenSettled { outcome in
-                guard aggregate.isPending, let decided = onOutcome(index, outcome) else { return }
+            // `whenSettled` written out: one closure per input instead of
+            // this one wrapped in the block `whenSettled` enqueues.
+            input.queue.async {
+                guard aggregate.isPending, let decided = onOutcome(index, input.currentOutcome) else { return }
                 if aggregate.settle(decided) { group.consumerGaveUp() }
             }
         }
