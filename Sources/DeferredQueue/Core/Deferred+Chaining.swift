@@ -22,11 +22,9 @@ extension Deferred {
         _ body: @escaping @Sendable (Value) throws -> U
     ) -> Deferred<U> {
         guard let queue else {
-            // The hot path, written out so that one closure (not a step
-            // closure wrapped in a block closure) is allocated per handler.
             // The hot path: the block captures `next` alone, which holds
             // this deferred and `body` until the block takes them, so the
-            // handler allocates no closure context.
+            // handler allocates no closure context of its own.
             let next: Deferred<U> = deriveShared()
             next.holdStep(body, after: self)
             self.queue.async { next.runStep(after: Value.self) }
@@ -187,10 +185,11 @@ extension Deferred {
     ) {
         stepParent = parent
         // A function value is a code pointer and a context, whatever its
-        // signature. `step` is in its most general form (it was passed for a
-        // generic parameter), as is `ErasedStep` (all of its parameters and
-        // results are indirect): same bits, same reference counting. It is
-        // cast back to its own type before it is called.
+        // signature. `step`'s type is written with generic parameters, so
+        // its argument and result are passed indirectly — the most general
+        // form, which `ErasedStep` (`Any` in and out) has too: the cast
+        // keeps the bits and the reference count, and no thunk is made.
+        // `runStep` casts it back to this exact type before calling it.
         stepBody = unsafeBitCast(step, to: ErasedStep.self)
     }
 
