@@ -22,16 +22,12 @@ extension Deferred {
         _ body: @escaping @Sendable (Value) throws -> U
     ) -> Deferred<U> {
         guard let queue else {
-            // The hot path, written out so that one closure (not a step
-            // closure wrapped in a block closure) is allocated per handler.
+            // The hot path: the block captures `next` alone, which holds
+            // this deferred and `body` until the block takes them, so the
+            // handler allocates no closure context of its own.
             let next: Deferred<U> = deriveShared()
-            self.queue.async {
-                guard let outcome = self.outcome(for: next) else { return }
-                switch outcome {
-                case .success(let value): next.settle(Result { try body(value) })
-                case .failure(let error): next.settle(.failure(error))
-                }
-            }
+            next.holdStep(body, after: self)
+            self.queue.async { next.runStep(after: Value.self) }
             return next
         }
         return deriveAsynchronously(on: queue) { outcome, next in
@@ -179,6 +175,41 @@ extension Deferred {
     }
 
     // MARK: - Derivation machinery
+
+    /// Keeps `step` and `parent` for ``runStep(after:)``. Called before the
+    /// block that runs the step is enqueued (which publishes them).
+    @inlinable
+    func holdStep<Parent: Sendable>(
+        _ step: @escaping @Sendable (Parent) throws -> Value,
+        after parent: Deferred<Parent>
+    ) {
+        stepParent = parent
+        // A function value is a code pointer and a context, whatever its
+        // signature. `step`'s type is written with generic parameters, so
+        // its argument and result are passed indirectly — the most general
+        // form, which `ErasedStep` (`Any` in and out) has too: the cast
+        // keeps the bits and the reference count, and no thunk is made.
+        // `runStep` casts it back to this exact type before calling it.
+        stepBody = unsafeBitCast(step, to: ErasedStep.self)
+    }
+
+    /// In the block enqueued on the parent's queue: takes the step held by
+    /// ``holdStep(_:after:)`` and settles this deferred with its result, or
+    /// with the parent's error. Skipped when this deferred was cancelled
+    /// before its turn.
+    @inlinable
+    func runStep<Parent: Sendable>(after _: Parent.Type) {
+        guard let heldParent = stepParent, let heldStep = stepBody else { return }
+        stepParent = nil
+        stepBody = nil
+        guard isPending else { return }
+        let parent = unsafeDowncast(heldParent, to: Deferred<Parent>.self)
+        let step = unsafeBitCast(heldStep, to: (@Sendable (Parent) throws -> Value).self)
+        switch parent.currentOutcome {
+        case .success(let value): settle(Result { try step(value) })
+        case .failure(let error): settle(.failure(error))
+        }
+    }
 
     /// A consumer of this deferred that a block on this deferred's queue
     /// will settle *synchronously*, so it shares the queue: everything later

@@ -73,6 +73,10 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// (Declared next to `ownsQueue` so the two flags share one word: the
     /// object then fits a smaller malloc size class.)
     @usableFromInline let settled: Atomic<Bool>
+    /// Consumers derived from this deferred that have not given up (see
+    /// ``addConsumer()``). An atomic rather than a field under `lock`: every
+    /// handler registers one, and the count only matters while pending.
+    @usableFromInline let consumers: Atomic<Int>
     /// Guards `lockedState` (see ``withState(_:)``): the one lock of a deferred.
     ///
     /// A `Mutex<Void>` beside the state rather than a
@@ -81,9 +85,18 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// deferred is freed — callgrind counted ~820 instructions, a fifth of a
     /// handler's whole cost in (c). The state alone costs one.
     @usableFromInline let lock: Mutex<Void>
-    /// Outcome, cancel hooks, consumer count: everything that changes. Read
+    /// Outcome, cancel hooks, upstream: everything else that changes. Read
     /// and written only inside ``withState(_:)``, that is under `lock`.
     @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var lockedState: DeferredState<Value>
+    /// The deferred and the step a pending `then` handler will run, held
+    /// here (set before the handler block is enqueued, taken by that block,
+    /// touched by nothing else) so that the block captures this deferred
+    /// alone: a closure capturing one object uses it as its context, so the
+    /// handler allocates no closure context (see ``runStep(after:)``).
+    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var stepParent: AnyObject?
+    /// The step, its type erased to a function type of the same
+    /// representation (see ``runStep(after:)``).
+    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var stepBody: ErasedStep?
 
     /// A static label longer than 15 bytes is stored out of line by Swift, so
     /// libdispatch receives a pointer into read-only memory and does not copy
@@ -101,6 +114,9 @@ public final class Deferred<Value: Sendable>: Sendable {
         self.lock = Mutex(())
         self.lockedState = DeferredState(upstream: upstream)
         self.settled = Atomic(false)
+        self.consumers = Atomic(0)
+        self.stepParent = nil
+        self.stepBody = nil
     }
 
     /// A pending deferred whose handlers wait on `queue`, owned by an upstream
@@ -113,6 +129,9 @@ public final class Deferred<Value: Sendable>: Sendable {
         self.lock = Mutex(())
         self.lockedState = DeferredState(upstream: upstream)
         self.settled = Atomic(false)
+        self.consumers = Atomic(0)
+        self.stepParent = nil
+        self.stepBody = nil
     }
 
     /// A deferred that is settled from the start. Its queue is never suspended.
@@ -123,6 +142,9 @@ public final class Deferred<Value: Sendable>: Sendable {
         self.lock = Mutex(())
         self.lockedState = DeferredState(outcome: outcome)
         self.settled = Atomic(true)
+        self.consumers = Atomic(0)
+        self.stepParent = nil
+        self.stepBody = nil
     }
 
     deinit {
@@ -258,9 +280,19 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// The settled outcome. Read it only from a block on `queue` (or after
     /// settlement is otherwise known); a pending deferred reads as abandoned,
     /// which a handler can never observe.
+    ///
+    /// Read without the lock: `state.outcome` is written once, inside the
+    /// critical section that then sets `settled` (releasing), and nothing in
+    /// `lockedState` is written after that (every writer first checks that
+    /// the outcome is `nil`). So once the acquiring load sees `true`, the
+    /// outcome is published and immutable. Saves one lock round trip per
+    /// handler (about 60 instructions of ~3,000 in (c), callgrind).
     @inlinable
     var currentOutcome: Result<Value, any Error> {
-        withState { $0.outcome } ?? .failure(DeferredError.abandoned)
+        guard settled.load(ordering: .acquiring), let outcome = lockedState.outcome else {
+            return .failure(DeferredError.abandoned)
+        }
+        return outcome
     }
 
     /// Runs `body` with exclusive access to the state, under `lock`.
@@ -278,11 +310,16 @@ public final class Deferred<Value: Sendable>: Sendable {
     }
 
     /// Records a consumer that may later give up (see ``ConsumerLink``).
+    ///
+    /// One atomic increment, no lock (one lock round trip less per handler:
+    /// about 50 instructions of ~2,900 in (c), callgrind). Counting after
+    /// settlement is harmless: ``consumerGaveUp()`` ignores a settled
+    /// deferred. A count racing with the last consumer giving up resolves as
+    /// it did under the lock: whichever comes first wins, and a consumer
+    /// added just after the cancellation sees `.cancelled`.
     @inlinable
     func addConsumer() {
-        withState { state in
-            if state.outcome == nil { state.consumers += 1 }
-        }
+        consumers.add(1, ordering: .relaxed)
     }
 
     /// Runs `body` if the deferred was cancelled (or timed out), now or later.
@@ -301,12 +338,8 @@ public final class Deferred<Value: Sendable>: Sendable {
 extension Deferred: ConsumerLink {
     @usableFromInline
     func consumerGaveUp() {
-        let nobodyLeft = withState { state -> Bool in
-            guard state.outcome == nil else { return false }
-            state.consumers -= 1
-            return state.consumers <= 0
-        }
-        if nobodyLeft { cancel() }
+        guard isPending else { return }
+        if consumers.subtract(1, ordering: .relaxed).newValue <= 0 { cancel() }
     }
 
     /// The deferred this one follows or was derived from, while pending.

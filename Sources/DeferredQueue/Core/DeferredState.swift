@@ -40,8 +40,6 @@ struct DeferredState<Value: Sendable> {
     /// what the cycle check walks (``ConsumerLink/awaitedLink``), so set it
     /// only to something this deferred really waits on.
     @usableFromInline var upstream: (any ConsumerLink)?
-    /// Consumers derived from this deferred that have not given up.
-    @usableFromInline var consumers = 0
 
     @inlinable
     init(outcome: Result<Value, any Error>? = nil, upstream: (any ConsumerLink)? = nil) {
@@ -80,3 +78,9 @@ struct DeferredSettlement {
         self.upstream = upstream
     }
 }
+
+/// A `then` step with its types erased (see ``Deferred/holdStep(_:after:)``):
+/// `Any` in and out, so this type is already in its most general form and
+/// keeps the bits of any step cast to it.
+@usableFromInline
+typealias ErasedStep = @Sendable (Any) throws -> Any
