@@ -8,7 +8,7 @@ struct RetryPolicyTests {
 
     @Test func retriesA503TwiceThenSucceedsAndHandlersSeeOnlyTheFinalAttempt() async throws {
         let fixture = try Fixture()
-        let session = Session(retryPolicy: quickPolicy)
+        let session = TestTransport.makeSession(retryPolicy: quickPolicy)
         let outcomes = Recorder<Int>()
         let result = await response { handler in
             session.request(fixture.url("/flaky"))
@@ -22,7 +22,7 @@ struct RetryPolicyTests {
 
     @Test func doesNotRetryAPost() async throws {
         let fixture = try Fixture()
-        let session = Session(retryPolicy: quickPolicy)
+        let session = TestTransport.makeSession(retryPolicy: quickPolicy)
         let result = await response { session.request(fixture.url("/post-503"), method: .post).responseString(queue: handlerQueue, completionHandler: $0) }
         #expect(result?.response?.statusCode == 503)
         #expect(fixture.postAttempts.count == 1)
@@ -30,7 +30,7 @@ struct RetryPolicyTests {
 
     @Test func givesUpAfterTheLimitWithTheLastResponse() async throws {
         let fixture = try Fixture()
-        let session = Session(retryPolicy: RetryPolicy(retryLimit: 1, backoffScale: 0.01))
+        let session = TestTransport.makeSession(retryPolicy: RetryPolicy(retryLimit: 1, backoffScale: 0.01))
         let result = await response { session.request(fixture.url("/flaky")).validate().responseString(queue: handlerQueue, completionHandler: $0) }
         #expect(result?.error?.kind == "status(503)")
         #expect(fixture.flakyAttempts.count == 2)
