@@ -1,11 +1,14 @@
 // An interleaved comparison of the transports, steadier than benchmarks run
 // one after another (the machine's state drifts between them):
 //
-//     swift run --package-path Benchmarks -c release TransportInterleaved [rounds]
+//     swift run --package-path Benchmarks -c release TransportInterleaved [rounds] [client]
+//
+// (`client`, a part of a client's name, runs that client alone: for profiling.)
 //
 // Each round runs, one after the other, against LoopbackServer's 2 KiB JSON:
 // raw AsyncHTTPClient (its own `execute(request:)`, completion on the event
-// loop), raw AsyncHTTPClient plus a `queue.async` hop, DeferredQueue's
+// loop), raw AsyncHTTPClient plus a `queue.async` hop, the transport alone
+// (`startAttempt`, completion on its callback queue), DeferredQueue's
 // `responseData(queue:)` and `serializingDecodable(_:)` over
 // AsyncHTTPClientTransport, and `responseData(queue:)` over
 // URLSessionTransport — sequentially and 64 at once. It prints each client's
@@ -27,6 +30,7 @@ let rawClient: HTTPClient = {
     configuration.connectionPool.retryConnectionEstablishment = false
     return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
 }()
+let ahcTransport = AsyncHTTPClientTransport()
 let ahcSession = Session(transport: AsyncHTTPClientTransport())
 let urlSessionSession = Session(configuration: .default)
 let handlerQueue = DispatchQueue(label: "TransportInterleaved.handlers")
@@ -34,6 +38,7 @@ let handlerQueue = DispatchQueue(label: "TransportInterleaved.handlers")
 enum Client: String, CaseIterable {
     case raw = "raw AsyncHTTPClient"
     case rawWithHop = "raw AsyncHTTPClient + queue.async"
+    case transportOnly = "AHC transport alone (startAttempt)"
     case responseData = "responseData · AHC transport"
     case decodable = "serializingDecodable · AHC transport"
     case urlSession = "responseData · URLSession transport"
@@ -52,6 +57,9 @@ enum Client: String, CaseIterable {
                 }
                 if self == .raw { done() } else { handlerQueue.async { done() } }
             }
+        case .transportOnly:
+            let attempt = HTTPTransportAttempt(request: URLRequest(url: fixture.url), collectsBody: true)
+            _ = ahcTransport.startAttempt(attempt, events: Completion(expected: expected, done: done))
         case .responseData, .urlSession:
             let session = self == .responseData ? ahcSession : urlSessionSession
             session.request(fixture.url).responseData(queue: handlerQueue) { response in
@@ -80,12 +88,31 @@ enum Client: String, CaseIterable {
     }
 }
 
+/// The transport's events for `transportOnly`: `done` at completion, on the callback queue.
+final class Completion: HTTPTransportEvents {
+    let expected: Int
+    let done: @Sendable () -> Void
+    init(expected: Int, done: @escaping @Sendable () -> Void) {
+        self.expected = expected
+        self.done = done
+    }
+    func didReceive(response: HTTPURLResponse) {}
+    func didReceive(data: Data) {}
+    func didSend(bytes: Int64, of expected: Int64?) {}
+    func didComplete(response: HTTPURLResponse?, body: Data?, error: (any Error)?) {
+        precondition(response?.statusCode == 200 && body?.count == expected, "transport GET failed: \(String(describing: error))")
+        done()
+    }
+}
+
 let rounds = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 6
+let only = CommandLine.arguments.dropFirst(2).first
+let clients = Client.allCases.filter { only.map($0.rawValue.contains) ?? true }
 for (label, requests, concurrency) in [("sequential", 2_000, 1), ("64 concurrent", 3_200, 64)] {
-    for client in Client.allCases { _ = client.measure(requests: 320, concurrency: concurrency) }   // warm up
+    for client in clients { _ = client.measure(requests: 320, concurrency: concurrency) }   // warm up
     var samples: [Client: [Double]] = [:]
     for _ in 0..<rounds {
-        for client in Client.allCases {
+        for client in clients {
             samples[client, default: []].append(client.measure(requests: requests, concurrency: concurrency))
         }
     }
@@ -93,7 +120,7 @@ for (label, requests, concurrency) in [("sequential", 2_000, 1), ("64 concurrent
     let raw = median(samples[.raw] ?? [1])
     let viaURLSession = median(samples[.urlSession] ?? [1])
     print("\(label) GET 2 KiB, median of \(rounds) interleaved rounds:")
-    for client in Client.allCases {
+    for client in clients {
         let value = median(samples[client] ?? [0])
         print("  \(client.rawValue.padding(toLength: 38, withPad: " ", startingAt: 0)) "
               + String(format: "%7.1f µs/request  %5.2f× raw AHC  %8.0f requests/s  %5.2f× URLSession's requests/s",

@@ -14,7 +14,9 @@ import Synchronization
 ///
 /// The delegate's methods run on the task's event loop. Each one records
 /// what arrived and hands the event over to the transport's callback queue
-/// with `async` (which keeps their order); nothing else runs on the loop.
+/// with `async` (which keeps their order); nothing else runs on the loop —
+/// even the `HTTPURLResponse` (costly to build on swift-corelibs-foundation)
+/// is made on the callback queue.
 /// The state sits behind `state`, the one lock: `cancel()` and the idle
 /// timer read it from other threads.
 final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTask {
@@ -22,7 +24,8 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
 
     private struct State {
         var task: HTTPClient.Task<Void>?
-        var response: HTTPURLResponse?
+        /// The response head, once it arrived.
+        var head: HTTPResponseHead?
         /// The collected body (collecting attempts).
         var body = Data()
         var bytesSent: Int64 = 0
@@ -53,7 +56,8 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         self.requestBodySize = requestBodySize
     }
 
-    /// Records the client's task (right after `execute`) and arms the idle timer.
+    /// Records the client's task (right after `execute`) and, on its event
+    /// loop, arms the idle timer.
     func attach(_ task: HTTPClient.Task<Void>) {
         let attached = state.withLock { state -> Bool in
             guard !state.completed else { return false }
@@ -61,10 +65,15 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
             return true
         }
         guard attached else { return }
-        // Errors the client reports to the task only (it may fail a request
-        // before the delegate is involved: a client already shut down).
-        task.futureResult.whenFailure { error in self.complete(with: error) }
-        armIdleTimer(on: task.eventLoop, in: idleTimeout)
+        // One hop to the task's loop (registering either from another
+        // thread would cost a hop each).
+        let eventLoop = task.eventLoop
+        eventLoop.execute {
+            // Errors the client reports to the task only (it fails a request
+            // to a client already shut down without calling the delegate).
+            task.futureResult.whenFailure { error in self.complete(with: error) }
+            self.armIdleTimer(on: eventLoop, in: self.idleTimeout)
+        }
     }
 
     // MARK: - HTTPTransportTask
@@ -114,18 +123,20 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        let response = RequestConversion.response(head, url: url)
         state.withLock { state in
             state.lastActivity = .now()
-            state.response = response
+            state.head = head
             if collectsBody, let length = head.headers.first(name: "content-length").flatMap(Int.init),
                length > 0, length <= 16 << 20, !head.headers.contains(name: "content-encoding") {
                 state.body.reserveCapacity(length)
             }
         }
-        if !collectsBody, let response {
+        if !collectsBody {
             let events = self.events
-            queue.async { events.didReceive(response: response) }
+            let url = self.url
+            queue.async {
+                if let response = RequestConversion.response(head, url: url) { events.didReceive(response: response) }
+            }
         }
         return task.eventLoop.makeSucceededVoidFuture()
     }
@@ -152,12 +163,15 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
         guard let ending = end() else { return }
         let events = self.events
-        guard let response = ending.response else {
-            let error = URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url])
-            return queue.async { events.didComplete(response: nil, body: nil, error: error) }
-        }
+        let url = self.url
         let body = collectsBody ? ending.body : nil
-        queue.async { events.didComplete(response: response, body: body, error: nil) }
+        queue.async {
+            guard let head = ending.head, let response = RequestConversion.response(head, url: url) else {
+                let error = URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url])
+                return events.didComplete(response: nil, body: nil, error: error)
+            }
+            events.didComplete(response: response, body: body, error: nil)
+        }
     }
 
     // MARK: - Completion
@@ -166,22 +180,26 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     private func complete(with error: any Error) {
         guard let ending = end() else { return }
         let urlError = ErrorMapping.urlError(for: error, url: url)
-        let body = collectsBody && ending.response != nil ? ending.body : nil
+        let body = collectsBody && ending.head != nil ? ending.body : nil
         let events = self.events
-        queue.async { events.didComplete(response: ending.response, body: body, error: urlError) }
+        let url = self.url
+        queue.async {
+            let response = ending.head.flatMap { RequestConversion.response($0, url: url) }
+            events.didComplete(response: response, body: body, error: urlError)
+        }
     }
 
     /// Marks the attempt completed and returns what it received; `nil` if
     /// it had completed already.
-    private func end() -> (response: HTTPURLResponse?, body: Data)? {
-        let ending = state.withLock { state -> (response: HTTPURLResponse?, body: Data, timer: Scheduled<Void>?)? in
+    private func end() -> (head: HTTPResponseHead?, body: Data)? {
+        let ending = state.withLock { state -> (head: HTTPResponseHead?, body: Data, timer: Scheduled<Void>?)? in
             guard !state.completed else { return nil }
             state.completed = true
             defer { state.body = Data(); state.task = nil; state.idleTimer = nil }
-            return (state.response, state.body, state.idleTimer)
+            return (state.head, state.body, state.idleTimer)
         }
         guard let ending else { return nil }
         ending.timer?.cancel()
-        return (ending.response, ending.body)
+        return (ending.head, ending.body)
     }
 }
