@@ -12,6 +12,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "DeferredQueue", path: ".."),
+        .package(name: "DeferredQueueAsyncHTTPClient", path: "../Transports/AsyncHTTPClient"),
+        .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.2"),
         .package(url: "https://github.com/OpenCombine/OpenCombine", exact: "0.14.0"),
@@ -59,6 +61,32 @@ let package = Package(
                 .product(name: "DeferredQueue", package: "DeferredQueue"),
             ],
             path: "Sources/HTTPInterleaved"
+        ),
+        // The transports measured in interleaved rounds: raw AsyncHTTPClient,
+        // DeferredQueue over AsyncHTTPClientTransport, and over URLSessionTransport.
+        .executableTarget(
+            name: "TransportInterleaved",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "DeferredQueue", package: "DeferredQueue"),
+                .product(name: "DeferredQueueAsyncHTTPClient", package: "DeferredQueueAsyncHTTPClient"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Sources/TransportInterleaved"
+        ),
+        // The transports with malloc counts: raw AsyncHTTPClient vs DeferredQueue over
+        // AsyncHTTPClientTransport vs over URLSessionTransport.
+        .executableTarget(
+            name: "Transports",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "DeferredQueue", package: "DeferredQueue"),
+                .product(name: "DeferredQueueAsyncHTTPClient", package: "DeferredQueueAsyncHTTPClient"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Benchmarks/Transports",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         // HTTP against LoopbackServer: raw URLSession vs responseData vs serializingDecodable.
         .executableTarget(

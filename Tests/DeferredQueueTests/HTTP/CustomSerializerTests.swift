@@ -10,6 +10,9 @@ import Testing
 /// `serializingResponse(using:)`.
 @Suite("Custom serializers: response(queue:responseSerializer:) and serializingResponse(using:)")
 struct CustomSerializerTests {
+    /// A new session per test, on the transport under test (see TestTransport).
+    let session = TestTransport.makeSession()
+
     /// The body's lines, built on the library's string serializer.
     struct LinesSerializer: ResponseSerializer {
         func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: HTTPError?) throws -> [String] {
@@ -46,7 +49,7 @@ struct CustomSerializerTests {
         let fixture = try Fixture()
         let order = Recorder<String>()
         let done = Latch(count: 2)
-        request(fixture.url("/text"))
+        session.request(fixture.url("/text"))
             .response(queue: handlerQueue, responseSerializer: LinesSerializer()) { response in
                 order.append("lines:\(response.value ?? [])")
                 done.arrive()
@@ -63,7 +66,7 @@ struct CustomSerializerTests {
         let fixture = try Fixture()
         let seen = Recorder<String>()
         let recovered = await response { handler in
-            request(fixture.url("/status/404"))
+            session.request(fixture.url("/status/404"))
                 .response(queue: handlerQueue, responseSerializer: StatusSerializer(seen: seen)) { handler($0) }
                 .validate()
                 .response(queue: handlerQueue, responseSerializer: StatusSerializer(seen: seen)) { _ in }
@@ -77,7 +80,7 @@ struct CustomSerializerTests {
         let port = try LoopbackServer.unusedPort()
         let seen = Recorder<String>()
         let failed = await response {
-            request("http://127.0.0.1:\(port)/")
+            session.request("http://127.0.0.1:\(port)/")
                 .response(queue: handlerQueue, responseSerializer: StatusSerializer(seen: seen), completionHandler: $0)
         }
         #expect(failed?.error?.urlError?.code == .cannotConnectToHost)
@@ -88,7 +91,7 @@ struct CustomSerializerTests {
         let fixture = try Fixture()
         let seen = Recorder<String>()
         let cancelled = await response { handler in
-            let req = request(fixture.url("/never")).response(queue: handlerQueue, responseSerializer: StatusSerializer(seen: seen)) { handler($0) }
+            let req = session.request(fixture.url("/never")).response(queue: handlerQueue, responseSerializer: StatusSerializer(seen: seen)) { handler($0) }
             req.cancel()
         }
         #expect(cancelled?.error?.kind == "cancelled")
@@ -98,13 +101,13 @@ struct CustomSerializerTests {
     @Test func anErrorOfItsOwnArrivesAsCustomSerializationFailed() async throws {
         let fixture = try Fixture()
         let bad = await response {
-            request(fixture.url("/text")).response(queue: handlerQueue, responseSerializer: NumberSerializer(), completionHandler: $0)
+            session.request(fixture.url("/text")).response(queue: handlerQueue, responseSerializer: NumberSerializer(), completionHandler: $0)
         }
         #expect(bad?.error?.kind == "customSerialization")
         #expect(bad?.error?.underlyingError is NotANumber)
         #expect(bad?.error?.description.contains("the body is not a number") == true)
         let good = await response {
-            request(fixture.url("/id?id=42")).response(queue: handlerQueue, responseSerializer: NumberSerializer(), completionHandler: $0)
+            session.request(fixture.url("/id?id=42")).response(queue: handlerQueue, responseSerializer: NumberSerializer(), completionHandler: $0)
         }
         #expect(good?.value == 42)
     }
@@ -112,7 +115,7 @@ struct CustomSerializerTests {
     @Test func aThrownHTTPErrorArrivesUnchanged() async throws {
         let fixture = try Fixture()
         let validated = await response {
-            request(fixture.url("/status/503")).validate()
+            session.request(fixture.url("/status/503")).validate()
                 .response(queue: handlerQueue, responseSerializer: NumberSerializer(), completionHandler: $0)
         }
         #expect(validated?.error?.kind == "status(503)")
@@ -120,33 +123,33 @@ struct CustomSerializerTests {
 
     @Test func serializingResponseUsingASerializerExposesStatusHeadersAndTiming() async throws {
         let fixture = try Fixture()
-        let ok = try await request(fixture.url("/accepted"))
+        let ok = try await session.request(fixture.url("/accepted"))
             .serializingResponse(using: DataResponseSerializer(emptyResponseCodes: [202])).value
         #expect(ok.response?.statusCode == 202)
         #expect(ok.response?.value(forHTTPHeaderField: "X-Queue-Position") == "7")
         #expect(ok.value == Data())
         #expect(ok.timing.end >= ok.timing.start)
 
-        let failed = try await request(fixture.url("/status/404")).validate()
+        let failed = try await session.request(fixture.url("/status/404")).validate()
             .serializingResponse(using: JSONResponseSerializer()).value
         #expect(failed.response?.statusCode == 404, "a failure is inside the response, never a rejection")
         #expect(failed.error?.kind == "status(404)")
         #expect(failed.data.map { String(decoding: $0, as: UTF8.self) } == "status 404")
 
-        let custom = try await request(fixture.url("/id?id=12")).serializingResponse(using: NumberSerializer()).value
+        let custom = try await session.request(fixture.url("/id?id=12")).serializingResponse(using: NumberSerializer()).value
         #expect(custom.value == 12 && custom.request?.url?.query == "id=12")
     }
 
     @Test func serializingResponseWithoutASerializerStillGivesTheRawBody() async throws {
         let fixture = try Fixture()
-        let raw = try await request(fixture.url("/empty")).serializingResponse().value
+        let raw = try await session.request(fixture.url("/empty")).serializingResponse().value
         #expect(raw.response?.statusCode == 200)
         #expect(raw.value == .some(Data()))
     }
 
     @Test func cancellingTheDeferredOfSerializingResponseCancelsTheRequest() async throws {
         let fixture = try Fixture()
-        let req = request(fixture.url("/never"))
+        let req = session.request(fixture.url("/never"))
         let deferred = req.serializingResponse(using: DataResponseSerializer())
         deferred.cancel()
         let other = await response { req.responseData(queue: handlerQueue, completionHandler: $0) }

@@ -7,13 +7,16 @@ import Testing
 
 @Suite("DataRequest: load, progress and leaks")
 struct LoadTests {
+    /// A new session per test, on the transport under test (see TestTransport).
+    let session = TestTransport.makeSession()
+
     @Test func fiveHundredConcurrentRequestsEachCompleteOnceWithTheirOwnBody() async throws {
         let fixture = try Fixture()
         let count = 500
         let bodies = Recorder<(Int, String)>()
         let done = Latch(count: count)
         for index in 0..<count {
-            request(fixture.url("/id?id=\(index)")).responseString(queue: handlerQueue) { response in
+            session.request(fixture.url("/id?id=\(index)")).responseString(queue: handlerQueue) { response in
                 bodies.append((index, response.value ?? "error: \(response.error?.description ?? "?")"))
                 done.arrive()
             }
@@ -29,7 +32,7 @@ struct LoadTests {
         let fixture = try Fixture()
         let progress = Recorder<TransferProgress>()
         let result = await response { handler in
-            request(fixture.url("/big"))
+            session.request(fixture.url("/big"))
                 .downloadProgress(queue: handlerQueue) { progress.append($0) }
                 .responseData(queue: handlerQueue, completionHandler: handler)
         }
@@ -48,7 +51,7 @@ struct LoadTests {
         let sessions = WeakList<Session>()
         let done = Latch(count: 1_000)
         do {
-            let session = Session()
+            let session = TestTransport.makeSession()
             sessions.add(session)
             for index in 0..<1_000 {
                 let req = session.request(fixture.url(index.isMultiple(of: 10) ? "/status/500" : "/json"))
@@ -64,7 +67,7 @@ struct LoadTests {
     @Test func aTemporarySessionLivesUntilItsRequestsFinish() async throws {
         let fixture = try Fixture()
         let result = await response { handler in
-            Session().request(fixture.url("/json")).responseJSON(queue: handlerQueue, completionHandler: handler)
+            TestTransport.makeSession().request(fixture.url("/json")).responseJSON(queue: handlerQueue, completionHandler: handler)
         }
         #expect(result?.value?["count"].int == 3, "not cancelled by the session going away")
     }

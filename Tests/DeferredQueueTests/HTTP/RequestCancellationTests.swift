@@ -7,9 +7,12 @@ import Testing
 
 @Suite("DataRequest: cancellation")
 struct RequestCancellationTests {
+    /// A new session per test, on the transport under test (see TestTransport).
+    let session = TestTransport.makeSession()
+
     @Test func cancelBeforeStartGivesEveryHandlerCancelledOnce() async throws {
         let fixture = try Fixture()
-        let session = Session()
+        let session = TestTransport.makeSession()
         let kinds = Recorder<String>()
         let done = Latch(count: 3)
         let req = session.request(fixture.url("/json"))
@@ -25,7 +28,7 @@ struct RequestCancellationTests {
 
     @Test func cancelMidBodyStopsTheTask() async throws {
         let fixture = try Fixture()
-        let session = Session()
+        let session = TestTransport.makeSession()
         let progressed = Latch()
         let req = session.request(fixture.url("/slow"))
             .downloadProgress(queue: handlerQueue) { _ in if progressed.remaining > 0 { progressed.arrive() } }
@@ -41,7 +44,7 @@ struct RequestCancellationTests {
     @Test func cancelAfterCompletionChangesNothing() async throws {
         let fixture = try Fixture()
         let first = Latch()
-        let req = request(fixture.url("/json")).responseData(queue: handlerQueue) { _ in first.arrive() }
+        let req = session.request(fixture.url("/json")).responseData(queue: handlerQueue) { _ in first.arrive() }
         #expect(await first.wait())
         req.cancel()
         let later = await response { req.responseJSON(queue: handlerQueue, completionHandler: $0) }
@@ -54,7 +57,7 @@ struct RequestCancellationTests {
         let iterations = 200
         let done = Latch(count: iterations * 2)
         for index in 0..<iterations {
-            let req = request(fixture.url("/json"))
+            let req = session.request(fixture.url("/json"))
                 .responseData(queue: handlerQueue) { outcomes.append($0.error?.kind ?? "ok"); done.arrive() }
                 .responseJSON(queue: handlerQueue) { outcomes.append($0.error?.kind ?? "ok"); done.arrive() }
             DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(index * 37 % 3_000)) { req.cancel() }
@@ -68,7 +71,7 @@ struct RequestCancellationTests {
 
     @Test func cancellingTheAwaitingTaskCancelsTheURLSessionTask() async throws {
         let fixture = try Fixture()
-        let session = Session()
+        let session = TestTransport.makeSession()
         // Started without a handler, so the task runs before anyone awaits.
         let req = session.request(fixture.url("/never"), timeout: 600).resume()
         #expect(await eventually { session.runningRequestCount == 1 })
@@ -82,7 +85,7 @@ struct RequestCancellationTests {
 
     @Test func cancellingASerializingDeferredCancelsTheRequest() async throws {
         let fixture = try Fixture()
-        let session = Session()
+        let session = TestTransport.makeSession()
         let req = session.request(fixture.url("/never"), timeout: 600)
         let deferred = req.serializingJSON()
         deferred.cancel()

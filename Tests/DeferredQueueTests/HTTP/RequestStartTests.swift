@@ -10,9 +10,12 @@ import Testing
 /// decides between a collected and a streamed body.
 @Suite("DataRequest: when the transfer starts")
 struct RequestStartTests {
+    /// A new session per test, on the transport under test (see TestTransport).
+    let session = TestTransport.makeSession()
+
     @Test func aRequestStartsWithItsFirstHandlerNotBefore() async throws {
         let fixture = try Fixture()
-        let session = Session()
+        let session = TestTransport.makeSession()
         let req = session.request(fixture.url("/json")).validate()
         // Nothing asked for the response yet: no task exists.
         #expect(session.runningRequestCount == 0)
@@ -24,7 +27,7 @@ struct RequestStartTests {
 
     @Test func resumeStartsARequestThatHasNoHandlerYet() async throws {
         let fixture = try Fixture()
-        let session = Session()
+        let session = TestTransport.makeSession()
         let req = session.request(fixture.url("/json")).resume().resume()
         #expect(await eventually { fixture.server.requestCount == 1 })
         // A handler added later still gets the one response, without a second transfer.
@@ -35,14 +38,14 @@ struct RequestStartTests {
 
     @Test func aRequestReleasedWithoutHandlersIsStillSent() async throws {
         let fixture = try Fixture()
-        let session = Session()
+        let session = TestTransport.makeSession()
         _ = session.request(fixture.url("/echo"), method: .post, body: Data("ping".utf8))
         #expect(await eventually { fixture.server.requestCount == 1 }, "fire and forget: the request went out")
     }
 
     @Test func aRequestCancelledBeforeItStartsIsNeverSent() async throws {
         let fixture = try Fixture()
-        let session = Session()
+        let session = TestTransport.makeSession()
         do {
             let req = session.request(fixture.url("/json"))
             req.cancel()
@@ -62,7 +65,7 @@ struct RequestStartTests {
         let progress = Recorder<TransferProgress>()
         let result = await response { handler in
             // The response handler starts the request with a collected body.
-            request(fixture.url("/big"))
+            session.request(fixture.url("/big"))
                 .responseData(queue: handlerQueue, completionHandler: handler)
                 .downloadProgress(queue: handlerQueue) { progress.append($0) }
         }
@@ -78,7 +81,7 @@ struct RequestStartTests {
         let fixture = try Fixture()
         let progress = Recorder<TransferProgress>()
         let result = await response { handler in
-            request(fixture.url("/big"))
+            session.request(fixture.url("/big"))
                 .downloadProgress(queue: handlerQueue) { progress.append($0) }
                 .responseData(queue: handlerQueue, completionHandler: handler)
         }
@@ -86,32 +89,5 @@ struct RequestStartTests {
         // 8 MiB cannot arrive in one read from a socket: streamed, not collected.
         #expect(progress.events.count > 1)
         #expect(progress.events.last?.completed == Int64(Fixture.bigBodySize))
-    }
-
-    @Test func aRequestTimeoutShorterThanTheSessionsIsHonoured() async throws {
-        let fixture = try Fixture()
-        let configuration = URLSessionConfiguration.default
-        configuration.timeoutIntervalForRequest = 600
-        let session = Session(configuration: configuration)
-        // The guard is far below the session's 600 s: only the request's own
-        // 1 s timeout can end this in time.
-        let result = await response(within: 60) {
-            session.request(fixture.url("/never"), timeout: 1).responseData(queue: handlerQueue, completionHandler: $0)
-        }
-        #expect(result?.error?.isTimeout == true)
-    }
-
-    @Test func timeoutsAreSanitisedBeforeURLSessionSeesThem() {
-        #expect(URLSessionTransport.idleTimeout(-1) == Session.defaultTimeout)
-        #expect(URLSessionTransport.idleTimeout(0) == Session.defaultTimeout)
-        #expect(URLSessionTransport.idleTimeout(.nan) == Session.defaultTimeout)
-        #expect(URLSessionTransport.idleTimeout(.infinity) == URLSessionTransport.maximumTimeout)
-        #expect(URLSessionTransport.idleTimeout(1e300) == URLSessionTransport.maximumTimeout)
-        #expect(URLSessionTransport.idleTimeout(5) == 5)
-        #if canImport(FoundationNetworking)
-        // swift-corelibs-foundation truncates to whole seconds: 0.2 would time out at once.
-        #expect(URLSessionTransport.idleTimeout(0.2) == 1)
-        #expect(URLSessionTransport.idleTimeout(1.5) == 2)
-        #endif
     }
 }

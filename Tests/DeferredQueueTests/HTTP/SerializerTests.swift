@@ -9,6 +9,9 @@ import Testing
 /// preprocessors, decoders and the errors they give.
 @Suite("Serializers: empty bodies, preprocessors, decoders and their errors")
 struct SerializerTests {
+    /// A new session per test, on the transport under test (see TestTransport).
+    let session = TestTransport.makeSession()
+
     struct Item: Decodable, Sendable, Equatable {
         let title: String
         let count: Int
@@ -25,19 +28,19 @@ struct SerializerTests {
     @Test func emptyDecodesFromAnEmpty200AndFromNoContent() async throws {
         let fixture = try Fixture()
         let ok = await response {
-            request(fixture.url("/empty"), method: .post).responseDecodable(of: Empty.self, queue: handlerQueue, completionHandler: $0)
+            session.request(fixture.url("/empty"), method: .post).responseDecodable(of: Empty.self, queue: handlerQueue, completionHandler: $0)
         }
         #expect(ok?.value == Empty.value)
-        let noContent = try await request(fixture.url("/no-content"), method: .delete).serializingDecodable(Empty.self).value
+        let noContent = try await session.request(fixture.url("/no-content"), method: .delete).serializingDecodable(Empty.self).value
         #expect(noContent == .value)
-        let object = try await request(fixture.url("/json")).serializingDecodable(Empty.self).value
+        let object = try await session.request(fixture.url("/json")).serializingDecodable(Empty.self).value
         #expect(object == .value, "a body is decoded as usual, and Empty accepts any object")
     }
 
     @Test func emptyStillFailsWhenValidationRejectsTheResponse() async throws {
         let fixture = try Fixture()
         let rejected = await response {
-            request(fixture.url("/status/404")).validate().responseDecodable(of: Empty.self, queue: handlerQueue, completionHandler: $0)
+            session.request(fixture.url("/status/404")).validate().responseDecodable(of: Empty.self, queue: handlerQueue, completionHandler: $0)
         }
         #expect(rejected?.error?.kind == "status(404)")
     }
@@ -45,21 +48,21 @@ struct SerializerTests {
     @Test func anEmptyResponseTypeDecodesFromAnEmptyBodyOnlyWhereEmptyIsAllowed() async throws {
         let fixture = try Fixture()
         for path in ["/no-content", "/reset-content"] {
-            #expect(try await request(fixture.url(path)).serializingDecodable(Receipt.self).value == Receipt(id: 0))
+            #expect(try await session.request(fixture.url(path)).serializingDecodable(Receipt.self).value == Receipt(id: 0))
         }
         let head = await response {
-            request(fixture.url("/empty"), method: .head).responseDecodable(of: Receipt.self, queue: handlerQueue, completionHandler: $0)
+            session.request(fixture.url("/empty"), method: .head).responseDecodable(of: Receipt.self, queue: handlerQueue, completionHandler: $0)
         }
         #expect(head?.value == Receipt(id: 0))
         let emptyOK = await response {
-            request(fixture.url("/empty")).responseDecodable(of: Receipt.self, queue: handlerQueue, completionHandler: $0)
+            session.request(fixture.url("/empty")).responseDecodable(of: Receipt.self, queue: handlerQueue, completionHandler: $0)
         }
         #expect(emptyOK?.error?.kind == "emptyBody")
     }
 
     @Test func aTypeThatCannotBeEmptyFailsClearlyOnNoContent() async throws {
         let fixture = try Fixture()
-        let result = await request(fixture.url("/no-content")).serializingDecodable(Item.self).result
+        let result = await session.request(fixture.url("/no-content")).serializingDecodable(Item.self).result
         guard case .failure(let error as HTTPError) = result else {
             Issue.record("expected an HTTPError, got \(result)")
             return
@@ -70,29 +73,29 @@ struct SerializerTests {
 
     @Test func dataStringAndJSONTreatAnAllowedEmptyBodyAsEmptyValues() async throws {
         let fixture = try Fixture()
-        #expect(try await request(fixture.url("/reset-content")).serializingData().value == Data())
-        #expect(try await request(fixture.url("/reset-content")).serializingString().value == "")
-        #expect(try await request(fixture.url("/no-content")).serializingJSON().value == .null)
-        #expect(try await request(fixture.url("/json"), method: .head).serializingJSON().value == .null)
+        #expect(try await session.request(fixture.url("/reset-content")).serializingData().value == Data())
+        #expect(try await session.request(fixture.url("/reset-content")).serializingString().value == "")
+        #expect(try await session.request(fixture.url("/no-content")).serializingJSON().value == .null)
+        #expect(try await session.request(fixture.url("/json"), method: .head).serializingJSON().value == .null)
     }
 
     @Test func emptyResponseCodesCanBeWidenedOrNarrowed() async throws {
         let fixture = try Fixture()
         let accepted = fixture.url("/accepted")
-        #expect(try await request(accepted).serializingData(emptyResponseCodes: [202]).value == Data())
-        #expect(try await request(accepted).serializingString(emptyResponseCodes: [202]).value == "")
-        let data = await response { request(accepted).responseData(queue: handlerQueue, emptyResponseCodes: [202], completionHandler: $0) }
+        #expect(try await session.request(accepted).serializingData(emptyResponseCodes: [202]).value == Data())
+        #expect(try await session.request(accepted).serializingString(emptyResponseCodes: [202]).value == "")
+        let data = await response { session.request(accepted).responseData(queue: handlerQueue, emptyResponseCodes: [202], completionHandler: $0) }
         #expect(data?.value == Data())
         let receipt = await response {
-            request(accepted).responseDecodable(of: Receipt.self, queue: handlerQueue, emptyResponseCodes: [202], completionHandler: $0)
+            session.request(accepted).responseDecodable(of: Receipt.self, queue: handlerQueue, emptyResponseCodes: [202], completionHandler: $0)
         }
         #expect(receipt?.value == Receipt(id: 0))
         let strictJSON = await response {
-            request(fixture.url("/no-content")).responseJSON(queue: handlerQueue, emptyResponseCodes: [], completionHandler: $0)
+            session.request(fixture.url("/no-content")).responseJSON(queue: handlerQueue, emptyResponseCodes: [], completionHandler: $0)
         }
         #expect(strictJSON?.error?.kind == "emptyBody")
         let noHead = await response {
-            request(fixture.url("/json"), method: .head).responseString(queue: handlerQueue, emptyRequestMethods: [], completionHandler: $0)
+            session.request(fixture.url("/json"), method: .head).responseString(queue: handlerQueue, emptyRequestMethods: [], completionHandler: $0)
         }
         #expect(noHead?.error?.kind == "emptyBody")
     }
@@ -119,10 +122,10 @@ struct SerializerTests {
         let fixture = try Fixture()
         let url = fixture.url("/empty")
         let failures: [(String, Result<Void, any Error>)] = [
-            ("DataResponseSerializer", await request(url).serializingData().result.map { _ in }),
-            ("StringResponseSerializer", await request(url).serializingString().result.map { _ in }),
-            ("JSONResponseSerializer", await request(url).serializingJSON().result.map { _ in }),
-            ("DecodableResponseSerializer<Item>", await request(url).serializingDecodable(Item.self).result.map { _ in }),
+            ("DataResponseSerializer", await session.request(url).serializingData().result.map { _ in }),
+            ("StringResponseSerializer", await session.request(url).serializingString().result.map { _ in }),
+            ("JSONResponseSerializer", await session.request(url).serializingJSON().result.map { _ in }),
+            ("DecodableResponseSerializer<Item>", await session.request(url).serializingDecodable(Item.self).result.map { _ in }),
         ]
         for (name, result) in failures {
             guard case .failure(let error as HTTPError) = result,
@@ -138,7 +141,7 @@ struct SerializerTests {
 
     @Test func aDecodingErrorNoLongerAssumesJSON() async throws {
         let fixture = try Fixture()
-        let result = await request(fixture.url("/plist")).serializingDecodable([Item].self, decoder: PropertyListDecoder()).result
+        let result = await session.request(fixture.url("/plist")).serializingDecodable([Item].self, decoder: PropertyListDecoder()).result
         guard case .failure(let error as HTTPError) = result else {
             Issue.record("a dictionary is not an array: \(result)")
             return
@@ -153,13 +156,13 @@ struct SerializerTests {
     @Test func theXSSIPreprocessorStripsGooglesGuardLine() async throws {
         let fixture = try Fixture()
         let url = fixture.url("/xssi")
-        let json = try await request(url).serializingJSON(dataPreprocessor: GoogleXSSIPreprocessor()).value
+        let json = try await session.request(url).serializingJSON(dataPreprocessor: GoogleXSSIPreprocessor()).value
         #expect(json["title"] == "hello")
         let item = await response {
-            request(url).responseDecodable(of: Item.self, queue: handlerQueue, dataPreprocessor: GoogleXSSIPreprocessor(), completionHandler: $0)
+            session.request(url).responseDecodable(of: Item.self, queue: handlerQueue, dataPreprocessor: GoogleXSSIPreprocessor(), completionHandler: $0)
         }
         #expect(item?.value == Item(title: "hello", count: 3))
-        let unprocessed = await response { request(url).responseJSON(queue: handlerQueue, completionHandler: $0) }
+        let unprocessed = await response { session.request(url).responseJSON(queue: handlerQueue, completionHandler: $0) }
         #expect(unprocessed?.error?.kind == "jsonSyntax", "without the preprocessor the guard line is not JSON")
         let plain = Data(#"{"a":1}"#.utf8)
         #expect(GoogleXSSIPreprocessor().preprocess(plain) == plain, "a body without the guard passes unchanged")
@@ -173,7 +176,7 @@ struct SerializerTests {
         }
         let fixture = try Fixture()
         let result = await response {
-            request(fixture.url("/text")).responseString(queue: handlerQueue, dataPreprocessor: Refusing(), completionHandler: $0)
+            session.request(fixture.url("/text")).responseString(queue: handlerQueue, dataPreprocessor: Refusing(), completionHandler: $0)
         }
         #expect(result?.error?.kind == "customSerialization")
         #expect(result?.error?.underlyingError is Refused)
@@ -182,11 +185,11 @@ struct SerializerTests {
     @Test func aPropertyListDecodesThroughTheDecodableSerializer() async throws {
         let fixture = try Fixture()
         let serializer = DecodableResponseSerializer<Item>(decoder: PropertyListDecoder())
-        let response = await request(fixture.url("/plist")).serializingResponse(using: serializer).result
-        let item = try response.get().result.get()
+        let serialized = await session.request(fixture.url("/plist")).serializingResponse(using: serializer).result
+        let item = try serialized.get().result.get()
         #expect(item == Item(title: "hello", count: 3))
-        let handled = await DeferredQueueTests.response {
-            request(fixture.url("/plist"))
+        let handled = await response {
+            session.request(fixture.url("/plist"))
                 .responseDecodable(of: Item.self, queue: handlerQueue, decoder: PropertyListDecoder(), completionHandler: $0)
         }
         #expect(handled?.value == Item(title: "hello", count: 3))
@@ -199,7 +202,7 @@ struct SerializerTests {
         decoder.dateDecodingStrategy = .secondsSince1970
         let query = try #require(#"{"when":86400}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
         let url = fixture.url("/id?id=" + query)
-        let dated = try await request(url).serializingDecodable(Dated.self, decoder: decoder).value
+        let dated = try await session.request(url).serializingDecodable(Dated.self, decoder: decoder).value
         #expect(dated.when == Date(timeIntervalSince1970: 86400))
     }
 }

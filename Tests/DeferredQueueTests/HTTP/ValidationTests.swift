@@ -4,12 +4,15 @@ import Testing
 
 @Suite("DataRequest: validation")
 struct ValidationTests {
+    /// A new session per test, on the transport under test (see TestTransport).
+    let session = TestTransport.makeSession()
+
     @Test func validateAffectsOnlyTheHandlersChainedAfterIt() async throws {
         let fixture = try Fixture()
         let before = Recorder<String>()
         let after = Recorder<String>()
         let done = Latch(count: 2)
-        request(fixture.url("/status/404"))
+        session.request(fixture.url("/status/404"))
             .responseString(queue: handlerQueue) { before.append($0.error?.kind ?? $0.value ?? ""); done.arrive() }
             .validate()
             .responseString(queue: handlerQueue) { after.append($0.error?.kind ?? "ok"); done.arrive() }
@@ -20,32 +23,32 @@ struct ValidationTests {
 
     @Test func statusCodeValidation() async throws {
         let fixture = try Fixture()
-        let accepted = await response { request(fixture.url("/status/201")).validate(statusCode: [201]).responseString(queue: handlerQueue, completionHandler: $0) }
+        let accepted = await response { session.request(fixture.url("/status/201")).validate(statusCode: [201]).responseString(queue: handlerQueue, completionHandler: $0) }
         #expect(accepted?.value == "status 201")
-        let rejected = await response { request(fixture.url("/status/200")).validate(statusCode: 300..<400).responseString(queue: handlerQueue, completionHandler: $0) }
+        let rejected = await response { session.request(fixture.url("/status/200")).validate(statusCode: 300..<400).responseString(queue: handlerQueue, completionHandler: $0) }
         #expect(rejected?.error?.kind == "status(200)")
         #expect(rejected?.error?.responseCode == 200)
     }
 
     @Test func contentTypeValidationWithWildcards() async throws {
         let fixture = try Fixture()
-        let json = await response { request(fixture.url("/json")).validate(contentType: ["application/*"]).responseData(queue: handlerQueue, completionHandler: $0) }
+        let json = await response { session.request(fixture.url("/json")).validate(contentType: ["application/*"]).responseData(queue: handlerQueue, completionHandler: $0) }
         #expect(json?.error == nil)
-        let html = await response { request(fixture.url("/html")).validate(contentType: ["application/json"]).responseData(queue: handlerQueue, completionHandler: $0) }
+        let html = await response { session.request(fixture.url("/html")).validate(contentType: ["application/json"]).responseData(queue: handlerQueue, completionHandler: $0) }
         #expect(html?.error?.kind == "contentType")
-        let any = await response { request(fixture.url("/html")).validate(contentType: ["*/*"]).responseData(queue: handlerQueue, completionHandler: $0) }
+        let any = await response { session.request(fixture.url("/html")).validate(contentType: ["*/*"]).responseData(queue: handlerQueue, completionHandler: $0) }
         #expect(any?.error == nil)
     }
 
     @Test func plainValidateChecksTheAcceptHeader() async throws {
         let fixture = try Fixture()
         let mismatch = await response { handler in
-            request(fixture.url("/html"), headers: ["Accept": "application/json, text/plain;q=0.5"])
+            session.request(fixture.url("/html"), headers: ["Accept": "application/json, text/plain;q=0.5"])
                 .validate().responseData(queue: handlerQueue, completionHandler: handler)
         }
         #expect(mismatch?.error?.kind == "contentType")
         let match = await response { handler in
-            request(fixture.url("/json"), headers: ["Accept": "application/json"])
+            session.request(fixture.url("/json"), headers: ["Accept": "application/json"])
                 .validate().responseData(queue: handlerQueue, completionHandler: handler)
         }
         #expect(match?.error == nil)
@@ -56,14 +59,14 @@ struct ValidationTests {
     @Test func customValidatorsAndTheFirstFailureWins() async throws {
         let fixture = try Fixture()
         let custom = await response { handler in
-            request(fixture.url("/json"))
+            session.request(fixture.url("/json"))
                 .validate { _, _, data in data?.count == 3 ? .success(()) : .failure(Rejected()) }
                 .validate(statusCode: [500])
                 .responseData(queue: handlerQueue, completionHandler: handler)
         }
         #expect(custom?.error?.kind == "customValidation")
         let passes = await response { handler in
-            request(fixture.url("/json"))
+            session.request(fixture.url("/json"))
                 .validate { _, response, _ in response.statusCode == 200 ? .success(()) : .failure(Rejected()) }
                 .responseData(queue: handlerQueue, completionHandler: handler)
         }
@@ -72,7 +75,7 @@ struct ValidationTests {
 
     @Test func validationFailuresDescribeThemselves() async throws {
         let fixture = try Fixture()
-        let failed = await response { request(fixture.url("/status/404")).validate().responseData(queue: handlerQueue, completionHandler: $0) }
+        let failed = await response { session.request(fixture.url("/status/404")).validate().responseData(queue: handlerQueue, completionHandler: $0) }
         let description = try #require(failed?.error).description
         #expect(description.contains("404"))
     }

@@ -1,5 +1,4 @@
 import Dispatch
-import LockSupport
 import Synchronization
 @testable import DeferredQueue
 
@@ -19,10 +18,10 @@ final class Latch: Sendable {
         state = Mutex(State(remaining: count))
     }
 
-    var remaining: Int { state.withLock(owner: self) { $0.remaining } }
+    var remaining: Int { state.testLock(owner: self) { $0.remaining } }
 
     func arrive() {
-        let ready = state.withLock(owner: self) { state -> [CheckedContinuation<Bool, Never>] in
+        let ready = state.testLock(owner: self) { state -> [CheckedContinuation<Bool, Never>] in
             state.remaining -= 1
             guard state.remaining == 0 else { return [] }
             defer { state.waiters = [:] }
@@ -34,7 +33,7 @@ final class Latch: Sendable {
     /// `true` when every arrival happened, `false` after `seconds` otherwise.
     func wait(seconds: Double = 60) async -> Bool {
         await withCheckedContinuation { continuation in
-            let id = state.withLock(owner: self) { state -> Int? in
+            let id = state.testLock(owner: self) { state -> Int? in
                 if state.remaining <= 0 { return nil }
                 state.nextID += 1
                 state.waiters[state.nextID] = continuation
@@ -42,7 +41,7 @@ final class Latch: Sendable {
             }
             guard let id else { return continuation.resume(returning: true) }
             DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
-                self.state.withLock(owner: self) { $0.waiters.removeValue(forKey: id) }?.resume(returning: false)
+                self.state.testLock(owner: self) { $0.waiters.removeValue(forKey: id) }?.resume(returning: false)
             }
         }
     }
@@ -52,9 +51,9 @@ final class Latch: Sendable {
 final class Recorder<Element: Sendable>: Sendable {
     private let storage = Mutex<[Element]>([])
 
-    func append(_ element: Element) { storage.withLock(owner: self) { $0.append(element) } }
-    var events: [Element] { storage.withLock(owner: self) { $0 } }
-    var count: Int { storage.withLock(owner: self) { $0.count } }
+    func append(_ element: Element) { storage.testLock(owner: self) { $0.append(element) } }
+    var events: [Element] { storage.testLock(owner: self) { $0 } }
+    var count: Int { storage.testLock(owner: self) { $0.count } }
 }
 
 /// A counter shared between threads.

@@ -1,0 +1,38 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import DeferredQueue
+
+/// What only ``URLSessionTransport`` does: timeouts as URLSession applies
+/// them. (The shared suites in HTTP/ run on every transport.)
+@Suite("URLSessionTransport: timeouts")
+struct URLSessionTransportTests {
+    @Test func aRequestTimeoutShorterThanTheSessionsIsHonoured() async throws {
+        let fixture = try Fixture()
+        let configuration = URLSessionConfiguration.default
+        configuration.timeoutIntervalForRequest = 600
+        let session = Session(configuration: configuration)
+        // The guard is far below the session's 600 s: only the request's own
+        // 1 s timeout can end this in time.
+        let result = await response(within: 60) {
+            session.request(fixture.url("/never"), timeout: 1).responseData(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(result?.error?.isTimeout == true)
+    }
+
+    @Test func timeoutsAreSanitisedBeforeURLSessionSeesThem() {
+        #expect(URLSessionTransport.idleTimeout(-1) == Session.defaultTimeout)
+        #expect(URLSessionTransport.idleTimeout(0) == Session.defaultTimeout)
+        #expect(URLSessionTransport.idleTimeout(.nan) == Session.defaultTimeout)
+        #expect(URLSessionTransport.idleTimeout(.infinity) == URLSessionTransport.maximumTimeout)
+        #expect(URLSessionTransport.idleTimeout(1e300) == URLSessionTransport.maximumTimeout)
+        #expect(URLSessionTransport.idleTimeout(5) == 5)
+        #if canImport(FoundationNetworking)
+        // swift-corelibs-foundation truncates to whole seconds: 0.2 would time out at once.
+        #expect(URLSessionTransport.idleTimeout(0.2) == 1)
+        #expect(URLSessionTransport.idleTimeout(1.5) == 2)
+        #endif
+    }
+}

@@ -1,0 +1,54 @@
+// swift-tools-version: 6.0
+// DeferredQueue's transport over swift-server's AsyncHTTPClient, in its own
+// package so that the root package stays dependency-free:
+//
+//     let session = Session(transport: AsyncHTTPClientTransport())
+//
+// Its tests compile the root package's HTTP behaviour suites (symlinked
+// folders under Tests/) against this transport. Run them with
+//
+//     swift test --package-path Transports/AsyncHTTPClient
+import PackageDescription
+
+let package = Package(
+    name: "DeferredQueueAsyncHTTPClient",
+    // The root package's floor (the Synchronization module).
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "DeferredQueueAsyncHTTPClient", targets: ["DeferredQueueAsyncHTTPClient"]),
+    ],
+    dependencies: [
+        .package(name: "DeferredQueue", path: "../.."),
+        .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
+        // Already AsyncHTTPClient's dependencies: named for their error types.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+    ],
+    targets: [
+        .target(
+            name: "DeferredQueueAsyncHTTPClient",
+            dependencies: [
+                .product(name: "DeferredQueue", package: "DeferredQueue"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        // HTTP/ and Support/ are symlinks to the root test target's folders:
+        // the same suites, run on this transport (see TestTransport.swift).
+        .testTarget(
+            name: "DeferredQueueAsyncHTTPClientTests",
+            dependencies: [
+                "DeferredQueueAsyncHTTPClient",
+                .product(name: "DeferredQueue", package: "DeferredQueue"),
+                .product(name: "LoopbackServer", package: "DeferredQueue"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,205 @@
+import AsyncHTTPClient
+import DeferredQueue
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// One attempt on AsyncHTTPClient: the client's response delegate, and the
+/// attempt's ``HTTPTransportTask``.
+///
+/// The delegate's methods run on the task's event loop. Each one records
+/// what arrived and hands the event over to the transport's callback queue
+/// with `async` (which keeps their order); nothing else runs on the loop —
+/// even the `HTTPURLResponse` (costly to build on swift-corelibs-foundation)
+/// is made on the callback queue.
+/// The state sits behind `state`, the one lock: `cancel()` and the idle
+/// timer read it from other threads.
+final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTask {
+    typealias Response = Void
+
+    private struct State {
+        var task: HTTPClient.Task<Void>?
+        /// The response head, once it arrived.
+        var head: HTTPResponseHead?
+        /// The collected body (collecting attempts).
+        var body = Data()
+        var bytesSent: Int64 = 0
+        /// When anything last moved, for the idle timeout.
+        var lastActivity = NIODeadline.now()
+        var idleTimer: Scheduled<Void>?
+        /// The attempt reported its completion; later events are dropped.
+        var completed = false
+    }
+
+    let url: URL
+    let collectsBody: Bool
+    let events: any HTTPTransportEvents
+    let queue: DispatchQueue
+    let idleTimeout: TimeAmount
+    let requestBodySize: Int64?
+    private let state = Mutex(State())
+
+    init(
+        url: URL, collectsBody: Bool, events: any HTTPTransportEvents, queue: DispatchQueue,
+        idleTimeout: TimeAmount, requestBodySize: Int64?
+    ) {
+        self.url = url
+        self.collectsBody = collectsBody
+        self.events = events
+        self.queue = queue
+        self.idleTimeout = idleTimeout
+        self.requestBodySize = requestBodySize
+    }
+
+    /// Records the client's task (right after `execute`) and, on its event
+    /// loop, arms the idle timer.
+    func attach(_ task: HTTPClient.Task<Void>) {
+        let attached = state.withLock { state -> Bool in
+            guard !state.completed else { return false }
+            state.task = task
+            return true
+        }
+        guard attached else { return }
+        // One hop to the task's loop (registering either from another
+        // thread would cost a hop each).
+        let eventLoop = task.eventLoop
+        eventLoop.execute {
+            // Errors the client reports to the task only (it fails a request
+            // to a client already shut down without calling the delegate).
+            task.futureResult.whenFailure { error in self.complete(with: error) }
+            self.armIdleTimer(on: eventLoop, in: self.idleTimeout)
+        }
+    }
+
+    // MARK: - HTTPTransportTask
+
+    func cancel() {
+        let task = state.withLock { $0.completed ? nil : $0.task }
+        // Thread-safe in AsyncHTTPClient; the delegate then receives `.cancelled`.
+        task?.cancel()
+    }
+
+    // MARK: - Idle timeout (on the task's event loop)
+
+    private func armIdleTimer(on eventLoop: any EventLoop, in delay: TimeAmount) {
+        let timer = eventLoop.scheduleTask(in: delay) { self.checkIdle(on: eventLoop) }
+        let armed = state.withLock { state -> Bool in
+            guard !state.completed else { return false }
+            state.idleTimer = timer
+            return true
+        }
+        if !armed { timer.cancel() }
+    }
+
+    /// Fails the attempt with `URLError.timedOut` if nothing moved for the
+    /// idle timeout; otherwise waits for the rest of it.
+    private func checkIdle(on eventLoop: any EventLoop) {
+        let (task, remaining) = state.withLock { state -> (HTTPClient.Task<Void>?, TimeAmount?) in
+            guard !state.completed else { return (nil, nil) }
+            let idle = NIODeadline.now() - state.lastActivity
+            return idle >= idleTimeout ? (state.task, nil) : (nil, idleTimeout - idle)
+        }
+        if let remaining { return armIdleTimer(on: eventLoop, in: remaining) }
+        task?.fail(reason: URLError(.timedOut, userInfo: [NSURLErrorFailingURLErrorKey: url]))
+    }
+
+    // MARK: - HTTPClientResponseDelegate (on the task's event loop)
+
+    func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
+        let sent = state.withLock { state -> Int64 in
+            state.lastActivity = .now()
+            state.bytesSent += Int64(part.readableBytes)
+            return state.bytesSent
+        }
+        guard !collectsBody else { return }
+        let events = self.events
+        let expected = requestBodySize
+        queue.async { events.didSend(bytes: sent, of: expected) }
+    }
+
+    func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        state.withLock { state in
+            state.lastActivity = .now()
+            state.head = head
+            if collectsBody, let length = head.headers.first(name: "content-length").flatMap(Int.init),
+               length > 0, length <= 16 << 20, !head.headers.contains(name: "content-encoding") {
+                state.body.reserveCapacity(length)
+            }
+        }
+        if !collectsBody {
+            let events = self.events
+            let url = self.url
+            queue.async {
+                if let response = RequestConversion.response(head, url: url) { events.didReceive(response: response) }
+            }
+        }
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        if collectsBody {
+            state.withLock { state in
+                state.lastActivity = .now()
+                buffer.withUnsafeReadableBytes { state.body.append(contentsOf: $0) }
+            }
+        } else {
+            state.withLock { $0.lastActivity = .now() }
+            let data = Data(buffer.readableBytesView)
+            let events = self.events
+            queue.async { events.didReceive(data: data) }
+        }
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
+        complete(with: error)
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+        guard let ending = end() else { return }
+        let events = self.events
+        let url = self.url
+        let body = collectsBody ? ending.body : nil
+        queue.async {
+            guard let head = ending.head, let response = RequestConversion.response(head, url: url) else {
+                let error = URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url])
+                return events.didComplete(response: nil, body: nil, error: error)
+            }
+            events.didComplete(response: response, body: body, error: nil)
+        }
+    }
+
+    // MARK: - Completion
+
+    /// Reports the attempt's failure, once.
+    private func complete(with error: any Error) {
+        guard let ending = end() else { return }
+        let urlError = ErrorMapping.urlError(for: error, url: url)
+        let body = collectsBody && ending.head != nil ? ending.body : nil
+        let events = self.events
+        let url = self.url
+        queue.async {
+            let response = ending.head.flatMap { RequestConversion.response($0, url: url) }
+            events.didComplete(response: response, body: body, error: urlError)
+        }
+    }
+
+    /// Marks the attempt completed and returns what it received; `nil` if
+    /// it had completed already.
+    private func end() -> (head: HTTPResponseHead?, body: Data)? {
+        let ending = state.withLock { state -> (head: HTTPResponseHead?, body: Data, timer: Scheduled<Void>?)? in
+            guard !state.completed else { return nil }
+            state.completed = true
+            defer { state.body = Data(); state.task = nil; state.idleTimer = nil }
+            return (state.head, state.body, state.idleTimer)
+        }
+        guard let ending else { return nil }
+        ending.timer?.cancel()
+        return (ending.head, ending.body)
+    }
+}

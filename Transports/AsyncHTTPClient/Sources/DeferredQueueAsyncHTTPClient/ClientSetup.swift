@@ -1,0 +1,70 @@
+import AsyncHTTPClient
+import NIOCore
+
+/// Which client an ``AsyncHTTPClientTransport`` runs on, and what it decodes.
+///
+/// AsyncHTTPClient keeps a client's configuration internal, and applies its
+/// redirect policy to every request (there is no per-request switch). The
+/// configuration is therefore read by reflection; when that fails (a future
+/// AsyncHTTPClient could store it differently) the client is used as it is,
+/// as documented on the transport, and assumed not to decompress.
+struct ClientSetup {
+    let client: HTTPClient
+    let ownsClient: Bool
+    let decompresses: Bool
+
+    init(_ candidate: HTTPClient) {
+        if candidate === HTTPClient.shared {
+            client = HTTPClient(
+                eventLoopGroup: candidate.eventLoopGroup,
+                configuration: Self.transportConfiguration(from: .singletonConfiguration)
+            )
+            ownsClient = true
+            decompresses = true
+            return
+        }
+        guard let configuration = Self.configuration(of: candidate) else {
+            (client, ownsClient, decompresses) = (candidate, false, false)
+            return
+        }
+        guard Self.followsRedirects(configuration) else {
+            (client, ownsClient, decompresses) = (candidate, false, Self.decompresses(configuration))
+            return
+        }
+        var own = configuration
+        own.redirectConfiguration = .disallow
+        client = HTTPClient(eventLoopGroup: candidate.eventLoopGroup, configuration: own)
+        ownsClient = true
+        decompresses = Self.decompresses(own)
+    }
+
+    /// `base` as the transport needs it: no redirects, no read timeout (each
+    /// request has its own idle timeout), decoded bodies without a ratio
+    /// limit, and a refused connection reported at once.
+    static func transportConfiguration(from base: HTTPClient.Configuration) -> HTTPClient.Configuration {
+        var configuration = base
+        configuration.redirectConfiguration = .disallow
+        configuration.timeout.read = nil
+        configuration.decompression = .enabled(limit: .none)
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return configuration
+    }
+
+    /// The client's configuration, read by reflection; `nil` if unreadable.
+    static func configuration(of client: HTTPClient) -> HTTPClient.Configuration? {
+        Mirror(reflecting: client).children.first { $0.label == "configuration" }?.value as? HTTPClient.Configuration
+    }
+
+    /// Whether `configuration` follows redirects (`true` when unreadable).
+    static func followsRedirects(_ configuration: HTTPClient.Configuration) -> Bool {
+        guard let mode = Mirror(reflecting: configuration.redirectConfiguration).children.first(where: { $0.label == "mode" })
+        else { return true }
+        // `.disallow` has no payload; `.follow(…)` has one.
+        return !Mirror(reflecting: mode.value).children.isEmpty
+    }
+
+    static func decompresses(_ configuration: HTTPClient.Configuration) -> Bool {
+        if case .enabled = configuration.decompression { return true }
+        return false
+    }
+}

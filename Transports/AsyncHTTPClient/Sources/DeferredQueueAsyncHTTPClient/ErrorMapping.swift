@@ -1,0 +1,84 @@
+import AsyncHTTPClient
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NIOCore
+import NIOHTTP1
+import NIOHTTPCompression
+import NIOPosix
+import NIOSSL
+
+/// Maps AsyncHTTPClient's and SwiftNIO's errors to the `URLError` codes a
+/// ``Session`` and its ``RetryPolicy`` understand (the codes URLSession uses
+/// for the same failures).
+enum ErrorMapping {
+    /// `error` as a `URLError`, with `error` itself in `NSUnderlyingErrorKey`
+    /// and `url` in `NSURLErrorFailingURLErrorKey`. A `URLError` is returned as it is.
+    static func urlError(for error: any Error, url: URL?) -> URLError {
+        if let urlError = error as? URLError { return urlError }
+        var userInfo: [String: Any] = [NSUnderlyingErrorKey: error]
+        if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+        return URLError(code(for: error), userInfo: userInfo)
+    }
+
+    /// The `URLError` code for `error`; `.unknown` when nothing fits.
+    static func code(for error: any Error) -> URLError.Code {
+        switch error {
+        case let error as HTTPClientError: return code(for: error)
+        case let error as NIOConnectionError:
+            // Every address failed: report the first one's reason.
+            if error.dnsAError != nil, error.dnsAAAAError != nil, error.connectionErrors.isEmpty { return .cannotFindHost }
+            return error.connectionErrors.first.map { code(for: $0.error) } ?? .cannotConnectToHost
+        case let error as IOError: return code(forErrno: error.errnoCode)
+        case let error as ChannelError:
+            switch error {
+            case .connectTimeout: return .timedOut
+            case .eof, .ioOnClosedChannel, .alreadyClosed, .outputClosed, .inputClosed: return .networkConnectionLost
+            default: return .unknown
+            }
+        case is SocketAddressError: return .cannotFindHost
+        case let error as HTTPParserError:
+            // The connection closed before the message ended (a head or a
+            // body cut short); anything else is a malformed response.
+            return error == .invalidEOFState ? .networkConnectionLost : .badServerResponse
+        case is NIOHTTPDecompression.DecompressionError, is NIOHTTPDecompression.ExtraDecompressionError:
+            return .cannotDecodeContentData
+        case is NIOSSLError, is BoringSSLError: return .secureConnectionFailed
+        default: return .unknown
+        }
+    }
+
+    static func code(for error: HTTPClientError) -> URLError.Code {
+        switch error {
+        case .cancelled: return .cancelled
+        case .readTimeout, .writeTimeout, .connectTimeout, .deadlineExceeded, .tlsHandshakeTimeout,
+             .socksHandshakeTimeout, .httpProxyHandshakeTimeout, .getConnectionFromPoolTimeout:
+            return .timedOut
+        case .remoteConnectionClosed, .uncleanShutdown: return .networkConnectionLost
+        case .invalidURL, .emptyHost, .emptyScheme, .missingSocketPath: return .badURL
+        case .identityCodingIncorrectlyPresent, .contentLengthMissing, .invalidProxyResponse:
+            return .badServerResponse
+        case .proxyAuthenticationRequired: return .userAuthenticationRequired
+        default:
+            // `unsupportedScheme` carries the scheme, so it cannot be matched as a constant.
+            return "\(error)".contains("unsupportedScheme") ? .unsupportedURL : .unknown
+        }
+    }
+
+    static func code(forErrno errno: Int32) -> URLError.Code {
+        switch errno {
+        case ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, EADDRNOTAVAIL: return .cannotConnectToHost
+        case ECONNRESET, EPIPE, ECONNABORTED: return .networkConnectionLost
+        case ETIMEDOUT: return .timedOut
+        default: return .unknown
+        }
+    }
+}

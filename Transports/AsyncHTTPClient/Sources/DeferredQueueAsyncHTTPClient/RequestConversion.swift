@@ -1,0 +1,70 @@
+import AsyncHTTPClient
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NIOHTTP1
+
+/// Converts between Foundation's request and response types and AsyncHTTPClient's.
+enum RequestConversion {
+    /// The client request for `request`: its method, URL, header fields and body.
+    ///
+    /// - Throws: `URLError.badURL` without a URL; AsyncHTTPClient's error for
+    ///   a URL it cannot send to (an unsupported scheme, no host).
+    static func clientRequest(from request: URLRequest) throws -> HTTPClient.Request {
+        guard let url = request.url else { throw URLError(.badURL) }
+        var headers = NIOHTTP1.HTTPHeaders()
+        if let fields = request.allHTTPHeaderFields {
+            headers.reserveCapacity(fields.count)
+            for (name, value) in fields { headers.add(name: name, value: value) }
+        }
+        let body: HTTPClient.Body?
+        if let data = request.httpBody {
+            body = .bytes(data)
+        } else if let stream = request.httpBodyStream {
+            body = .bytes(try read(stream))
+        } else {
+            body = nil
+        }
+        return try HTTPClient.Request(
+            url: url, method: NIOHTTP1.HTTPMethod(rawValue: request.httpMethod ?? "GET"), headers: headers, body: body
+        )
+    }
+
+    /// The whole of `stream` (a request body given as a stream).
+    static func read(_ stream: InputStream) throws -> Data {
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        stream.open()
+        defer { stream.close() }
+        while true {
+            let count = stream.read(&chunk, maxLength: chunk.count)
+            if count < 0 { throw stream.streamError ?? URLError(.cannotDecodeRawData) }
+            if count == 0 { return data }
+            data.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    /// The `HTTPURLResponse` for a response head received for `url`.
+    ///
+    /// Repeated fields are joined with ", " under the first spelling seen
+    /// (as URLSession does), so `value(forHTTPHeaderField:)` finds them all.
+    static func response(_ head: HTTPResponseHead, url: URL) -> HTTPURLResponse? {
+        var fields: [String: String] = [:]
+        fields.reserveCapacity(head.headers.count)
+        var spellings: [String: String] = [:]
+        for (name, value) in head.headers {
+            let key = name.lowercased()
+            if let first = spellings[key], let existing = fields[first] {
+                fields[first] = existing + ", " + value
+            } else {
+                fields[name] = value
+                spellings[key] = name
+            }
+        }
+        return HTTPURLResponse(
+            url: url, statusCode: Int(head.status.code),
+            httpVersion: "HTTP/\(head.version.major).\(head.version.minor)", headerFields: fields
+        )
+    }
+}

@@ -1,0 +1,62 @@
+import DeferredQueue
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NIOPosix
+
+/// Records one attempt's transport events, and where each one ran.
+final class TransportEventLog: HTTPTransportEvents {
+    enum Event: Sendable {
+        case response(Int)
+        case data(Data)
+        case sent(Int64, of: Int64?)
+        case complete(status: Int?, body: Data?, error: URLError?)
+    }
+
+    private let queueKey = DispatchSpecificKey<Bool>()
+    private let events = Recorder<Event>()
+    /// Events that ran off the callback queue or on a SwiftNIO event loop.
+    private let misplaced = Recorder<String>()
+    let completed = Latch()
+
+    /// - Parameter queue: The transport's callback queue, where every event must run.
+    init(expecting queue: DispatchQueue) {
+        queue.setSpecific(key: queueKey, value: true)
+    }
+
+    var all: [Event] { events.events }
+    var misplacedEvents: [String] { misplaced.events }
+
+    /// Every completion (a correct attempt has exactly one).
+    var completions: [(status: Int?, body: Data?, error: URLError?)] {
+        all.compactMap { event in
+            if case .complete(let status, let body, let error) = event { return (status, body, error) }
+            return nil
+        }
+    }
+
+    /// The streamed chunks, in order.
+    var chunks: [Data] {
+        all.compactMap { event in
+            if case .data(let data) = event { return data }
+            return nil
+        }
+    }
+
+    private func record(_ event: Event, _ name: String) {
+        if MultiThreadedEventLoopGroup.currentEventLoop != nil { misplaced.append("\(name) on an event loop") }
+        if DispatchQueue.getSpecific(key: queueKey) != true { misplaced.append("\(name) off the callback queue") }
+        events.append(event)
+    }
+
+    func didReceive(response: HTTPURLResponse) { record(.response(response.statusCode), "didReceive(response:)") }
+    func didReceive(data: Data) { record(.data(data), "didReceive(data:)") }
+    func didSend(bytes: Int64, of expected: Int64?) { record(.sent(bytes, of: expected), "didSend") }
+
+    func didComplete(response: HTTPURLResponse?, body: Data?, error: (any Error)?) {
+        record(.complete(status: response?.statusCode, body: body, error: error as? URLError), "didComplete")
+        completed.arrive()
+    }
+}
