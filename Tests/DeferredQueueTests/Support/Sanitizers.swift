@@ -3,14 +3,20 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import LockSupport
 
 /// Which sanitizer runtime this test process carries, so the heaviest stress
 /// tests can scale down under `--sanitize=…` (the plain run always does the
 /// full size).
 enum Sanitizers {
-    /// `swift test --sanitize=thread`: the annotation entry points exist.
-    static let thread = ThreadSanitizer.acquire != nil
+    /// `swift test --sanitize=thread`: the runtime's annotation entry point exists.
+    static let thread: Bool = {
+        #if canImport(Darwin)
+        let handle = UnsafeMutableRawPointer(bitPattern: -2) // RTLD_DEFAULT
+        #else
+        let handle: UnsafeMutableRawPointer? = nil // RTLD_DEFAULT
+        #endif
+        return dlsym(handle, "__tsan_acquire") != nil
+    }()
 
     /// `swift test --sanitize=address`: the runtime's init symbol exists.
     static let address: Bool = {

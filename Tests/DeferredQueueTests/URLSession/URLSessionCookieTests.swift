@@ -1,0 +1,39 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LoopbackServer
+import Testing
+@testable import DeferredQueue
+
+@Suite("Cookies on URLSession: never in the shared file, a caller's storage honoured")
+struct URLSessionCookieTests {
+    // On Linux `HTTPCookieStorage.shared`, the default configuration's store, is
+    // a file under $HOME/.local/share/ that other programs read.
+    @Test func theDefaultSessionKeepsCookiesInMemoryOnly() async throws {
+        let server = try CookieTests.server()
+        defer { server.shutdown() }
+        let session = Session(configuration: .default)
+        #if canImport(FoundationNetworking)
+        #expect(session.cookieStore is InMemoryCookieStore)
+        #endif
+        let transport = try #require(session.transport as? URLSessionTransport)
+        #expect(transport.urlSession.configuration.httpCookieStorage == nil, "URLSession itself keeps no cookies")
+        #expect(transport.urlSession.configuration.httpShouldSetCookies == false)
+        _ = await response(within: 30) { session.request(server.url("/set")).response(queue: handlerQueue, completionHandler: $0) }
+        #if canImport(FoundationNetworking)
+        #expect(HTTPCookieStorage.shared.cookies(for: server.url("/"))?.isEmpty ?? true)
+        #endif
+    }
+
+    @Test func aCallersCookieStorageIsUsed() async throws {
+        let server = try CookieTests.server()
+        defer { server.shutdown() }
+        let configuration = URLSessionConfiguration.ephemeral
+        let storage = try #require(configuration.httpCookieStorage)
+        let session = Session(configuration: configuration)
+        _ = await response(within: 30) { session.request(server.url("/set")).response(queue: handlerQueue, completionHandler: $0) }
+        #expect(storage.cookies(for: server.url("/"))?.map(\.name) == ["theme"])
+    }
+
+}
