@@ -2,7 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import LockSupport
 import LoopbackServer
 import Synchronization
 import Testing
@@ -158,12 +157,12 @@ final class TokenServer: Sendable {
         private let state: Mutex<State>
         init(token: String) { state = Mutex(State(token: token)) }
         var token: String {
-            get { state.withLock(owner: self) { $0.token } }
-            set { state.withLock(owner: self) { $0.token = newValue } }
+            get { state.testLock(owner: self) { $0.token } }
+            set { state.testLock(owner: self) { $0.token = newValue } }
         }
         var onRejected: (@Sendable () -> Void)? {
-            get { state.withLock(owner: self) { $0.onRejected } }
-            set { state.withLock(owner: self) { $0.onRejected = newValue } }
+            get { state.testLock(owner: self) { $0.onRejected } }
+            set { state.testLock(owner: self) { $0.onRejected = newValue } }
         }
     }
 

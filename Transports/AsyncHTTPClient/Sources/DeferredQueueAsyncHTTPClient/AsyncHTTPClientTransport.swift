@@ -106,7 +106,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     public func startAttempt(_ attempt: HTTPTransportAttempt, events: any HTTPTransportEvents) -> any HTTPTransportTask {
         let request: HTTPClient.Request
         do {
-            request = try RequestConversion.clientRequest(from: attempt.request)
+            request = try RequestConversion.clientRequest(from: attempt.request, bodyFile: attempt.bodyFile)
         } catch {
             // Reported on the callback queue, like every event.
             let urlError = ErrorMapping.urlError(for: error, url: attempt.request.url)
@@ -116,7 +116,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         let running = AsyncHTTPClientAttempt(
             url: request.url, collectsBody: attempt.collectsBody, events: events, queue: callbackQueue,
             idleTimeout: Self.idleTimeout(attempt.request.timeoutInterval),
-            requestBodySize: attempt.request.httpBody.map { Int64($0.count) }
+            requestBodySize: attempt.bodyFile.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int64 }
+                ?? attempt.request.httpBody.map { Int64($0.count) }
         )
         let task = client.execute(request: request, delegate: running)
         running.attach(task)

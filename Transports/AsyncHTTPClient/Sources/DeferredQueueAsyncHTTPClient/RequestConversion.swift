@@ -3,6 +3,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import NIOCore
 import NIOHTTP1
 
 /// Converts between Foundation's request and response types and AsyncHTTPClient's.
@@ -11,7 +12,7 @@ enum RequestConversion {
     ///
     /// - Throws: `URLError.badURL` without a URL; AsyncHTTPClient's error for
     ///   a URL it cannot send to (an unsupported scheme, no host).
-    static func clientRequest(from request: URLRequest) throws -> HTTPClient.Request {
+    static func clientRequest(from request: URLRequest, bodyFile: URL? = nil) throws -> HTTPClient.Request {
         guard let url = request.url else { throw URLError(.badURL) }
         var headers = NIOHTTP1.HTTPHeaders()
         if let fields = request.allHTTPHeaderFields {
@@ -19,7 +20,9 @@ enum RequestConversion {
             for (name, value) in fields { headers.add(name: name, value: value) }
         }
         let body: HTTPClient.Body?
-        if let data = request.httpBody {
+        if let bodyFile {
+            body = try fileBody(bodyFile)
+        } else if let data = request.httpBody {
             body = .bytes(data)
         } else if let stream = request.httpBodyStream {
             body = .bytes(try read(stream))
@@ -29,6 +32,42 @@ enum RequestConversion {
         return try HTTPClient.Request(
             url: url, method: NIOHTTP1.HTTPMethod(rawValue: request.httpMethod ?? "GET"), headers: headers, body: body
         )
+    }
+
+    /// A body streamed from `file`, 256 KiB at a time, each piece read when
+    /// the previous one was written: the file is never loaded whole.
+    ///
+    /// - Note: The reads are blocking file reads on the connection's event
+    ///   loop; a file on a slow disk holds that loop up for each read.
+    static func fileBody(_ file: URL) throws -> HTTPClient.Body {
+        let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int64
+        return .stream(contentLength: size) { writer in
+            @Sendable func finish(_ handle: FileHandle, after written: EventLoopFuture<Void>) -> EventLoopFuture<Void> {
+                written.always { _ in try? handle.close() }
+            }
+            let handle: FileHandle
+            let first: Data
+            do {
+                handle = try FileHandle(forReadingFrom: file)
+                first = try handle.read(upToCount: 256 << 10) ?? Data()
+            } catch {
+                return writer.write(.byteBuffer(ByteBuffer())).flatMapThrowing { throw error }
+            }
+            @Sendable func write(_ chunk: Data) -> EventLoopFuture<Void> {
+                let written = writer.write(.byteBuffer(ByteBuffer(bytes: chunk)))
+                return written.flatMap {
+                    do {
+                        guard let next = try handle.read(upToCount: 256 << 10), !next.isEmpty else {
+                            return written.eventLoop.makeSucceededVoidFuture()
+                        }
+                        return write(next)
+                    } catch {
+                        return written.eventLoop.makeFailedFuture(error)
+                    }
+                }
+            }
+            return finish(handle, after: write(first))
+        }
     }
 
     /// The whole of `stream` (a request body given as a stream).

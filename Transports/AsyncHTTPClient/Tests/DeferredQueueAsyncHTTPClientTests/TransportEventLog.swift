@@ -54,6 +54,8 @@ final class TransportEventLog: HTTPTransportEvents {
     func didReceive(response: HTTPURLResponse) { record(.response(response.statusCode), "didReceive(response:)") }
     func didReceive(data: Data) { record(.data(data), "didReceive(data:)") }
     func didSend(bytes: Int64, of expected: Int64?) { record(.sent(bytes, of: expected), "didSend") }
+    func didDownload(bytes: Int64, of expected: Int64?) { record(.sent(bytes, of: expected), "didDownload") }
+    func didFinishDownloading(to file: URL) { record(.data(Data()), "didFinishDownloading") }
 
     func didComplete(response: HTTPURLResponse?, body: Data?, error: (any Error)?) {
         record(.complete(status: response?.statusCode, body: body, error: error as? URLError), "didComplete")
