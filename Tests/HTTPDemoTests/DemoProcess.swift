@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Dispatch
 import Foundation
 import Synchronization
@@ -17,50 +20,99 @@ struct DemoRun: Sendable {
             .appendingPathComponent("HTTPDemo")
     }
 
+    /// Spawns the demo with `posix_spawn` rather than Foundation's `Process`:
+    /// under AddressSanitizer, `Process.run()` overflows a heap buffer while
+    /// listing `/proc/self/fd` (`findMaximumOpenFromProcSelfFD`) when the
+    /// test process has many descriptors open, as it does with every suite's
+    /// loopback servers running at once.
     static func run(_ arguments: [String], deadline seconds: Double = 60) async throws -> DemoRun {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        var outPipe: [Int32] = [-1, -1]
+        var errPipe: [Int32] = [-1, -1]
+        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw DemoSpawnError(errno: errno) }
+        // Not inherited by demos spawned concurrently by other tests.
+        for descriptor in outPipe + errPipe { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        // The child gets nothing else of this process (sockets of other tests).
+        _ = Self.addCloseFrom?(&actions, 3)
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "COLUMNS")
-        process.environment = environment
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let killed = Atomic<Bool>(false)
-        let watchdog = DispatchWorkItem {
-            guard process.isRunning else { return }
-            killed.store(true, ordering: .relaxed)
-            process.terminate()
+        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable.path, &actions, nil, argv, envp)
+        close(outPipe[1])
+        close(errPipe[1])
+        guard spawned == 0 else {
+            close(outPipe[0])
+            close(errPipe[0])
+            throw DemoSpawnError(errno: spawned)
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: watchdog)
-        async let stdout = readAll(out.fileHandleForReading)
-        async let stderr = readAll(err.fileHandleForReading)
+        let killed = Atomic<Bool>(false)
+        let finished = Atomic<Bool>(false)
+        let child = pid
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+            guard !finished.load(ordering: .acquiring) else { return }
+            killed.store(true, ordering: .relaxed)
+            kill(child, SIGTERM)
+        }
+        async let stdout = readAll(outPipe[0])
+        async let stderr = readAll(errPipe[0])
         let (outData, errData) = await (stdout, stderr)
         let status = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume(returning: process.terminationStatus)
+                var status: Int32 = 0
+                while waitpid(child, &status, 0) == -1 && errno == EINTR {}
+                finished.store(true, ordering: .releasing)
+                // Exited: the exit code; killed by a signal: the signal (as Process reports it).
+                continuation.resume(returning: status & 0x7f == 0 ? (status >> 8) & 0xff : status & 0x7f)
             }
         }
-        watchdog.cancel()
-        let timedOut = killed.load(ordering: .relaxed)
         return DemoRun(
             exitCode: status,
             stdout: String(decoding: outData, as: UTF8.self),
             stderr: String(decoding: errData, as: UTF8.self),
-            timedOut: timedOut
+            timedOut: killed.load(ordering: .relaxed)
         )
     }
 
-    private static func readAll(_ handle: FileHandle) async -> Data {
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), which the
+    /// Glibc module does not export.
+    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? =
+        dlsym(nil, "posix_spawn_file_actions_addclosefrom_np").map {
+            unsafeBitCast($0, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+        }
+
+    /// Everything readable from `descriptor` until end of file; closes it.
+    private static func readAll(_ descriptor: Int32) async -> Data {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(returning: handle.readDataToEndOfFile())
+                var data = Data()
+                var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+                while true {
+                    let count = read(descriptor, &buffer, buffer.count)
+                    if count > 0 {
+                        data.append(contentsOf: buffer[0..<count])
+                    } else if count < 0, errno == EINTR {
+                        continue
+                    } else {
+                        break
+                    }
+                }
+                close(descriptor)
+                continuation.resume(returning: data)
             }
         }
     }
+}
+
+/// `posix_spawn` or `pipe2` failed.
+struct DemoSpawnError: Error, CustomStringConvertible {
+    let errno: Int32
+    var description: String { "could not start HTTPDemo: \(String(cString: strerror(errno)))" }
 }
