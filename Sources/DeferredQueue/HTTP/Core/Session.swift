@@ -64,10 +64,10 @@ public final class Session: Sendable {
     let eventMonitor: CompositeEventMonitor?
     let cookieStore: (any CookieStore)?
     /// Header fields added to every attempt that does not set them.
-    let defaultHeaders: [(name: String, value: String)]
+    let defaultHeaders: [(name: String, lowercasedName: String, value: String)]
     /// The URLSession configuration's `httpAdditionalHeaders` (the transport sends them).
     let configuredHeaders: [(name: String, value: String)]
-    let registry = RequestRegistry()
+    let registry: RequestRegistry
 
     /// Creates a session on ``URLSessionTransport``.
     ///
@@ -141,10 +141,12 @@ public final class Session: Sendable {
         self.maximumResponseBodySize = max(0, maximumResponseBodySize)
         self.resourceTimeout = resourceTimeout.flatMap { $0.isNaN || $0 <= 0 || $0 >= 1e9 ? nil : $0 }
         self.cookieStore = cookieStore
+        self.registry = RequestRegistry(resourceTimeout: self.resourceTimeout, queue: transport.callbackQueue)
         self.configuredHeaders = configuredHeaders
         let configured = Set(configuredHeaders.map { $0.name.lowercased() })
         self.defaultHeaders = DefaultHeaders.make(acceptEncoding: transport.acceptEncoding)
             .filter { !configured.contains($0.name.lowercased()) }
+            .map { (name: $0.name, lowercasedName: $0.name.lowercased(), value: $0.value) }
     }
 
     deinit {
@@ -185,13 +187,18 @@ public final class Session: Sendable {
     /// unless the request sets them.
     func prepare(_ request: URLRequest) -> URLRequest {
         var prepared = request
-        for header in defaultHeaders where prepared.value(forHTTPHeaderField: header.name) == nil {
-            prepared.setValue(header.value, forHTTPHeaderField: header.name)
+        // One assignment of the whole header dictionary: each
+        // `setValue(_:forHTTPHeaderField:)` compares every field's name.
+        var fields = request.allHTTPHeaderFields ?? [:]
+        let present = Set(fields.keys.map { $0.lowercased() })
+        for header in defaultHeaders where !present.contains(header.lowercasedName) {
+            fields[header.name] = header.value
         }
-        if let cookieStore, request.httpShouldHandleCookies, request.value(forHTTPHeaderField: "Cookie") == nil,
+        if let cookieStore, request.httpShouldHandleCookies, !present.contains("cookie"),
            let url = request.url, let cookies = cookieStore.cookieHeader(for: url) {
-            prepared.setValue(cookies, forHTTPHeaderField: "Cookie")
+            fields["Cookie"] = cookies
         }
+        prepared.allHTTPHeaderFields = fields
         // The session handles cookies; the transport must not.
         prepared.httpShouldHandleCookies = false
         return prepared

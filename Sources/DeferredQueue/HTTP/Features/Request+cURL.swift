@@ -16,7 +16,7 @@ extension Request {
         let method = urlRequest.httpMethod ?? "GET"
         if method != "GET" { arguments.append("-X \(method)") }
         var headers: [(String, String)] = []
-        for header in session.configuredHeaders + session.defaultHeaders {
+        for header in session.configuredHeaders + session.defaultHeaders.map({ (name: $0.name, value: $0.value) }) {
             headers.append((header.name, header.value))
         }
         for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {

@@ -236,8 +236,7 @@ extension Request {
             return finished
         }
         guard let finished else { return }
-        finished.deadline?.cancel()
-        finished.task?.cancel()
+        finished?.cancel()
         resolver.fulfill(finalOutcome(raw))
         didEnd()
         session.registry.remove(self)

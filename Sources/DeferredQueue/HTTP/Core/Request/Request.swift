@@ -163,7 +163,6 @@ public class Request: @unchecked Sendable {
             return cancelled
         }
         guard let cancelled else { return }
-        cancelled.deadline?.cancel()
         cancelled.task?.cancel()
         outcome.settle(.failure(DeferredError.cancelled), givingUp: true)
         didEnd()
@@ -248,15 +247,10 @@ public class Request: @unchecked Sendable {
         if resumed { run() }
     }
 
-    /// The transition to `resumed`, under the lock: arms the whole-request
-    /// deadline and reports the event. `false` when already past `initialized`.
+    /// The transition to `resumed`, under the lock, and the event.
+    /// `false` when already past `initialized`.
     private func resume(_ state: inout RequestMutableState) -> Bool {
         guard state.resume() else { return false }
-        if let seconds = session.resourceTimeout {
-            state.deadline = RequestDeadline(seconds: seconds, queue: session.transport.callbackQueue) { [weak self] in
-                self?.finish(failingWith: .sessionTaskFailed(URLError(.timedOut)))
-            }
-        }
         session.eventMonitor?.requestDidResume(self)
         return true
     }

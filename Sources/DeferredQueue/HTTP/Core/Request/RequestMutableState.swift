@@ -36,8 +36,6 @@ struct RequestMutableState: Sendable {
     var credential: URLCredential?
     var credentialTried = false
     var progressHandlers: [ProgressHandler] = []
-    /// The whole-request deadline (`timeoutIntervalForResource`), while armed.
-    var deadline: RequestDeadline?
     /// Set by `maximumResponseBodySize(_:)`; the session's when `nil`.
     var maximumResponseBodySize: Int?
     /// The file streamed as the body of every attempt (uploads).
@@ -107,23 +105,23 @@ struct RequestMutableState: Sendable {
         return completed
     }
 
-    /// resumed → finished. Returns the armed deadline and running task to
-    /// cancel, or `nil` when the request is not running.
-    mutating func finish() -> (deadline: RequestDeadline?, task: (any HTTPTransportTask)?)? {
+    /// resumed → finished. Returns the running task to cancel (if any), or
+    /// `nil` when the request is not running.
+    mutating func finish() -> (any HTTPTransportTask)?? {
         guard state == .resumed else { return nil }
         state = .finished
-        defer { deadline = nil; task = nil; progressHandlers = [] }
-        return (deadline, task)
+        defer { task = nil; progressHandlers = [] }
+        return .some(task)
     }
 
     /// initialized or resumed → cancelled. Returns whether it was running,
     /// and what to cancel; `nil` when already final.
-    mutating func cancel() -> (wasRunning: Bool, deadline: RequestDeadline?, task: (any HTTPTransportTask)?)? {
+    mutating func cancel() -> (wasRunning: Bool, task: (any HTTPTransportTask)?)? {
         guard !state.isFinal else { return nil }
         let wasRunning = state == .resumed
         state = .cancelled
-        defer { deadline = nil; task = nil; progressHandlers = [] }
-        return (wasRunning, deadline, task)
+        defer { task = nil; progressHandlers = [] }
+        return (wasRunning, task)
     }
 }
 
