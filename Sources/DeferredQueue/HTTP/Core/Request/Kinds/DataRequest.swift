@@ -26,4 +26,6 @@ import FoundationNetworking
 /// - Note: Not `final`, unlike the design contract says: ``UploadRequest`` is a
 ///   `DataRequest` (as in Alamofire 5), so that every response handler and
 ///   validator of a data request works on an upload too.
+// `@unchecked Sendable` as `Request`: constants only here; what changes is in
+// `Request.mutableState`, behind its one lock.
 public class DataRequest: Request, @unchecked Sendable {}

@@ -39,6 +39,8 @@ import FoundationNetworking
 /// response's body is dropped (the transfer is cancelled) and `.complete`
 /// carries the validation error. Chunks are not kept, so the session's
 /// ``Session/maximumResponseBodySize`` does not apply.
+// `@unchecked Sendable` as `Request`: constants only here; what changes is in
+// `Request.mutableState`, behind its one lock.
 public final class DataStreamRequest: Request, @unchecked Sendable {
     /// One event of a stream.
     public struct Stream: Sendable {

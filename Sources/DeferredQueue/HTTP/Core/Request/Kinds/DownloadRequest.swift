@@ -24,6 +24,8 @@ import FoundationNetworking
 ///   transfers on every transport (URLSession on Linux has no resumable
 ///   download tasks, and AsyncHTTPClient none at all), so an interrupted
 ///   download starts again from the beginning when retried.
+// `@unchecked Sendable` as `Request`: constants only here; what changes is in
+// `Request.mutableState`, behind its one lock.
 public final class DownloadRequest: Request, @unchecked Sendable {
     /// Where a finished download goes: given the temporary file and the
     /// response, the destination and how to move there.

@@ -22,6 +22,8 @@ import FoundationNetworking
 /// streamed from there; that file is removed when the request ends, however
 /// it ends. A file that does not exist, or a form part that cannot be read,
 /// fails every handler with a clear error and sends nothing.
+// `@unchecked Sendable` as `Request`: constants only here; what changes is in
+// `Request.mutableState`, behind its one lock.
 public final class UploadRequest: DataRequest, @unchecked Sendable {
     /// What an upload sends.
     enum Uploadable: Sendable {
