@@ -99,6 +99,8 @@ final class Completion: HTTPTransportEvents {
     func didReceive(response: HTTPURLResponse) {}
     func didReceive(data: Data) {}
     func didSend(bytes: Int64, of expected: Int64?) {}
+    func didDownload(bytes: Int64, of expected: Int64?) {}
+    func didFinishDownloading(to file: URL) {}
     func didComplete(response: HTTPURLResponse?, body: Data?, error: (any Error)?) {
         precondition(response?.statusCode == 200 && body?.count == expected, "transport GET failed: \(String(describing: error))")
         done()
