@@ -261,6 +261,12 @@ extension HTTPError: LocalizedError {
 }
 
 extension HTTPError {
+    /// What a handler receives when the request's outcome never arrived:
+    /// ``cancelled`` for a cancelled request, otherwise (defensively) ``abandoned``.
+    init(unsettledOutcome error: any Error) {
+        self = (error as? DeferredError)?.isCancelled == true ? .cancelled : .abandoned
+    }
+
     /// The error for a transport failure: a cancellation is ``cancelled``,
     /// a `URLError` is ``sessionTaskFailed(_:)``, and any other error is
     /// ``sessionTaskFailed(_:)`` with `URLError.unknown` wrapping it.

@@ -192,7 +192,7 @@ extension DataRequest {
                 )
             case .failure(let error):
                 // Cancelled (or, defensively, abandoned) before completion.
-                let failure: HTTPError = (error as? DeferredError)?.isCancelled == true ? .cancelled : .abandoned
+                let failure = HTTPError(unsettledOutcome: error)
                 response = DataResponse(
                     request: urlRequest, response: nil, data: nil, result: .failure(failure),
                     timing: ResponseTiming(start: start, end: Date())

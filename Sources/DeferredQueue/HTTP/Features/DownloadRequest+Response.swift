@@ -110,7 +110,7 @@ extension DownloadRequest {
                     result: serialize(raw), timing: ResponseTiming(start: start, end: raw.end)
                 )
             case .failure(let error):
-                let failure: HTTPError = (error as? DeferredError)?.isCancelled == true ? .cancelled : .abandoned
+                let failure = HTTPError(unsettledOutcome: error)
                 response = DownloadResponse(
                     request: urlRequest, response: nil, fileURL: nil, resumeData: nil,
                     result: .failure(failure), timing: ResponseTiming(start: start, end: Date())

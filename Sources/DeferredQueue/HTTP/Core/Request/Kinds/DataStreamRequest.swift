@@ -90,7 +90,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
             case .success(let raw):
                 completion = Completion(request: raw.request, response: raw.response, error: raw.error)
             case .failure(let error):
-                let failure: HTTPError = (error as? DeferredError)?.isCancelled == true ? .cancelled : .abandoned
+                let failure = HTTPError(unsettledOutcome: error)
                 completion = Completion(request: urlRequest, response: nil, error: failure)
             }
             queue.async { stream(Stream(event: .complete(completion))) }
