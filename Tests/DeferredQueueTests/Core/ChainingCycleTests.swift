@@ -15,7 +15,7 @@ struct ChainingCycleTests {
         let looped = deferred.then { _ in own.events[0] }
         own.append(looped)
         resolver.fulfill(1)
-        #expect(await settled(looped, within: 30) == cycle)
+        #expect(await settled(looped, within: 120) == cycle)
     }
 
     @Test func aRecoverThatReturnsItsOwnResultRejectsWithCycle() async {
@@ -24,7 +24,7 @@ struct ChainingCycleTests {
         let looped = deferred.recover { _ in own.events[0] }
         own.append(looped)
         resolver.reject(TestError(1))
-        #expect(await settled(looped, within: 30) == cycle)
+        #expect(await settled(looped, within: 120) == cycle)
     }
 
     @Test func aStepThatReturnsADeferredDerivedFromItsResultRejectsWithCycle() async {
@@ -38,8 +38,8 @@ struct ChainingCycleTests {
         }
         own.append(looped)
         resolver.fulfill(1)
-        #expect(await settled(looped, within: 30) == cycle)
-        #expect(await settled(derived.events[0], within: 30) == cycle, "the loop's other member settles too")
+        #expect(await settled(looped, within: 120) == cycle)
+        #expect(await settled(derived.events[0], within: 120) == cycle, "the loop's other member settles too")
     }
 
     @Test func twoDeferredsFollowingEachOtherBothRejectWithCycle() async {
@@ -52,8 +52,8 @@ struct ChainingCycleTests {
         cells.append(b)
         firstResolver.fulfill(1)
         secondResolver.fulfill(2)
-        #expect(await settled(a, within: 30) == cycle)
-        #expect(await settled(b, within: 30) == cycle)
+        #expect(await settled(a, within: 120) == cycle)
+        #expect(await settled(b, within: 120) == cycle)
     }
 
     @Test func twoStepsAdoptingEachOtherAtTheSameTimeStillRejectWithCycle() async {
@@ -68,8 +68,8 @@ struct ChainingCycleTests {
             DispatchQueue.concurrentPerform(iterations: 2) { index in
                 if index == 0 { firstResolver.fulfill(1) } else { secondResolver.fulfill(2) }
             }
-            #expect(await settled(a, within: 30) == cycle)
-            #expect(await settled(b, within: 30) == cycle)
+            #expect(await settled(a, within: 120) == cycle)
+            #expect(await settled(b, within: 120) == cycle)
         }
     }
 
@@ -82,7 +82,7 @@ struct ChainingCycleTests {
         for step in steps { cells.append(step) }
         for (index, pair) in pairs.enumerated() { pair.resolver.fulfill(index) }
         for step in steps {
-            #expect(await settled(step, within: 30) == cycle)
+            #expect(await settled(step, within: 120) == cycle)
         }
     }
 

@@ -40,7 +40,7 @@ struct BasicAuthenticationTests {
     @Test func a401BasicChallengeWithoutCredentialsIsDeliveredPromptly() async throws {
         let server = try BasicAuthServer()
         let session = TestTransport.makeSession()
-        let result = await response(within: 30) { session.request(server.url).response(queue: handlerQueue, completionHandler: $0) }
+        let result = await response(within: 120) { session.request(server.url).response(queue: handlerQueue, completionHandler: $0) }
         let response = try #require(result, "the request completed")
         #expect(response.response?.statusCode == 401)
         #expect(response.error == nil, "a 401 is a response, not a transport failure")
@@ -51,7 +51,7 @@ struct BasicAuthenticationTests {
         let server = try BasicAuthServer()
         let session = TestTransport.makeSession()
         let headers: HTTPHeaders = [.authorization(username: "user", password: "wrong")]
-        let result = await response(within: 30) {
+        let result = await response(within: 120) {
             session.request(server.url, headers: headers).validate().responseString(queue: handlerQueue, completionHandler: $0)
         }
         #expect(result?.error?.responseCode == 401)
@@ -60,7 +60,7 @@ struct BasicAuthenticationTests {
     @Test func credentialsAnswerTheChallengeOnce() async throws {
         let server = try BasicAuthServer()
         let session = TestTransport.makeSession()
-        let result = await response(within: 30) {
+        let result = await response(within: 120) {
             session.request(server.url).authenticate(username: "user", password: "secret")
                 .responseString(queue: handlerQueue, completionHandler: $0)
         }
@@ -72,7 +72,7 @@ struct BasicAuthenticationTests {
     @Test func wrongCredentialsAreTriedOnceThenThe401IsDelivered() async throws {
         let server = try BasicAuthServer()
         let session = TestTransport.makeSession()
-        let result = await response(within: 30) {
+        let result = await response(within: 120) {
             session.request(server.url).authenticate(with: URLCredential(user: "user", password: "nope", persistence: .none))
                 .response(queue: handlerQueue, completionHandler: $0)
         }
@@ -85,7 +85,7 @@ struct BasicAuthenticationTests {
         let redirecting = try LoopbackServer { _ in .redirect(to: other.url) }
         defer { redirecting.shutdown() }
         let session = TestTransport.makeSession()
-        let result = await response(within: 30) {
+        let result = await response(within: 120) {
             session.request(redirecting.url("/start")).authenticate(username: "user", password: "secret")
                 .response(queue: handlerQueue, completionHandler: $0)
         }

@@ -26,7 +26,7 @@ struct CookieTests {
         let server = try Self.server()
         defer { server.shutdown() }
         let session = TestTransport.makeSession()
-        let result = await response(within: 30) {
+        let result = await response(within: 120) {
             session.request(server.url("/login")).responseString(queue: handlerQueue, completionHandler: $0)
         }
         #expect(result?.value == "session=abc")
@@ -36,11 +36,11 @@ struct CookieTests {
         let server = try Self.server()
         defer { server.shutdown() }
         let session = TestTransport.makeSession()
-        _ = await response(within: 30) { session.request(server.url("/set")).response(queue: handlerQueue, completionHandler: $0) }
-        let later = await response(within: 30) { session.request(server.url("/echo")).responseString(queue: handlerQueue, completionHandler: $0) }
+        _ = await response(within: 120) { session.request(server.url("/set")).response(queue: handlerQueue, completionHandler: $0) }
+        let later = await response(within: 120) { session.request(server.url("/echo")).responseString(queue: handlerQueue, completionHandler: $0) }
         #expect(later?.value == "theme=dark")
         let other = TestTransport.makeSession()
-        let elsewhere = await response(within: 30) { other.request(server.url("/echo")).responseString(queue: handlerQueue, completionHandler: $0) }
+        let elsewhere = await response(within: 120) { other.request(server.url("/echo")).responseString(queue: handlerQueue, completionHandler: $0) }
         #expect(elsewhere?.value == "(none)", "sessions do not share cookies")
     }
 
@@ -48,8 +48,8 @@ struct CookieTests {
         let server = try Self.server()
         defer { server.shutdown() }
         let session = TestTransport.makeSession()
-        _ = await response(within: 30) { session.request(server.url("/set")).response(queue: handlerQueue, completionHandler: $0) }
-        let result = await response(within: 30) {
+        _ = await response(within: 120) { session.request(server.url("/set")).response(queue: handlerQueue, completionHandler: $0) }
+        let result = await response(within: 120) {
             session.request(server.url("/echo"), headers: [HTTPHeader(name: "Cookie", value: "mine=1")])
                 .responseString(queue: handlerQueue, completionHandler: $0)
         }

@@ -23,7 +23,7 @@ struct DeadlineTests {
         let server = try Self.tricklingServer(attempts: attempts)
         defer { server.shutdown() }
         let session = TestTransport.makeSession(resourceTimeout: 2)
-        let result = await response(within: 60) {
+        let result = await response(within: 120) {
             session.request(server.url("/"), timeout: 1).responseData(queue: handlerQueue, completionHandler: $0)
         }
         let error = try #require(result?.error, "the request ended")
@@ -40,7 +40,7 @@ struct DeadlineTests {
         defer { server.shutdown() }
         let policy = RetryPolicy(retryLimit: 1_000, backoffBase: 1, backoffScale: 0.2)
         let session = TestTransport.makeSession(retryPolicy: policy, resourceTimeout: 2)
-        let result = await response(within: 60) {
+        let result = await response(within: 120) {
             session.request(server.url("/")).responseData(queue: handlerQueue, completionHandler: $0)
         }
         #expect(result?.error?.isTimeout == true)
@@ -51,7 +51,7 @@ struct DeadlineTests {
     @Test func aFastRequestIsNotAffected() async throws {
         let fixture = try Fixture()
         let session = TestTransport.makeSession(resourceTimeout: 30)
-        let result = await response(within: 60) {
+        let result = await response(within: 120) {
             session.request(fixture.url("/json")).responseJSON(queue: handlerQueue, completionHandler: $0)
         }
         #expect(result?.value?["title"].string == "hello")

@@ -34,8 +34,8 @@ struct EventMonitorTests {
         let fixture = try Fixture()
         let monitor = RecordingMonitor()
         let session = TestTransport.makeSession(eventMonitors: [monitor])
-        _ = await response(within: 30) { session.request(fixture.url("/json")).response(queue: handlerQueue, completionHandler: $0) }
-        #expect(await monitor.finished.wait(seconds: 30))
+        _ = await response(within: 120) { session.request(fixture.url("/json")).response(queue: handlerQueue, completionHandler: $0) }
+        #expect(await monitor.finished.wait(seconds: 120))
         #expect(monitor.events.events == ["resume", "response:200", "finish:finished"])
     }
 
@@ -43,13 +43,13 @@ struct EventMonitorTests {
         let fixture = try Fixture()
         let monitor = RecordingMonitor()
         let session = TestTransport.makeSession(eventMonitors: [monitor], retryPolicy: RetryPolicy(retryLimit: 3, backoffScale: 0.01))
-        _ = await response(within: 30) { session.request(fixture.url("/flaky")).response(queue: handlerQueue, completionHandler: $0) }
-        #expect(await monitor.finished.wait(seconds: 30))
+        _ = await response(within: 120) { session.request(fixture.url("/flaky")).response(queue: handlerQueue, completionHandler: $0) }
+        #expect(await monitor.finished.wait(seconds: 120))
         #expect(monitor.events.events == ["resume", "response:503", "retry", "response:503", "retry", "response:200", "finish:finished"])
         let redirectMonitor = RecordingMonitor()
         let redirecting = TestTransport.makeSession(eventMonitors: [redirectMonitor])
-        _ = await response(within: 30) { redirecting.request(fixture.url("/redirect")).response(queue: handlerQueue, completionHandler: $0) }
-        #expect(await redirectMonitor.finished.wait(seconds: 30))
+        _ = await response(within: 120) { redirecting.request(fixture.url("/redirect")).response(queue: handlerQueue, completionHandler: $0) }
+        #expect(await redirectMonitor.finished.wait(seconds: 120))
         #expect(redirectMonitor.events.events == ["resume", "response:302", "response:200", "finish:finished"])
     }
 
@@ -60,7 +60,7 @@ struct EventMonitorTests {
         let req = session.request(fixture.url("/never")).response(queue: handlerQueue) { _ in }
         req.cancel()
         req.cancel()
-        #expect(await monitor.finished.wait(seconds: 30))
+        #expect(await monitor.finished.wait(seconds: 120))
         try await Task.sleep(nanoseconds: 100_000_000)
         #expect(monitor.events.events == ["resume", "cancel", "finish:cancelled"])
     }
@@ -76,10 +76,10 @@ struct EventMonitorTests {
         )
         let recording = RecordingMonitor()
         let session = TestTransport.makeSession(eventMonitors: [closures, recording])
-        _ = await response(within: 30) { session.request(fixture.url("/text")).response(queue: handlerQueue, completionHandler: $0) }
+        _ = await response(within: 120) { session.request(fixture.url("/text")).response(queue: handlerQueue, completionHandler: $0) }
         finishes.arrive()
-        #expect(await finishes.wait(seconds: 30))
-        #expect(await recording.finished.wait(seconds: 30))
+        #expect(await finishes.wait(seconds: 120))
+        #expect(await recording.finished.wait(seconds: 120))
         #expect(closureEvents.events == ["resume", "response:200", "finish"])
         #expect(recording.events.events == ["resume", "response:200", "finish:finished"])
     }

@@ -38,7 +38,7 @@ struct RedirectTests {
         defer { server.shutdown() }
         let session = TestTransport.makeSession()
         let payload = Data(#"{"order":42}"#.utf8)
-        let result = await response(within: 30) {
+        let result = await response(within: 120) {
             session.request(server.url("/start?status=\(status)"), method: .post, headers: [.contentType("application/json")], body: payload)
                 .responseDecodable(of: Echo.self, queue: handlerQueue, completionHandler: $0)
         }
@@ -54,7 +54,7 @@ struct RedirectTests {
         let server = try redirectingServer()
         defer { server.shutdown() }
         let session = TestTransport.makeSession()
-        let result = await response(within: 30) {
+        let result = await response(within: 120) {
             session.request(server.url("/start?status=\(status)"), method: HTTPMethod(rawValue: method),
                             headers: [.contentType("text/plain")], body: Data("payload".utf8))
                 .responseDecodable(of: Echo.self, queue: handlerQueue, completionHandler: $0)
@@ -76,7 +76,7 @@ struct RedirectTests {
             .authorization(bearerToken: "secret"), HTTPHeader(name: "Cookie", value: "session=1"),
             HTTPHeader(name: "Proxy-Authorization", value: "Basic eDp5"), HTTPHeader(name: "X-Trace", value: "7"),
         ]
-        let result = await response(within: 30) {
+        let result = await response(within: 120) {
             session.request(origin.url("/start"), headers: headers).responseDecodable(of: Echo.self, queue: handlerQueue, completionHandler: $0)
         }
         let echo = try #require(result?.value)
@@ -91,7 +91,7 @@ struct RedirectTests {
         defer { server.shutdown() }
         let session = TestTransport.makeSession()
         let headers: HTTPHeaders = [.authorization(bearerToken: "secret"), HTTPHeader(name: "Cookie", value: "session=1")]
-        let result = await response(within: 30) {
+        let result = await response(within: 120) {
             session.request(server.url("/start"), headers: headers).responseDecodable(of: Echo.self, queue: handlerQueue, completionHandler: $0)
         }
         let echo = try #require(result?.value)
@@ -103,7 +103,7 @@ struct RedirectTests {
         let server = try redirectingServer()
         defer { server.shutdown() }
         let session = TestTransport.makeSession(redirectHandler: .doNotFollow)
-        let result = await response(within: 30) { session.request(server.url("/start")).response(queue: handlerQueue, completionHandler: $0) }
+        let result = await response(within: 120) { session.request(server.url("/start")).response(queue: handlerQueue, completionHandler: $0) }
         #expect(result?.response?.statusCode == 302)
         #expect(result?.response?.value(forHTTPHeaderField: "Location") == "/target")
     }
@@ -112,7 +112,7 @@ struct RedirectTests {
         let server = try redirectingServer()
         defer { server.shutdown() }
         let session = TestTransport.makeSession(redirectHandler: .doNotFollow)
-        let result = await response(within: 30) {
+        let result = await response(within: 120) {
             session.request(server.url("/start")).redirect(using: .follow)
                 .responseDecodable(of: Echo.self, queue: handlerQueue, completionHandler: $0)
         }
@@ -130,7 +130,7 @@ struct RedirectTests {
             changed.setValue("yes", forHTTPHeaderField: "X-Redirected")
             return changed
         })
-        let result = await response(within: 30) {
+        let result = await response(within: 120) {
             session.request(server.url("/start")).redirect(using: redirector)
                 .responseDecodable(of: Echo.self, queue: handlerQueue, completionHandler: $0)
         }
@@ -142,7 +142,7 @@ struct RedirectTests {
         let server = try redirectingServer()
         defer { server.shutdown() }
         let session = TestTransport.makeSession()
-        let result = await response(within: 30) { session.request(server.url("/loop")).response(queue: handlerQueue, completionHandler: $0) }
+        let result = await response(within: 120) { session.request(server.url("/loop")).response(queue: handlerQueue, completionHandler: $0) }
         #expect(result?.error?.urlError?.code == .httpTooManyRedirects)
         #expect(server.requestCount == Session.redirectLimit + 1)
     }
@@ -152,7 +152,7 @@ struct RedirectTests {
         defer { server.shutdown() }
         let session = TestTransport.makeSession()
         let req = session.request(server.url("/start"))
-        let result = await response(within: 30) { req.response(queue: handlerQueue, completionHandler: $0) }
+        let result = await response(within: 120) { req.response(queue: handlerQueue, completionHandler: $0) }
         #expect(result?.request?.url?.path == "/target")
         #expect(req.request?.url?.path == "/target")
         #expect(req.response?.statusCode == 200)

@@ -14,7 +14,7 @@ struct RequestLifecycleTests {
         let req = session.request(fixture.url("/json"))
         #expect(req.state == .initialized)
         #expect(req.request == nil && req.response == nil)
-        let result = await response(within: 30) { req.responseData(queue: handlerQueue, completionHandler: $0) }
+        let result = await response(within: 120) { req.responseData(queue: handlerQueue, completionHandler: $0) }
         #expect(result?.value != nil)
         #expect(req.state == .finished)
         #expect(req.request?.url?.path == "/json")
@@ -30,7 +30,7 @@ struct RequestLifecycleTests {
         #expect(req.state == .cancelled)
         req.resume()
         #expect(req.state == .cancelled)
-        let result = await response(within: 30) { req.responseData(queue: handlerQueue, completionHandler: $0) }
+        let result = await response(within: 120) { req.responseData(queue: handlerQueue, completionHandler: $0) }
         #expect(result?.error?.kind == "cancelled")
         #expect(fixture.server.requestCount == 0, "a request cancelled before it started is never sent")
     }
@@ -39,7 +39,7 @@ struct RequestLifecycleTests {
         let fixture = try Fixture()
         let session = TestTransport.makeSession(retryPolicy: RetryPolicy(retryLimit: 3, backoffScale: 0.01))
         let req = session.request(fixture.url("/flaky"))
-        let result = await response(within: 30) { req.responseJSON(queue: handlerQueue, completionHandler: $0) }
+        let result = await response(within: 120) { req.responseJSON(queue: handlerQueue, completionHandler: $0) }
         #expect(result?.value?["ok"].bool == true)
         #expect(req.retryCount == 2)
     }
@@ -54,7 +54,7 @@ struct RequestLifecycleTests {
         }
         #expect(await eventually { session.runningRequestCount == 5 })
         session.cancelAllRequests()
-        #expect(await done.wait(seconds: 30))
+        #expect(await done.wait(seconds: 120))
         #expect(kinds.events == Array(repeating: "cancelled", count: 5))
         #expect(session.runningRequestCount == 0)
     }
@@ -62,11 +62,11 @@ struct RequestLifecycleTests {
     @Test func defaultHeadersNameTheLibraryAndCallerHeadersWin() async throws {
         let fixture = try Fixture()
         let session = TestTransport.makeSession()
-        let echo = await response(within: 30) { session.request(fixture.url("/echo")).responseJSON(queue: handlerQueue, completionHandler: $0) }
+        let echo = await response(within: 120) { session.request(fixture.url("/echo")).responseJSON(queue: handlerQueue, completionHandler: $0) }
         let agent = try #require(echo?.value?["headers"]["User-Agent"].string)
         #expect(agent.contains("DeferredQueue/\(DefaultHeaders.libraryVersion)"))
         #expect(echo?.value?["headers"]["Accept-Language"].string?.isEmpty == false)
-        let custom = await response(within: 30) {
+        let custom = await response(within: 120) {
             session.request(fixture.url("/echo"), headers: [.userAgent("Mine/1")]).responseJSON(queue: handlerQueue, completionHandler: $0)
         }
         #expect(custom?.value?["headers"]["User-Agent"].string == "Mine/1")
@@ -83,10 +83,10 @@ struct RequestLifecycleTests {
         }
         defer { server.shutdown() }
         let session = TestTransport.makeSession(retryPolicy: RetryPolicy(retryLimit: 2, backoffScale: 0.01))
-        let get = await response(within: 30) { session.request(server.url("/")).responseData(queue: handlerQueue, completionHandler: $0) }
+        let get = await response(within: 120) { session.request(server.url("/")).responseData(queue: handlerQueue, completionHandler: $0) }
         #expect(get?.error?.urlError?.code == .networkConnectionLost)
         #expect(attempts.count == 3, "the GET was retried twice")
-        let post = await response(within: 30) {
+        let post = await response(within: 120) {
             session.request(server.url("/"), method: .post, body: Data("x".utf8)).responseData(queue: handlerQueue, completionHandler: $0)
         }
         #expect(post?.error?.urlError?.code == .networkConnectionLost)
@@ -96,9 +96,9 @@ struct RequestLifecycleTests {
     @Test func aBodyOverTheSessionLimitFailsWithResponseTooLarge() async throws {
         let fixture = try Fixture()
         let session = TestTransport.makeSession(maximumResponseBodySize: 1_000)
-        let collected = await response(within: 30) { session.request(fixture.url("/big")).responseData(queue: handlerQueue, completionHandler: $0) }
+        let collected = await response(within: 120) { session.request(fixture.url("/big")).responseData(queue: handlerQueue, completionHandler: $0) }
         #expect(collected?.error?.kind == "tooLarge")
-        let streamed = await response(within: 30) {
+        let streamed = await response(within: 120) {
             session.request(fixture.url("/big")).downloadProgress(queue: handlerQueue) { _ in }
                 .responseData(queue: handlerQueue, completionHandler: $0)
         }

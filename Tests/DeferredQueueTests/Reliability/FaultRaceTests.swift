@@ -98,8 +98,8 @@ struct FaultRaceTests {
         // /status/500 makes responseJSON fail; /never times out.
         #expect(kinds.isSubset(of: ["ok", "jsonSyntax", "sessionTaskFailed(\(URLError.Code.timedOut.rawValue))"]), "\(kinds)")
         #expect(!kinds.contains("abandoned") && !kinds.contains("cancelled"), "a dropped request still completes")
-        #expect(await eventually(within: 60) { requests.aliveCount == 0 }, "\(requests.aliveCount) requests alive")
-        #expect(await eventually(within: 60) { sessions.aliveCount == 0 }, "the session went once its requests finished")
+        #expect(await eventually(within: 120) { requests.aliveCount == 0 }, "\(requests.aliveCount) requests alive")
+        #expect(await eventually(within: 120) { sessions.aliveCount == 0 }, "the session went once its requests finished")
     }
 }
 

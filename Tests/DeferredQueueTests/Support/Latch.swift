@@ -31,7 +31,7 @@ final class Latch: Sendable {
     }
 
     /// `true` when every arrival happened, `false` after `seconds` otherwise.
-    func wait(seconds: Double = 60) async -> Bool {
+    func wait(seconds: Double = 120) async -> Bool {
         await withCheckedContinuation { continuation in
             let id = state.testLock(owner: self) { state -> Int? in
                 if state.remaining <= 0 { return nil }
@@ -72,7 +72,7 @@ final class Counter: Sendable {
 /// Polls `condition` until it holds or `seconds` pass. For conditions with no
 /// event to wait on (a weak reference going nil after libdispatch releases a
 /// block). Returns whether it held.
-func eventually(within seconds: Double = 60, _ condition: @Sendable () -> Bool) async -> Bool {
+func eventually(within seconds: Double = 120, _ condition: @Sendable () -> Bool) async -> Bool {
     let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
     while !condition() {
         if DispatchTime.now().uptimeNanoseconds > deadline { return false }

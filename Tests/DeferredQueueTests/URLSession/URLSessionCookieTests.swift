@@ -20,7 +20,7 @@ struct URLSessionCookieTests {
         let transport = try #require(session.transport as? URLSessionTransport)
         #expect(transport.urlSession.configuration.httpCookieStorage == nil, "URLSession itself keeps no cookies")
         #expect(transport.urlSession.configuration.httpShouldSetCookies == false)
-        _ = await response(within: 30) { session.request(server.url("/set")).response(queue: handlerQueue, completionHandler: $0) }
+        _ = await response(within: 120) { session.request(server.url("/set")).response(queue: handlerQueue, completionHandler: $0) }
         #if canImport(FoundationNetworking)
         #expect(HTTPCookieStorage.shared.cookies(for: server.url("/"))?.isEmpty ?? true)
         #endif
@@ -32,7 +32,7 @@ struct URLSessionCookieTests {
         let configuration = URLSessionConfiguration.ephemeral
         let storage = try #require(configuration.httpCookieStorage)
         let session = Session(configuration: configuration)
-        _ = await response(within: 30) { session.request(server.url("/set")).response(queue: handlerQueue, completionHandler: $0) }
+        _ = await response(within: 120) { session.request(server.url("/set")).response(queue: handlerQueue, completionHandler: $0) }
         #expect(storage.cookies(for: server.url("/"))?.map(\.name) == ["theme"])
     }
 

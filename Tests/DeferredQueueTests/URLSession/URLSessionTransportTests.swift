@@ -16,7 +16,7 @@ struct URLSessionTransportTests {
         let session = Session(configuration: configuration)
         // The guard is far below the session's 600 s: only the request's own
         // 1 s timeout can end this in time.
-        let result = await response(within: 60) {
+        let result = await response(within: 120) {
             session.request(fixture.url("/never"), timeout: 1).responseData(queue: handlerQueue, completionHandler: $0)
         }
         #expect(result?.error?.isTimeout == true)

@@ -58,7 +58,7 @@ struct DownloadTests {
             .responseData(queue: handlerQueue) { order.append("data:\($0.value?.count ?? -1)"); done.arrive() }
             .responseJSON(queue: handlerQueue) { order.append("json:\($0.value?["title"].string ?? "-")"); done.arrive() }
             .responseString(queue: handlerQueue) { order.append("string:\($0.value?.hasPrefix("{") == true)"); done.arrive() }
-        #expect(await done.wait(seconds: 60))
+        #expect(await done.wait(seconds: 120))
         #expect(order.events == ["data:44", "json:hello", "string:true"])
     }
 
@@ -117,7 +117,7 @@ struct DownloadTests {
     }
 
     @Test func cancellingMidBodyRemovesThePartialFile() async throws {
-        let server = try LoopbackServer { _ in .generated(length: 64 << 20, chunkSize: 16 << 10, interval: 0.01) }
+        let server = try LoopbackServer { _ in .generated(length: 64 << 20, chunkSize: 16 << 10, interval: 0.05) }
         defer { server.shutdown() }
         let session = TestTransport.makeSession()
         let started = Latch()
@@ -126,7 +126,7 @@ struct DownloadTests {
         let result = Recorder<String>()
         let done = Latch()
         req.responseURL(queue: handlerQueue) { result.append($0.error?.kind ?? "ok"); done.arrive() }
-        #expect(await started.wait(seconds: 60))
+        #expect(await started.wait(seconds: 120))
         // The session writes the file as chunks arrive (on a transport that
         // writes it itself, the transport owns the partial file).
         let partial = req.mutableState.testLock(owner: req) { $0.download?.url }
@@ -135,7 +135,7 @@ struct DownloadTests {
             #expect(FileManager.default.fileExists(atPath: path))
         }
         req.cancel()
-        #expect(await done.wait(seconds: 30))
+        #expect(await done.wait(seconds: 120))
         #expect(result.events == ["cancelled"])
         if let path = partial?.path {
             #expect(!FileManager.default.fileExists(atPath: path), "the partial file is removed")

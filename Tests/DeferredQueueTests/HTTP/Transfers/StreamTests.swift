@@ -43,8 +43,8 @@ struct StreamTests {
         session.streamRequest(server.url("/"))
             .responseStream(queue: handlerQueue) { first.record($0) }
             .responseStream(queue: handlerQueue) { second.record($0) }
-        #expect(await first.complete.wait(seconds: 60))
-        #expect(await second.complete.wait(seconds: 60))
+        #expect(await first.complete.wait(seconds: 120))
+        #expect(await second.complete.wait(seconds: 120))
         let expected = chunks.reduce(into: Data()) { $0.append($1) }
         #expect(first.body == expected)
         #expect(second.body == expected)
@@ -85,11 +85,11 @@ struct StreamTests {
         let consumer = Task {
             for try await _ in request.streamingData() { gotOne.arrive() }
         }
-        #expect(await gotOne.wait(seconds: 60))
+        #expect(await gotOne.wait(seconds: 120))
         consumer.cancel()
         _ = await consumer.result
-        #expect(await eventually(within: 30) { request.state == .cancelled })
-        #expect(await eventually(within: 30) { server.openConnectionCount == 0 }, "the transfer stopped")
+        #expect(await eventually(within: 120) { request.state == .cancelled })
+        #expect(await eventually(within: 120) { server.openConnectionCount == 0 }, "the transfer stopped")
     }
 
     @Test func validateDropsTheBodyOfARejectedResponse() async throws {
@@ -98,7 +98,7 @@ struct StreamTests {
         let session = TestTransport.makeSession()
         let log = StreamLog()
         session.streamRequest(server.url("/")).validate().responseStream(queue: handlerQueue) { log.record($0) }
-        #expect(await log.complete.wait(seconds: 60))
+        #expect(await log.complete.wait(seconds: 120))
         #expect(log.chunks.count == 0)
         #expect(log.completions.events.first?.error?.responseCode == 404)
     }

@@ -102,7 +102,7 @@ struct UploadTests {
         session.upload(URL(fileURLWithPath: path), to: server.url("/"))
             .response(queue: handlerQueue) { kinds.append($0.error?.kind ?? "ok"); done.arrive() }
             .responseData(queue: handlerQueue) { kinds.append($0.error?.kind ?? "ok"); done.arrive() }
-        #expect(await done.wait(seconds: 30))
+        #expect(await done.wait(seconds: 120))
         #expect(kinds.events == ["uploadFileUnavailable", "uploadFileUnavailable"])
         #expect(server.requestCount == 0)
     }
