@@ -44,6 +44,7 @@ struct BasicAuthenticationTests {
         let response = try #require(result, "the request completed")
         #expect(response.response?.statusCode == 401)
         #expect(response.error == nil, "a 401 is a response, not a transport failure")
+        #expect(response.data == Data("denied".utf8), "its body arrives too")
         #expect(server.attempts.count == 1)
     }
 

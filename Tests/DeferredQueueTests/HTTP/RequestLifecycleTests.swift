@@ -105,4 +105,27 @@ struct RequestLifecycleTests {
         #expect(streamed?.error?.kind == "tooLarge")
         #expect(session.runningRequestCount == 0)
     }
+
+    /// A body that would take days to arrive (a tebibyte, plain or gzip):
+    /// collected whole before the limit was checked, it never failed (and
+    /// a fast one filled memory); stopped as it passes the limit, it fails
+    /// at once and the connection closes.
+    @Test(arguments: [false, true])
+    func aCollectedBodyIsStoppedAsItPassesTheLimit(compressed: Bool) async throws {
+        let server = try LoopbackServer { _ in
+            compressed
+                ? .gzip(decodedLength: 1 << 40, chunkSize: 4 << 10, interval: 0.01)
+                : .generated(length: 1 << 40, chunkSize: 64 << 10, interval: 0.01)
+        }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let limit = 2 << 20
+        let result = await response(within: 120) {
+            session.request(server.url("/")).maximumResponseBodySize(limit).responseData(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(result?.error?.kind == "tooLarge", "\(String(describing: result?.error))")
+        if case .responseTooLarge(let reported)? = result?.error { #expect(reported == limit) }
+        #expect(result?.data == nil)
+        #expect(await eventually { server.openConnectionCount == 0 }, "the transfer was stopped")
+    }
 }

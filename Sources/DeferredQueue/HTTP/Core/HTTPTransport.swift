@@ -72,6 +72,12 @@ public struct HTTPTransportAttempt: Sendable {
     /// `true`: hand the whole body over in ``HTTPTransportEvents/didComplete(response:body:error:)``;
     /// `false`: report it chunk by chunk in ``HTTPTransportEvents/didReceive(data:)``.
     public var collectsBody: Bool
+    /// The most decoded body bytes a collecting attempt may hold (`nil`: no
+    /// limit). Once the body grows past it, the transport stops the transfer
+    /// at once — not when it would have completed — and completes with
+    /// ``HTTPError/responseTooLarge(limit:)``, so a huge or compressed body
+    /// is never held whole. Streamed attempts leave the limit to the session.
+    public var maximumBodySize: Int?
     /// `true` (only asked of a transport that ``HTTPTransport/supportsDownloadsToFile``):
     /// write the body to a new file, report ``HTTPTransportEvents/didDownload(bytes:of:)``
     /// as it grows and ``HTTPTransportEvents/didFinishDownloading(to:)`` before completing;
@@ -84,10 +90,12 @@ public struct HTTPTransportAttempt: Sendable {
     ///   - request: The request to send.
     ///   - bodyFile: A file to stream as the body, if any.
     ///   - collectsBody: Whether the transport collects the body itself.
-    public init(request: URLRequest, bodyFile: URL? = nil, collectsBody: Bool) {
+    ///   - maximumBodySize: The largest body a collecting attempt may hold (`nil`: no limit).
+    public init(request: URLRequest, bodyFile: URL? = nil, collectsBody: Bool, maximumBodySize: Int? = nil) {
         self.request = request
         self.bodyFile = bodyFile
         self.collectsBody = collectsBody
+        self.maximumBodySize = maximumBodySize
     }
 }
 

@@ -23,13 +23,44 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         var declinedChallenge = false
         /// The downloaded file could not be taken over.
         var downloadError: (any Error)?
+        /// The body so far, for a collecting attempt (`nil`: streamed).
+        var body: Data?
+        /// The collected body grew past the limit and the task was stopped.
+        var exceededLimit = false
     }
 
     private let delegateQueue: OperationQueue
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+    /// Whether the attempt collects its body here instead of streaming it.
+    let collects: Bool
+    /// The most body bytes a collecting attempt holds.
+    private let limit: Int
 
-    init(delegateQueue: OperationQueue) {
+    /// - Parameters:
+    ///   - delegateQueue: The queue the task's callbacks run on.
+    ///   - limit: For a collecting attempt, the largest body it holds
+    ///     (`Int.max`: no limit); `nil` for a streamed attempt.
+    init(delegateQueue: OperationQueue, collectingUpTo limit: Int?) {
         self.delegateQueue = delegateQueue
+        collects = limit != nil
+        self.limit = limit ?? .max
+        state = Mutex(State(body: limit == nil ? nil : Data()))
+    }
+
+    /// Adds a chunk to a collecting attempt's body (on the delegate queue).
+    /// `false` once the body has grown past the limit: the caller stops the
+    /// task, which then completes with ``HTTPError/responseTooLarge(limit:)``.
+    func collect(_ data: Data) -> Bool {
+        state.withLock(owner: self) { state in
+            guard !state.exceededLimit, let count = state.body?.count else { return false }
+            guard count + data.count <= limit else {
+                state.exceededLimit = true
+                state.body = nil
+                return false
+            }
+            if count == 0 { state.body = data } else { state.body?.append(data) }
+            return true
+        }
     }
 
     /// Records the task (once, before it is resumed).
@@ -55,24 +86,35 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     }
 
     /// Marks the task completed (on the delegate queue) and returns its
-    /// response and error as the session should see them:
+    /// response, collected body (`nil` for a streamed attempt or when no
+    /// response arrived) and error as the session should see them:
     ///
+    /// - A collected body stopped at the limit is ``HTTPError/responseTooLarge(limit:)``.
     /// - A task stopped to decline a `401`/`407` challenge ends with
     ///   `URLError.cancelled` on corelibs: it completed with that response.
-    /// - On Linux a transfer that ends early after the response head is
-    ///   `URLError.unknown` ("transfer closed with N bytes remaining", libcurl's
-    ///   `CURLE_PARTIAL_FILE`; a collecting task does not even get the head);
-    ///   it is reported as `networkConnectionLost`, as on Apple platforms. A
-    ///   head corelibs cannot parse ("Failed writing header") is `badServerResponse`.
-    /// - A collecting task that failed reports no response on Linux; the
-    ///   task's own `response` is used.
-    func complete(response: URLResponse?, error: (any Error)?) -> (response: HTTPURLResponse?, error: (any Error)?) {
-        let (task, declined, downloadError) = state.withLock(owner: self) { state in
+    /// - On Linux a transfer that ends early is `URLError.unknown`
+    ///   ("transfer closed with N bytes remaining", libcurl's
+    ///   `CURLE_PARTIAL_FILE`); it is reported as `networkConnectionLost`, as
+    ///   on Apple platforms. A head corelibs cannot parse ("Failed writing
+    ///   header") is `badServerResponse`.
+    /// - When the delegate's completion carries no response, the task's own
+    ///   `response` is used.
+    func complete(response: URLResponse?, error: (any Error)?) -> (response: HTTPURLResponse?, body: Data?, error: (any Error)?) {
+        let (task, declined, downloadError, exceededLimit, collected) = state.withLock(owner: self) { state in
             state.completed = true
-            defer { state.task = nil }
-            return (state.task, state.declinedChallenge, state.downloadError)
+            defer { (state.task, state.body) = (nil, nil) }
+            return (state.task, state.declinedChallenge, state.downloadError, state.exceededLimit, state.body)
         }
         let response = (response ?? task?.response) as? HTTPURLResponse
+        if exceededLimit { return (response, nil, HTTPError.responseTooLarge(limit: limit)) }
+        let outcome = Self.outcome(response: response, error: error, declined: declined, downloadError: downloadError)
+        return (outcome.response, outcome.response == nil ? nil : collected, outcome.error)
+    }
+
+    /// The response and error as the session should see them (see ``complete(response:error:)``).
+    private static func outcome(
+        response: HTTPURLResponse?, error: (any Error)?, declined: Bool, downloadError: (any Error)?
+    ) -> (response: HTTPURLResponse?, error: (any Error)?) {
         if error == nil, let downloadError {
             return (response, URLError(.cannotMoveFile, userInfo: [NSUnderlyingErrorKey: downloadError]))
         }

@@ -78,22 +78,16 @@ public final class URLSessionTransport: HTTPTransport {
         // Assigned only when it changes: an assigned timeout overrides the
         // configuration's `timeoutIntervalForRequest`.
         if timeout != request.timeoutInterval { request.timeoutInterval = timeout }
-        let handle = URLSessionAttemptTask(delegateQueue: urlSession.delegateQueue)
+        // Every task reports to the delegate, collecting ones too: a task
+        // with a completion handler holds the whole body before anyone sees
+        // it (so no limit could stop a huge or compressed one in time), and
+        // on corelibs it loses the body of a declined 401.
+        let handle = URLSessionAttemptTask(
+            delegateQueue: urlSession.delegateQueue,
+            collectingUpTo: attempt.collectsBody ? attempt.maximumBodySize ?? .max : nil
+        )
         let task: URLSessionTask
-        if attempt.collectsBody {
-            // The completion handler runs on the delegate queue, like delegate callbacks.
-            let completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in
-                let outcome = handle.complete(response: response, error: error)
-                events.didComplete(
-                    response: outcome.response, body: outcome.response == nil ? nil : data ?? Data(), error: outcome.error
-                )
-            }
-            if let file = attempt.bodyFile {
-                task = urlSession.uploadTask(with: request, fromFile: file, completionHandler: completion)
-            } else {
-                task = urlSession.dataTask(with: request, completionHandler: completion)
-            }
-        } else if attempt.downloadsToFile {
+        if attempt.downloadsToFile {
             task = urlSession.downloadTask(with: request)
         } else if let file = attempt.bodyFile {
             task = urlSession.uploadTask(with: request, fromFile: file)

@@ -5,7 +5,7 @@ import FoundationNetworking
 
 /// The transport's session-level delegate: a stateless router.
 ///
-/// It keeps nothing: a streamed attempt's events reach the
+/// It keeps nothing: an attempt's events reach the
 /// ``URLSessionAttemptDelegate`` stored in its task's `delegate`; the
 /// policies it applies are the transport contract's — never follow a
 /// redirect, never answer a challenge (the ``Session`` does both).
@@ -84,7 +84,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
     }
 }
 
-/// The per-task delegate of a streamed attempt: forwards its events.
+/// The per-task delegate of an attempt: forwards its events (a collecting
+/// attempt's body goes to its handle, which hands it over at completion).
 final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate, Sendable {
     let events: any HTTPTransportEvents
     let handle: URLSessionAttemptTask
@@ -145,12 +146,15 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
         didReceive response: URLResponse,
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
-        if let response = response as? HTTPURLResponse { events.didReceive(response: response) }
+        // A collecting attempt reports its head with its completion.
+        if !handle.collects, let response = response as? HTTPURLResponse { events.didReceive(response: response) }
         completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        events.didReceive(data: data)
+        guard handle.collects else { return events.didReceive(data: data) }
+        // Past the limit: stop at once (on the delegate queue, before completion: no race).
+        if !handle.collect(data) { dataTask.cancel() }
     }
 
     func urlSession(
@@ -180,6 +184,6 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let outcome = handle.complete(response: task.response, error: error)
-        events.didComplete(response: outcome.response, body: nil, error: outcome.error)
+        events.didComplete(response: outcome.response, body: outcome.body, error: outcome.error)
     }
 }

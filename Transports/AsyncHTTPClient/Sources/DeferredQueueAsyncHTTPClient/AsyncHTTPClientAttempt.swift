@@ -34,10 +34,14 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         var idleTimer: Scheduled<Void>?
         /// The attempt reported its completion; later events are dropped.
         var completed = false
+        /// The collected body grew past the limit and the task was cancelled.
+        var exceededLimit = false
     }
 
     let url: URL
     let collectsBody: Bool
+    /// The most bytes a collecting attempt holds.
+    let maximumBodySize: Int
     let events: any HTTPTransportEvents
     let queue: DispatchQueue
     let idleTimeout: TimeAmount
@@ -45,11 +49,12 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     private let state = Mutex(State())
 
     init(
-        url: URL, collectsBody: Bool, events: any HTTPTransportEvents, queue: DispatchQueue,
+        url: URL, collectsBody: Bool, maximumBodySize: Int, events: any HTTPTransportEvents, queue: DispatchQueue,
         idleTimeout: TimeAmount, requestBodySize: Int64?
     ) {
         self.url = url
         self.collectsBody = collectsBody
+        self.maximumBodySize = maximumBodySize
         self.events = events
         self.queue = queue
         self.idleTimeout = idleTimeout
@@ -143,10 +148,18 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         if collectsBody {
-            state.withLock { state in
+            let withinLimit = state.withLock { state -> Bool in
                 state.lastActivity = .now()
+                guard state.body.count + buffer.readableBytes <= maximumBodySize else {
+                    state.exceededLimit = true
+                    state.body = Data()
+                    return false
+                }
                 buffer.withUnsafeReadableBytes { state.body.append(contentsOf: $0) }
+                return true
             }
+            // Past the limit: stop now; the delegate then sees the cancellation.
+            if !withinLimit { task.cancel() }
         } else {
             state.withLock { $0.lastActivity = .now() }
             let data = Data(buffer.readableBytesView)
@@ -162,6 +175,8 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
         guard let ending = end() else { return }
+        // The last part went past the limit before the cancellation landed.
+        if ending.exceededLimit { return report(ending, failure: HTTPError.responseTooLarge(limit: maximumBodySize)) }
         let events = self.events
         let url = self.url
         let body = collectsBody ? ending.body : nil
@@ -179,27 +194,34 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     /// Reports the attempt's failure, once.
     private func complete(with error: any Error) {
         guard let ending = end() else { return }
-        let urlError = ErrorMapping.urlError(for: error, url: url)
-        let body = collectsBody && ending.head != nil ? ending.body : nil
+        let failure: any Error =
+            ending.exceededLimit
+            ? HTTPError.responseTooLarge(limit: maximumBodySize) : ErrorMapping.urlError(for: error, url: url)
+        report(ending, failure: failure)
+    }
+
+    /// Reports a failed attempt with the head (and collected body) it got.
+    private func report(_ ending: (head: HTTPResponseHead?, body: Data, exceededLimit: Bool), failure: any Error) {
+        let body = collectsBody && ending.head != nil && !ending.exceededLimit ? ending.body : nil
         let events = self.events
         let url = self.url
         queue.async {
             let response = ending.head.flatMap { RequestConversion.response($0, url: url) }
-            events.didComplete(response: response, body: body, error: urlError)
+            events.didComplete(response: response, body: body, error: failure)
         }
     }
 
     /// Marks the attempt completed and returns what it received; `nil` if
     /// it had completed already.
-    private func end() -> (head: HTTPResponseHead?, body: Data)? {
-        let ending = state.withLock { state -> (head: HTTPResponseHead?, body: Data, timer: Scheduled<Void>?)? in
+    private func end() -> (head: HTTPResponseHead?, body: Data, exceededLimit: Bool)? {
+        let ending = state.withLock { state -> (head: HTTPResponseHead?, body: Data, exceededLimit: Bool, timer: Scheduled<Void>?)? in
             guard !state.completed else { return nil }
             state.completed = true
             defer { state.body = Data(); state.task = nil; state.idleTimer = nil }
-            return (state.head, state.body, state.idleTimer)
+            return (state.head, state.body, state.exceededLimit, state.idleTimer)
         }
         guard let ending else { return nil }
         ending.timer?.cancel()
-        return (ending.head, ending.body)
+        return (ending.head, ending.body, ending.exceededLimit)
     }
 }

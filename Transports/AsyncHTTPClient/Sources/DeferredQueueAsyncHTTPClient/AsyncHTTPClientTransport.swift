@@ -114,7 +114,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             return CompletedAttemptTask()
         }
         let running = AsyncHTTPClientAttempt(
-            url: request.url, collectsBody: attempt.collectsBody, events: events, queue: callbackQueue,
+            url: request.url, collectsBody: attempt.collectsBody, maximumBodySize: attempt.maximumBodySize ?? .max,
+            events: events, queue: callbackQueue,
             idleTimeout: Self.idleTimeout(attempt.request.timeoutInterval),
             requestBodySize: attempt.bodyFile.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int64 }
                 ?? attempt.request.httpBody.map { Int64($0.count) }

@@ -61,11 +61,16 @@ extension Request {
         let collects = collectsBodies
         let begun = mutableState.withLock(owner: self) { state in
             if let body = state.encodedBody { prepared.httpBody = body }
-            return state.beginAttempt(sending: prepared, base: base).map { ($0.number, $0.collectsBody && collects, state.bodyFile) }
+            return state.beginAttempt(sending: prepared, base: base).map {
+                ($0.number, $0.collectsBody && collects, state.bodyFile, state.maximumResponseBodySize)
+            }
         }
-        guard let (number, collectsBody, bodyFile) = begun else { return }
+        guard let (number, collectsBody, bodyFile, requestLimit) = begun else { return }
         if bodyFile != nil { prepared.httpBody = nil }
-        var attempt = HTTPTransportAttempt(request: prepared, bodyFile: bodyFile, collectsBody: collectsBody)
+        var attempt = HTTPTransportAttempt(
+            request: prepared, bodyFile: bodyFile, collectsBody: collectsBody,
+            maximumBodySize: collectsBody ? requestLimit ?? session.maximumResponseBodySize : nil
+        )
         attempt.downloadsToFile = downloadsToFile && session.transport.supportsDownloadsToFile
         let task = session.transport.startAttempt(attempt, events: AttemptEvents(request: self, attempt: number))
         let attached = mutableState.withLock(owner: self) { $0.attach(task, toAttempt: number) }
@@ -108,7 +113,10 @@ extension Request {
         guard let completed else { return }
         if let response = completed.response { session.storeCookies(from: response) }
         if let error {
-            return decideAfterFailure(completed, error: HTTPError(transportError: error))
+            let failure = HTTPError(transportError: error)
+            // The transport stopped a collected body at the limit: final, as when the session stops a streamed one.
+            if case .responseTooLarge = failure { return finish(failingWith: failure) }
+            return decideAfterFailure(completed, error: failure)
         }
         guard let response = completed.response else {
             return decideAfterFailure(completed, error: .sessionTaskFailed(URLError(.badServerResponse)))
