@@ -5,9 +5,11 @@
 //
 // Each round runs, one after the other, raw URLSession, raw URLSession plus a
 // `queue.async` hop to a handler queue (what any API that promises a `queue:`
-// pays), and DeferredQueue's `responseData(queue:)` — sequentially and 64 at
-// once — against LoopbackServer, on the same cache-less configuration. It
-// prints each client's median over the rounds and its ratio to raw URLSession.
+// pays), raw URLSession with a delegate collecting the body (how the
+// URLSession transport runs its tasks), and DeferredQueue's
+// `responseData(queue:)` — sequentially and 64 at once — against
+// LoopbackServer, on the same cache-less configuration. It prints each
+// client's median over the rounds and its ratio to raw URLSession.
 import BenchmarkSupport
 import DeferredQueue
 import Dispatch
@@ -23,11 +25,48 @@ let rawSession = URLSession(configuration: {
     return configuration
 }())
 let session = Session(configuration: .default)
+
+/// Collects each task's body and calls its `done` at completion; its state is
+/// touched only on `delegateQueue` (serial), which is what makes it Sendable.
+final class CollectingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    let delegateQueue: OperationQueue = {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        return queue
+    }()
+    private var bodies: [Int: Data] = [:]
+    private var completions: [Int: @Sendable () -> Void] = [:]
+
+    /// Registers `done` for `task` and resumes it, on the delegate queue.
+    func start(_ task: URLSessionDataTask, _ done: @escaping @Sendable () -> Void) {
+        delegateQueue.addOperation {
+            self.completions[task.taskIdentifier] = done
+            task.resume()
+        }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        bodies[dataTask.taskIdentifier, default: Data()].append(data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let body = bodies.removeValue(forKey: task.taskIdentifier)
+        precondition(error == nil && body?.count == fixture.body.count, "delegate GET failed")
+        completions.removeValue(forKey: task.taskIdentifier)?()
+    }
+}
+let collecting = CollectingDelegate()
+let delegateSession = URLSession(configuration: {
+    let configuration = URLSessionConfiguration.default
+    configuration.urlCache = nil
+    return configuration
+}(), delegate: collecting, delegateQueue: collecting.delegateQueue)
 let handlerQueue = DispatchQueue(label: "HTTPInterleaved.handlers")
 
 enum Client: String, CaseIterable {
     case raw = "raw URLSession"
     case rawWithHop = "raw URLSession + queue.async"
+    case rawDelegate = "raw URLSession, delegate"
     case responseData = "responseData(queue:)"
 
     /// One GET; `done` runs when its body has arrived.
@@ -44,6 +83,8 @@ enum Client: String, CaseIterable {
                 precondition(data?.count == expected, "raw GET failed")
                 handlerQueue.async { done() }
             }.resume()
+        case .rawDelegate:
+            collecting.start(delegateSession.dataTask(with: fixture.url), done)
         case .responseData:
             session.request(fixture.url).responseData(queue: handlerQueue) { response in
                 precondition(response.value?.count == expected, "responseData failed: \(response.result)")
