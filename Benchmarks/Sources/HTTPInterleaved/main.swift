@@ -105,7 +105,16 @@ enum Client: String, CaseIterable {
     }
 }
 
-let rounds = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 6
+// `HTTPInterleaved only <client> <requests> <concurrency>` runs one client
+// alone (its name contains <client>), for callgrind: instructions per request
+// are the difference of two such runs divided by the difference in requests.
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "only", arguments.count == 4, let requests = Int(arguments[2]), let concurrency = Int(arguments[3]),
+   let client = Client.allCases.first(where: { $0.rawValue.contains(arguments[1]) }) {
+    _ = client.measure(requests: requests, concurrency: concurrency)
+    exit(0)
+}
+let rounds = arguments.first.flatMap(Int.init) ?? 6
 for (label, requests, concurrency) in [("sequential", 2_000, 1), ("64 concurrent", 3_200, 64)] {
     for client in Client.allCases { _ = client.measure(requests: 300, concurrency: concurrency) }   // warm up
     var samples: [Client: [Double]] = [:]
