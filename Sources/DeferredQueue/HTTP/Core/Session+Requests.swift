@@ -98,7 +98,9 @@ extension Session {
         _ url: any URLConvertible, method: HTTPMethod, headers: HTTPHeaders, timeout: Double?
     ) throws -> URLRequest {
         var urlRequest = URLRequest(url: try url.asURL())
-        urlRequest.httpMethod = method.rawValue
+        // A new request's method is already GET; setting it costs a
+        // case-insensitive comparison on corelibs (NSURLRequest normalises it).
+        if method != .get { urlRequest.httpMethod = method.rawValue }
         for header in headers {
             urlRequest.addValue(header.value, forHTTPHeaderField: header.name)
         }
