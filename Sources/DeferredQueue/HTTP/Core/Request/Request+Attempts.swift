@@ -37,6 +37,8 @@ extension Request {
     /// stays on the calling thread. A redirect hop to another origin skips
     /// them: what they add (a bearer token) is meant for the request's origin.
     func prepareAttempt(from base: URLRequest) {
+        // The origin check (URL host parsing) only when there is an adapter to skip.
+        guard session.interceptor != nil || interceptor != nil else { return send(base, base: base) }
         let sameOrigin = urlRequest?.url.flatMap { original in base.url.map { RedirectRules.isSameOrigin(original, $0) } } ?? true
         let adapters = sameOrigin ? session.adapters(for: self) : []
         guard !adapters.isEmpty else { return send(base, base: base) }
