@@ -190,7 +190,7 @@ public final class Session: Sendable {
     /// `request` with the session's defaults: default headers and cookies,
     /// unless the request sets them.
     func prepare(_ request: URLRequest) -> URLRequest {
-        var prepared = request
+        var prepared = request.duplicated()
         // One assignment of the whole header dictionary: each
         // `setValue(_:forHTTPHeaderField:)` compares every field's name.
         var fields = request.allHTTPHeaderFields ?? [:]
