@@ -7,9 +7,10 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// `URLRequest.duplicated()` replaces Foundation's copy-on-write copy when a
-/// session prepares an attempt (cheaper on corelibs): it must carry over every
-/// property that copy carries, and share nothing with the original.
+/// `URLRequest.duplicatedWithAssignedTimeout()` replaces Foundation's
+/// copy-on-write copy when a session prepares an attempt of a request it built
+/// (cheaper on corelibs): it must carry over every property that copy
+/// carries, and share nothing with the original.
 @Suite("URLRequest duplicates")
 struct URLRequestDuplicateTests {
     /// A request with every property away from its default.
@@ -29,7 +30,7 @@ struct URLRequestDuplicateTests {
 
     @Test func aDuplicateHasEveryPropertyOfTheOriginal() throws {
         let original = try Self.unusualRequest()
-        let copy = original.duplicated()
+        let copy = original.duplicatedWithAssignedTimeout()
         #expect(copy.url == original.url)
         #expect(copy.url?.relativeString == "page?q=1")
         #expect(copy.mainDocumentURL == original.mainDocumentURL)
@@ -46,7 +47,7 @@ struct URLRequestDuplicateTests {
 
     @Test func aDuplicateOfAPlainGETIsAPlainGET() throws {
         let original = URLRequest(url: try #require(URL(string: "http://127.0.0.1:9/")))
-        let copy = original.duplicated()
+        let copy = original.duplicatedWithAssignedTimeout()
         #expect(copy.httpMethod == "GET" && copy.httpBody == nil && copy.allHTTPHeaderFields == nil)
         #expect(copy.timeoutInterval == original.timeoutInterval && copy.httpShouldHandleCookies)
         #expect(copy == original)
@@ -56,13 +57,13 @@ struct URLRequestDuplicateTests {
         var original = URLRequest(url: try #require(URL(string: "http://127.0.0.1:9/")))
         let stream = InputStream(data: Data("streamed".utf8))
         original.httpBodyStream = stream
-        let copy = original.duplicated()
+        let copy = original.duplicatedWithAssignedTimeout()
         #expect(copy.httpBodyStream === stream && copy.httpBody == nil)
     }
 
     @Test func changingADuplicateLeavesTheOriginalAlone() throws {
         let original = try Self.unusualRequest()
-        var copy = original.duplicated()
+        var copy = original.duplicatedWithAssignedTimeout()
         copy.setValue("3", forHTTPHeaderField: "X-Three")
         copy.httpMethod = "PUT"
         copy.httpBody = nil
@@ -73,7 +74,7 @@ struct URLRequestDuplicateTests {
     @Test func aPreparedRequestKeepsTheRequestAndAddsTheSessionDefaults() throws {
         let session = Session(transport: URLSessionTransport(configuration: .ephemeral))
         let original = try Self.unusualRequest()
-        let prepared = session.prepare(original)
+        let prepared = session.prepare(original, timeoutIsAssigned: true)
         #expect(prepared.httpMethod == "PATCH" && prepared.httpBody == Data("body".utf8))
         #expect(prepared.url == original.url && prepared.timeoutInterval == 7)
         #expect(prepared.value(forHTTPHeaderField: "X-One") == "1")
@@ -81,4 +82,23 @@ struct URLRequestDuplicateTests {
         #expect(original.value(forHTTPHeaderField: "User-Agent") == nil)
         #expect(prepared.httpShouldHandleCookies == false)
     }
+
+    #if canImport(FoundationNetworking)
+    /// corelibs lets a request's timeout win over the configuration's only
+    /// when it was assigned: a request built without one keeps the
+    /// configuration's, as before sessions duplicated requests.
+    @Test func aRequestWithoutAnAssignedTimeoutKeepsTheConfigurationsTimeout() async throws {
+        let fixture = try Fixture()
+        let configuration = URLSessionConfiguration.default
+        configuration.timeoutIntervalForRequest = 1
+        let session = Session(configuration: configuration)
+        let request = URLRequest(url: try #require(URL(string: fixture.url("/never"))))
+        // Far below the request's own default of 60 s: only the
+        // configuration's 1 s can end this in time.
+        let result = await response(within: 30) {
+            session.request(request).responseData(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(result?.error?.isTimeout == true)
+    }
+    #endif
 }

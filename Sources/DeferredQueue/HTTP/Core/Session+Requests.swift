@@ -29,7 +29,7 @@ extension Session {
         do {
             var urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout)
             urlRequest.httpBody = body
-            return DataRequest(session: self, urlRequest: urlRequest, interceptor: interceptor)
+            return DataRequest(session: self, urlRequest: urlRequest, interceptor: interceptor, timeoutIsAssigned: true)
         } catch {
             return DataRequest(session: self, failedWith: error as? HTTPError ?? .invalidURL("\(url)"))
         }
@@ -93,7 +93,8 @@ extension Session {
         return DataRequest(session: self, urlRequest: urlRequest, interceptor: interceptor)
     }
 
-    /// A `URLRequest` for `url` with the method, headers and idle timeout.
+    /// A `URLRequest` for `url` with the method, headers and idle timeout
+    /// (always assigned: see ``Request/timeoutIsAssigned``).
     func makeURLRequest(
         _ url: any URLConvertible, method: HTTPMethod, headers: HTTPHeaders, timeout: Double?
     ) throws -> URLRequest {

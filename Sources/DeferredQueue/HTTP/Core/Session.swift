@@ -188,9 +188,10 @@ public final class Session: Sendable {
     }
 
     /// `request` with the session's defaults: default headers and cookies,
-    /// unless the request sets them.
-    func prepare(_ request: URLRequest) -> URLRequest {
-        var prepared = request.duplicated()
+    /// unless the request sets them. `timeoutIsAssigned`: whether its
+    /// `timeoutInterval` is known to have been assigned (cheaper to copy).
+    func prepare(_ request: URLRequest, timeoutIsAssigned: Bool = false) -> URLRequest {
+        var prepared = timeoutIsAssigned ? request.duplicatedWithAssignedTimeout() : request
         // One assignment of the whole header dictionary: each
         // `setValue(_:forHTTPHeaderField:)` compares every field's name.
         var fields = request.allHTTPHeaderFields ?? [:]

@@ -4,8 +4,9 @@ import FoundationNetworking
 #endif
 
 extension URLRequest {
-    /// A copy of this request that shares no storage with it, so that the
-    /// mutations that follow do not copy it again.
+    /// A copy of this request, whose `timeoutInterval` was assigned, that
+    /// shares no storage with it, so that the mutations that follow do not
+    /// copy it again.
     ///
     /// On swift-corelibs-foundation, the copy that the first mutation of a
     /// shared `URLRequest` makes (`NSURLRequest.mutableCopy`) assigns every
@@ -13,12 +14,19 @@ extension URLRequest {
     /// through an `NSString` case-insensitive comparison, about half the cost
     /// of the copy. This builds the same request, property by property, the
     /// method only when it is not the initial `GET`. The properties are those
-    /// corelibs' copy carries over (`NSURLRequest.setValues(from:)`). Elsewhere
+    /// corelibs' copy carries over (`NSURLRequest.setValues(from:)`), and the
+    /// timeout is assigned: corelibs' `URLRequest` records whether it was
+    /// (an assigned one wins over the configuration's `timeoutIntervalForRequest`)
+    /// in a flag that cannot be read — hence the precondition. Elsewhere
     /// Foundation's copy is cheap and used as it is.
-    func duplicated() -> URLRequest {
+    ///
+    /// - Returns: The copy; only correct when this request's timeout was
+    ///   assigned (``Request/timeoutIsAssigned``).
+    func duplicatedWithAssignedTimeout() -> URLRequest {
         #if canImport(FoundationNetworking)
         guard let url else { return self }
         var copy = URLRequest(url: url, cachePolicy: cachePolicy, timeoutInterval: timeoutInterval)
+        copy.timeoutInterval = timeoutInterval  // the setter records the assignment
         // `init(url:)` stores the absolute URL; the copy keeps the URL as it is.
         copy.url = url
         if let mainDocumentURL { copy.mainDocumentURL = mainDocumentURL }
@@ -41,7 +49,7 @@ extension URLRequest {
 }
 
 #if canImport(FoundationNetworking)
-/// `httpShouldUsePipelining` (deprecated) for `duplicated()`, which must carry
+/// `httpShouldUsePipelining` (deprecated) for `duplicatedWithAssignedTimeout()`, which must carry
 /// it over like Foundation's own copy, without a deprecation warning.
 private protocol PipeliningSetting {
     var httpShouldUsePipelining: Bool { get set }
