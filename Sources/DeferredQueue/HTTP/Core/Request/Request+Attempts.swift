@@ -22,6 +22,8 @@ extension Request {
     func run() {
         session.registry.insert(self)
         guard let urlRequest else { return }
+        // Most kinds have no body to prepare: no closure to allocate.
+        guard preparesBody else { return prepareAttempt(from: urlRequest, timeoutIsAssigned: timeoutIsAssigned) }
         prepareBody { prepared in
             switch prepared {
             case .success(let file):

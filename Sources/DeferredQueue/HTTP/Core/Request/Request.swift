@@ -273,6 +273,9 @@ public class Request: @unchecked Sendable {
     /// progress handler wants chunks): kinds that keep bodies in memory.
     var collectsBodies: Bool { true }
 
+    /// Whether ``prepareBody(_:)`` has anything to do (uploads).
+    var preparesBody: Bool { false }
+
     /// Gets the request body ready before the first attempt, then calls
     /// `done` with the file to stream as the body (if any) or the failure.
     func prepareBody(_ done: @escaping @Sendable (Result<URL?, HTTPError>) -> Void) {
