@@ -28,7 +28,7 @@ extension Session {
     ) -> DataRequest {
         do {
             var urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout)
-            urlRequest.httpBody = body
+            if let body { urlRequest.httpBody = body }
             return DataRequest(session: self, urlRequest: urlRequest, interceptor: interceptor, timeoutIsAssigned: true)
         } catch {
             return DataRequest(session: self, failedWith: error as? HTTPError ?? .invalidURL("\(url)"))

@@ -191,7 +191,6 @@ public final class Session: Sendable {
     /// unless the request sets them. `timeoutIsAssigned`: whether its
     /// `timeoutInterval` is known to have been assigned (cheaper to copy).
     func prepare(_ request: URLRequest, timeoutIsAssigned: Bool = false) -> URLRequest {
-        var prepared = timeoutIsAssigned ? request.duplicatedWithAssignedTimeout() : request
         // One assignment of the whole header dictionary: each
         // `setValue(_:forHTTPHeaderField:)` compares every field's name.
         var fields = request.allHTTPHeaderFields ?? [:]
@@ -209,7 +208,13 @@ public final class Session: Sendable {
            let url = request.url, let cookies = cookieStore.cookieHeader(for: url) {
             fields["Cookie"] = cookies
         }
-        prepared.allHTTPHeaderFields = fields
+        var prepared: URLRequest
+        if timeoutIsAssigned {
+            prepared = request.duplicatedWithAssignedTimeout(headerFields: fields)
+        } else {
+            prepared = request
+            prepared.allHTTPHeaderFields = fields
+        }
         // The session handles cookies; the transport must not.
         prepared.httpShouldHandleCookies = false
         return prepared

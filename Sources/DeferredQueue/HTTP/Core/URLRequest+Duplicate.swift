@@ -20,9 +20,11 @@ extension URLRequest {
     /// in a flag that cannot be read — hence the precondition. Elsewhere
     /// Foundation's copy is cheap and used as it is.
     ///
+    /// - Parameter headerFields: The copy's header fields, when the caller
+    ///   replaces them anyway; `nil` keeps this request's.
     /// - Returns: The copy; only correct when this request's timeout was
     ///   assigned (``Request/timeoutIsAssigned``).
-    func duplicatedWithAssignedTimeout() -> URLRequest {
+    func duplicatedWithAssignedTimeout(headerFields: [String: String]? = nil) -> URLRequest {
         #if canImport(FoundationNetworking)
         guard let url else { return self }
         var copy = URLRequest(url: url, cachePolicy: cachePolicy, timeoutInterval: timeoutInterval)
@@ -31,7 +33,7 @@ extension URLRequest {
         copy.url = url
         if let mainDocumentURL { copy.mainDocumentURL = mainDocumentURL }
         if let method = httpMethod, method != "GET" { copy.httpMethod = method }
-        if let fields = allHTTPHeaderFields { copy.allHTTPHeaderFields = fields }
+        if let fields = headerFields ?? allHTTPHeaderFields { copy.allHTTPHeaderFields = fields }
         if let body = httpBody {
             copy.httpBody = body
         } else if let stream = httpBodyStream {
@@ -43,7 +45,9 @@ extension URLRequest {
         if !pipelining { copy.pipelining = false }
         return copy
         #else
-        return self
+        var copy = self
+        if let headerFields { copy.allHTTPHeaderFields = headerFields }
+        return copy
         #endif
     }
 }
