@@ -108,7 +108,7 @@ public class Request: @unchecked Sendable {
     /// so `deinit` reads a constant instead of calling an overridable method.
     var unobservedCopy: Request? {
         guard let urlRequest else { return nil }
-        return DataRequest(session: session, urlRequest: urlRequest, interceptor: interceptor)
+        return DataRequest(session: session, urlRequest: urlRequest, interceptor: interceptor, timeoutIsAssigned: timeoutIsAssigned)
     }
 
     // MARK: - State
