@@ -49,11 +49,13 @@ public struct DataResponse<Value: Sendable>: Sendable {
     }
 
     /// The value on success, otherwise `nil`.
+    @inlinable  // Read in most handlers: specialised there, no generic metadata look-up.
     public var value: Value? {
         try? result.get()
     }
 
     /// The error on failure, otherwise `nil`.
+    @inlinable
     public var error: HTTPError? {
         guard case .failure(let error) = result else { return nil }
         return error

@@ -28,8 +28,8 @@ extension Session {
     ) -> DataRequest {
         do {
             var urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout)
-            urlRequest.httpBody = body
-            return DataRequest(session: self, urlRequest: urlRequest, interceptor: interceptor)
+            if let body { urlRequest.httpBody = body }
+            return DataRequest(session: self, urlRequest: urlRequest, interceptor: interceptor, timeoutIsAssigned: true)
         } catch {
             return DataRequest(session: self, failedWith: error as? HTTPError ?? .invalidURL("\(url)"))
         }
@@ -93,12 +93,15 @@ extension Session {
         return DataRequest(session: self, urlRequest: urlRequest, interceptor: interceptor)
     }
 
-    /// A `URLRequest` for `url` with the method, headers and idle timeout.
+    /// A `URLRequest` for `url` with the method, headers and idle timeout
+    /// (always assigned: see ``Request/timeoutIsAssigned``).
     func makeURLRequest(
         _ url: any URLConvertible, method: HTTPMethod, headers: HTTPHeaders, timeout: Double?
     ) throws -> URLRequest {
         var urlRequest = URLRequest(url: try url.asURL())
-        urlRequest.httpMethod = method.rawValue
+        // A new request's method is already GET; setting it costs a
+        // case-insensitive comparison on corelibs (NSURLRequest normalises it).
+        if method != .get { urlRequest.httpMethod = method.rawValue }
         for header in headers {
             urlRequest.addValue(header.value, forHTTPHeaderField: header.name)
         }

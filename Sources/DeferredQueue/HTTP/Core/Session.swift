@@ -65,6 +65,9 @@ public final class Session: Sendable {
     let cookieStore: (any CookieStore)?
     /// Header fields added to every attempt that does not set them.
     let defaultHeaders: [(name: String, lowercasedName: String, value: String)]
+    /// `defaultHeaders` as the header fields of a request that sets none:
+    /// shared, so such a request's fields are neither hashed nor copied.
+    let defaultHeaderFields: [String: String]
     /// The URLSession configuration's `httpAdditionalHeaders` (the transport sends them).
     let configuredHeaders: [(name: String, value: String)]
     let registry: RequestRegistry
@@ -147,6 +150,7 @@ public final class Session: Sendable {
         self.defaultHeaders = DefaultHeaders.make(acceptEncoding: transport.acceptEncoding)
             .filter { !configured.contains($0.name.lowercased()) }
             .map { (name: $0.name, lowercasedName: $0.name.lowercased(), value: $0.value) }
+        self.defaultHeaderFields = Dictionary(defaultHeaders.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
     }
 
     deinit {
@@ -184,21 +188,33 @@ public final class Session: Sendable {
     }
 
     /// `request` with the session's defaults: default headers and cookies,
-    /// unless the request sets them.
-    func prepare(_ request: URLRequest) -> URLRequest {
-        var prepared = request
+    /// unless the request sets them. `timeoutIsAssigned`: whether its
+    /// `timeoutInterval` is known to have been assigned (cheaper to copy).
+    func prepare(_ request: URLRequest, timeoutIsAssigned: Bool = false) -> URLRequest {
         // One assignment of the whole header dictionary: each
         // `setValue(_:forHTTPHeaderField:)` compares every field's name.
         var fields = request.allHTTPHeaderFields ?? [:]
-        let present = Set(fields.keys.map { $0.lowercased() })
-        for header in defaultHeaders where !present.contains(header.lowercasedName) {
-            fields[header.name] = header.value
+        var present: Set<String> = []
+        if fields.isEmpty {
+            fields = defaultHeaderFields
+        } else {
+            present = Set(fields.keys.map { $0.lowercased() })
+            fields.reserveCapacity(fields.count + defaultHeaders.count + 1)
+            for header in defaultHeaders where !present.contains(header.lowercasedName) {
+                fields[header.name] = header.value
+            }
         }
         if let cookieStore, request.httpShouldHandleCookies, !present.contains("cookie"),
            let url = request.url, let cookies = cookieStore.cookieHeader(for: url) {
             fields["Cookie"] = cookies
         }
-        prepared.allHTTPHeaderFields = fields
+        var prepared: URLRequest
+        if timeoutIsAssigned {
+            prepared = request.duplicatedWithAssignedTimeout(headerFields: fields)
+        } else {
+            prepared = request
+            prepared.allHTTPHeaderFields = fields
+        }
         // The session handles cookies; the transport must not.
         prepared.httpShouldHandleCookies = false
         return prepared

@@ -16,9 +16,19 @@ public protocol URLConvertible: Sendable {
 extension URL {
     /// Whether this is an `http`/`https` URL with a non-empty host.
     var isHTTPURLWithHost: Bool {
-        guard let scheme = scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
-        guard let host, !host.isEmpty else { return false }
+        guard let scheme, Self.isHTTPScheme(scheme) else { return false }
+        // The host as written: empty exactly when the decoded one is, without
+        // the percent-decoding `host` does (checked for every request).
+        guard let host = host(percentEncoded: true), !host.isEmpty else { return false }
         return true
+    }
+
+    /// Whether `scheme` is `http` or `https` in any casing; the common
+    /// lower-case spelling is compared without lowercasing (an allocation).
+    private static func isHTTPScheme(_ scheme: String) -> Bool {
+        if scheme == "http" || scheme == "https" { return true }
+        let lowercased = scheme.lowercased()
+        return lowercased == "http" || lowercased == "https"
     }
 }
 

@@ -22,11 +22,13 @@ extension Request {
     func run() {
         session.registry.insert(self)
         guard let urlRequest else { return }
+        // Most kinds have no body to prepare: no closure to allocate.
+        guard preparesBody else { return prepareAttempt(from: urlRequest, timeoutIsAssigned: timeoutIsAssigned) }
         prepareBody { prepared in
             switch prepared {
             case .success(let file):
                 if let file { self.mutableState.withLock(owner: self) { $0.bodyFile = file } }
-                self.prepareAttempt(from: urlRequest)
+                self.prepareAttempt(from: urlRequest, timeoutIsAssigned: self.timeoutIsAssigned)
             case .failure(let error):
                 self.finish(failingWith: error)
             }
@@ -36,10 +38,16 @@ extension Request {
     /// Runs the adapters on `base`, then sends it. Without adapters this
     /// stays on the calling thread. A redirect hop to another origin skips
     /// them: what they add (a bearer token) is meant for the request's origin.
-    func prepareAttempt(from base: URLRequest) {
+    /// `timeoutIsAssigned`: whether `base.timeoutInterval` is known to have
+    /// been assigned (see ``Request/timeoutIsAssigned``).
+    func prepareAttempt(from base: URLRequest, timeoutIsAssigned: Bool) {
+        // The origin check (URL host parsing) only when there is an adapter to skip.
+        guard session.interceptor != nil || interceptor != nil else {
+            return send(base, base: base, timeoutIsAssigned: timeoutIsAssigned)
+        }
         let sameOrigin = urlRequest?.url.flatMap { original in base.url.map { RedirectRules.isSameOrigin(original, $0) } } ?? true
         let adapters = sameOrigin ? session.adapters(for: self) : []
-        guard !adapters.isEmpty else { return send(base, base: base) }
+        guard !adapters.isEmpty else { return send(base, base: base, timeoutIsAssigned: timeoutIsAssigned) }
         let session = self.session
         Task {
             var adapted = base
@@ -51,13 +59,14 @@ extension Request {
             } catch {
                 return self.finish(failingWith: .requestAdaptationFailed(error: error))
             }
-            self.send(adapted, base: base)
+            // An adapter may return a request built anew: nothing is known of it.
+            self.send(adapted, base: base, timeoutIsAssigned: false)
         }
     }
 
     /// Sends one attempt, unless the request stopped running meanwhile.
-    private func send(_ adapted: URLRequest, base: URLRequest) {
-        var prepared = session.prepare(adapted)
+    private func send(_ adapted: URLRequest, base: URLRequest, timeoutIsAssigned: Bool) {
+        var prepared = session.prepare(adapted, timeoutIsAssigned: timeoutIsAssigned)
         let collects = collectsBodies
         let begun = mutableState.withLock(owner: self) { state in
             if let body = state.encodedBody { prepared.httpBody = body }
@@ -134,7 +143,7 @@ extension Request {
         }
         if let next = answerChallenge(after: completed, response: response) {
             mutableState.withLock(owner: self) { $0.credentialTried = true }
-            return prepareAttempt(from: next)
+            return prepareAttempt(from: next, timeoutIsAssigned: false)
         }
         if response.statusCode >= 400 {
             return decideAfterFailure(completed, error: .responseValidationFailed(reason: .unacceptableStatusCode(code: response.statusCode)))
@@ -160,7 +169,8 @@ extension Request {
             return state.redirectCount > Session.redirectLimit
         }
         if exceeded { return finish(failingWith: .sessionTaskFailed(URLError(.httpTooManyRedirects))) }
-        prepareAttempt(from: next)
+        // A redirector may have built `next` anew: nothing is known of it.
+        prepareAttempt(from: next, timeoutIsAssigned: false)
     }
 
     /// The same request with `Authorization: Basic …` when `response` is a
@@ -219,7 +229,9 @@ extension Request {
         }
         guard retrying, let urlRequest else { return }
         let deadline = DispatchTime.after(seconds: seconds) ?? .now()
-        session.transport.callbackQueue.asyncAfter(deadline: deadline) { self.prepareAttempt(from: urlRequest) }
+        session.transport.callbackQueue.asyncAfter(deadline: deadline) {
+            self.prepareAttempt(from: urlRequest, timeoutIsAssigned: self.timeoutIsAssigned)
+        }
     }
 
     // MARK: - Finishing

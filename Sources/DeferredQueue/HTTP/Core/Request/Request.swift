@@ -57,11 +57,19 @@ public class Request: @unchecked Sendable {
     let start = Date()
     /// Everything that changes, behind the request's one lock.
     let mutableState: Mutex<RequestMutableState>
+    /// Whether `urlRequest.timeoutInterval` is known to have been assigned
+    /// (the session built the request): attempts may then duplicate it
+    /// cheaply (see `URLRequest.duplicatedWithAssignedTimeout()`).
+    let timeoutIsAssigned: Bool
 
-    init(session: Session, urlRequest: URLRequest, interceptor: (any RequestInterceptor)?) {
+    init(
+        session: Session, urlRequest: URLRequest, interceptor: (any RequestInterceptor)?,
+        timeoutIsAssigned: Bool = false
+    ) {
         self.session = session
         self.urlRequest = urlRequest
         self.interceptor = interceptor
+        self.timeoutIsAssigned = timeoutIsAssigned
         (outcome, resolver) = Deferred<RawResponse>.pending(targeting: session.transport.callbackQueue)
         mutableState = Mutex(RequestMutableState(tail: outcome))
     }
@@ -72,6 +80,7 @@ public class Request: @unchecked Sendable {
         self.session = session
         self.urlRequest = nil
         self.interceptor = nil
+        self.timeoutIsAssigned = false
         (outcome, resolver) = Deferred<RawResponse>.pending()
         var state = RequestMutableState(tail: outcome)
         state.state = .finished
@@ -99,7 +108,7 @@ public class Request: @unchecked Sendable {
     /// so `deinit` reads a constant instead of calling an overridable method.
     var unobservedCopy: Request? {
         guard let urlRequest else { return nil }
-        return DataRequest(session: session, urlRequest: urlRequest, interceptor: interceptor)
+        return DataRequest(session: session, urlRequest: urlRequest, interceptor: interceptor, timeoutIsAssigned: timeoutIsAssigned)
     }
 
     // MARK: - State
@@ -263,6 +272,9 @@ public class Request: @unchecked Sendable {
     /// Whether attempts may let the transport collect the body (when no
     /// progress handler wants chunks): kinds that keep bodies in memory.
     var collectsBodies: Bool { true }
+
+    /// Whether ``prepareBody(_:)`` has anything to do (uploads).
+    var preparesBody: Bool { false }
 
     /// Gets the request body ready before the first attempt, then calls
     /// `done` with the file to stream as the body (if any) or the failure.

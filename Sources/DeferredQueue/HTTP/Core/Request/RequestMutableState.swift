@@ -96,7 +96,7 @@ struct RequestMutableState: Sendable {
         task = nil
         let completed = CompletedAttempt(
             request: request, base: base, response: response ?? self.response, body: body ?? self.body,
-            retryCount: retryCount, redirectCount: redirectCount, redirector: redirector,
+            redirector: redirector,
             credential: credentialTried ? nil : credential, progressHandlers: progressHandlers,
             maximumResponseBodySize: maximumResponseBodySize
         )
@@ -133,19 +133,36 @@ struct ProgressHandler: Sendable {
 
 /// What is known when an attempt ends, for the decision that follows:
 /// follow a redirect, answer a challenge, retry, or finish.
-struct CompletedAttempt: Sendable {
+///
+/// A class: it is handed from the lock to the decision and on to the outcome,
+/// and each copy of a struct holding two `URLRequest`s (a resilient type,
+/// copied through its value witnesses) cost more than this one allocation.
+final class CompletedAttempt: Sendable {
     /// As sent.
     let request: URLRequest?
     /// Before adapters and session defaults.
     let base: URLRequest?
     let response: HTTPURLResponse?
     let body: Data
-    let retryCount: Int
-    let redirectCount: Int
     let redirector: Redirector?
     /// The credential, if it has not been sent yet.
     let credential: URLCredential?
     let progressHandlers: [ProgressHandler]
     /// The request's own body limit, if it set one.
     let maximumResponseBodySize: Int?
+
+    init(
+        request: URLRequest?, base: URLRequest?, response: HTTPURLResponse?, body: Data,
+        redirector: Redirector?, credential: URLCredential?, progressHandlers: [ProgressHandler],
+        maximumResponseBodySize: Int?
+    ) {
+        self.request = request
+        self.base = base
+        self.response = response
+        self.body = body
+        self.redirector = redirector
+        self.credential = credential
+        self.progressHandlers = progressHandlers
+        self.maximumResponseBodySize = maximumResponseBodySize
+    }
 }

@@ -59,6 +59,11 @@ public protocol ResponseSerializer: Sendable {
     var emptyRequestMethods: Set<HTTPMethod> { get }
 }
 
+// The defaults, built once: they are default arguments of every `response…`
+// call, and a set literal would be allocated and hashed per request.
+private let sharedEmptyResponseCodes: Set<Int> = [204, 205]
+private let sharedEmptyRequestMethods: Set<HTTPMethod> = [.head]
+
 extension ResponseSerializer {
     /// ``PassthroughPreprocessor``: the body as received.
     public static var defaultDataPreprocessor: any DataPreprocessor {
@@ -67,12 +72,12 @@ extension ResponseSerializer {
 
     /// 204 No Content and 205 Reset Content.
     public static var defaultEmptyResponseCodes: Set<Int> {
-        [204, 205]
+        sharedEmptyResponseCodes
     }
 
     /// `HEAD`, whose answers never have a body.
     public static var defaultEmptyRequestMethods: Set<HTTPMethod> {
-        [.head]
+        sharedEmptyRequestMethods
     }
 
     /// ``defaultDataPreprocessor``.

@@ -71,6 +71,8 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         return resume()
     }
 
+    override var preparesBody: Bool { true }
+
     override func prepareBody(_ done: @escaping @Sendable (Result<URL?, HTTPError>) -> Void) {
         switch uploadable {
         case .data:
