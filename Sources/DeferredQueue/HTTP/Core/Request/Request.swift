@@ -288,18 +288,23 @@ public class Request: @unchecked Sendable {
 
     /// A chunk of attempt `number`'s body: kept in memory, within the limit.
     func consume(_ data: Data, attempt number: Int) {
-        let limit = maximumResponseBodySize
-        let update = mutableState.withLock(owner: self) { state -> (handlers: [ProgressHandler], progress: TransferProgress)? in
+        let sessionLimit = session.maximumResponseBodySize
+        let update = mutableState.withLock(owner: self) { state -> Result<([ProgressHandler], TransferProgress), HTTPError>? in
             guard state.isCurrent(number) else { return nil }
+            let limit = state.maximumResponseBodySize ?? sessionLimit
+            guard state.body.count + data.count <= limit else {
+                state.body = Data()
+                return .failure(.responseTooLarge(limit: limit))
+            }
             state.body.append(data)
             let expected = state.response.flatMap(Self.decodedLength(of:))
-            return (state.progressHandlers, TransferProgress(completed: Int64(state.body.count), expected: expected))
+            return .success((state.progressHandlers, TransferProgress(completed: Int64(state.body.count), expected: expected)))
         }
-        guard let update else { return }
-        if update.progress.completed > Int64(limit) {
-            return finish(failingWith: .responseTooLarge(limit: limit))
+        switch update {
+        case .none: return
+        case .failure(let error): finish(failingWith: error)
+        case .success(let (handlers, progress)): Self.report(progress, to: handlers)
         }
-        Self.report(update.progress, to: update.handlers)
     }
 
     /// Whether attempts ask the transport to write the body to a file itself (downloads).
