@@ -19,6 +19,17 @@ import Synchronization
 /// is made on the callback queue.
 /// The state sits behind `state`, the one lock: `cancel()` and the idle
 /// timer read it from other threads.
+///
+/// ## Back-pressure
+/// A streamed body (downloads, streams) is handed to the callback queue
+/// chunk by chunk. The client reads the next chunk from the socket only when
+/// the future `didReceiveBodyPart` returns has succeeded, so that future is
+/// left pending while more than ``pendingBodyLimit`` bytes wait on the
+/// callback queue, and succeeds once the queue has handled half of them:
+/// a consumer slower than the network (a download written to disk, a stream
+/// handler on that queue) slows the transfer down instead of letting chunks
+/// pile up in memory. Chunks a stream handler receives on another queue are
+/// past this point.
 final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTask {
     typealias Response = Void
 
@@ -34,7 +45,15 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         var idleTimer: Scheduled<Void>?
         /// The attempt reported its completion; later events are dropped.
         var completed = false
+        /// Body bytes handed to the callback queue and not handled there yet.
+        var pendingBodyBytes = 0
+        /// Succeeds to let the client read on; set while reading is held back.
+        var readGate: EventLoopPromise<Void>?
     }
+
+    /// The most streamed body bytes that wait on the callback queue before
+    /// the client stops reading from the socket.
+    static let pendingBodyLimit = 4 << 20
 
     let url: URL
     let collectsBody: Bool
@@ -42,11 +61,13 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     let queue: DispatchQueue
     let idleTimeout: TimeAmount
     let requestBodySize: Int64?
+    /// Counts the request body bytes written, for a body streamed from a file.
+    let requestBodyWindow: RequestBodyWindow
     private let state = Mutex(State())
 
     init(
         url: URL, collectsBody: Bool, events: any HTTPTransportEvents, queue: DispatchQueue,
-        idleTimeout: TimeAmount, requestBodySize: Int64?
+        idleTimeout: TimeAmount, requestBodyWindow: RequestBodyWindow, requestBodySize: Int64?
     ) {
         self.url = url
         self.collectsBody = collectsBody
@@ -54,6 +75,7 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         self.queue = queue
         self.idleTimeout = idleTimeout
         self.requestBodySize = requestBodySize
+        self.requestBodyWindow = requestBodyWindow
     }
 
     /// Records the client's task (right after `execute`) and, on its event
@@ -111,6 +133,7 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     // MARK: - HTTPClientResponseDelegate (on the task's event loop)
 
     func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
+        requestBodyWindow.sent(part.readableBytes)
         let sent = state.withLock { state -> Int64 in
             state.lastActivity = .now()
             state.bytesSent += Int64(part.readableBytes)
@@ -148,12 +171,44 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
                 buffer.withUnsafeReadableBytes { state.body.append(contentsOf: $0) }
             }
         } else {
-            state.withLock { $0.lastActivity = .now() }
-            let data = Data(buffer.readableBytesView)
-            let events = self.events
-            queue.async { events.didReceive(data: data) }
+            return stream(buffer, on: task.eventLoop)
         }
         return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    /// Hands a chunk of a streamed body to the callback queue; the future
+    /// succeeds when the client may read the next one (see "Back-pressure").
+    private func stream(_ buffer: ByteBuffer, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+        let count = buffer.readableBytes
+        let data = Data(buffer.readableBytesView)
+        let gate = state.withLock { state -> EventLoopPromise<Void>? in
+            state.lastActivity = .now()
+            state.pendingBodyBytes += count
+            guard state.pendingBodyBytes > Self.pendingBodyLimit, !state.completed else { return nil }
+            let gate = eventLoop.makePromise(of: Void.self)
+            state.readGate = gate
+            return gate
+        }
+        let events = self.events
+        queue.async {
+            events.didReceive(data: data)
+            self.handled(count)
+        }
+        return gate?.futureResult ?? eventLoop.makeSucceededVoidFuture()
+    }
+
+    /// The callback queue handled `count` bytes of the body: once half of
+    /// the limit is left, the client reads on.
+    private func handled(_ count: Int) {
+        let gate = state.withLock { state -> EventLoopPromise<Void>? in
+            state.pendingBodyBytes -= count
+            // Handling a chunk is activity too: a slow consumer is not an idle server.
+            state.lastActivity = .now()
+            guard state.pendingBodyBytes <= Self.pendingBodyLimit / 2 else { return nil }
+            defer { state.readGate = nil }
+            return state.readGate
+        }
+        gate?.succeed()
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
@@ -192,14 +247,18 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     /// Marks the attempt completed and returns what it received; `nil` if
     /// it had completed already.
     private func end() -> (head: HTTPResponseHead?, body: Data)? {
-        let ending = state.withLock { state -> (head: HTTPResponseHead?, body: Data, timer: Scheduled<Void>?)? in
+        let ending = state.withLock { state -> (head: HTTPResponseHead?, body: Data, timer: Scheduled<Void>?, gate: EventLoopPromise<Void>?)? in
             guard !state.completed else { return nil }
             state.completed = true
-            defer { state.body = Data(); state.task = nil; state.idleTimer = nil }
-            return (state.head, state.body, state.idleTimer)
+            defer { state.body = Data(); state.task = nil; state.idleTimer = nil; state.readGate = nil }
+            return (state.head, state.body, state.idleTimer, state.readGate)
         }
         guard let ending else { return nil }
         ending.timer?.cancel()
+        requestBodyWindow.close()
+        // A client held back when the attempt failed must not wait forever
+        // (nor leak the promise).
+        ending.gate?.succeed()
         return (ending.head, ending.body)
     }
 }
