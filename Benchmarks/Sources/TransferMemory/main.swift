@@ -15,7 +15,8 @@
 // Each row is the growth of resident memory (the peak, sampled every 10 ms
 // from /proc/self/statm, minus the figure before the transfer, taken after
 // malloc_trim) and the throughput. The target is ≤ 32 MiB of growth.
-// `--small` divides the sizes by 16 (a quick check); each other argument
+// Each transport first makes one small download, not measured (its threads
+// and connection pool start then). `--small` divides the sizes by 16 (a quick check); each other argument
 // keeps only the rows whose label contains it (e.g. `AHC`, `paced`, `upload`).
 import DeferredQueue
 import DeferredQueueAsyncHTTPClient
@@ -37,6 +38,8 @@ let handlerQueue = DispatchQueue(label: "TransferMemory.handlers")
 let bodyServer = try LoopbackServer { request in
     .generated(length: downloadLength, chunkSize: 256 << 10, interval: request.path == "/paced" ? 0.004 : 0)
 }
+/// Serves the 1 MiB warm-up download.
+let smallServer = try LoopbackServer { _ in .generated(length: 1 << 20) }
 /// Reads uploads as they arrive (keeping 1 MiB) and echoes their length and digest.
 let uploadServer = try LoopbackServer(bodyBufferLimit: 1 << 20, oversizedBodies: .truncate) { request in
     request.path == "/parts" ? .multipartEcho(request) : .echo(request)
@@ -82,6 +85,12 @@ let transports: [(name: String, session: Session)] = [
 var rows: [Row] = []
 print("resident memory at start: \(String(format: "%.1f", ResidentMemory.mebibytes() ?? 0)) MiB; target: growth ≤ 32 MiB")
 for (transportName, session) in transports {
+    // One small download first, not measured: a transport's first request
+    // starts its threads and connection pool, which is not the transfer's cost.
+    let warmUp = await withCheckedContinuation { continuation in
+        session.download(smallServer.url("/")).responseURL(queue: handlerQueue) { continuation.resume(returning: $0) }
+    }
+    if let file = warmUp.value { try? FileManager.default.removeItem(at: file) }
     for pacing in ["unpaced", "paced"] {
         for transfer in Transfer.allCases where !(transfer.isUpload && pacing == "paced") {
             let pacingLabel = transfer.isUpload ? "n/a" : pacing

@@ -48,7 +48,7 @@ import Synchronization
 /// ## Memory
 ///
 /// A streamed body (a download, a stream) is read from the socket only as
-/// fast as ``callbackQueue`` takes its chunks: once 4 MiB of an attempt's
+/// fast as ``callbackQueue`` takes its chunks: once 1 MiB of an attempt's
 /// chunks wait there, the client stops reading until half of them were
 /// handled, and TCP slows the server down. A download written to disk or a
 /// stream handler on ``callbackQueue`` (as `streamingData()` uses) therefore

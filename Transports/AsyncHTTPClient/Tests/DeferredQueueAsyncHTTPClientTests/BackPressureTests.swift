@@ -45,7 +45,7 @@ private final class HeldConsumer: HTTPTransportEvents {
 @Suite("AsyncHTTPClientTransport: a streamed body waits for the callback queue")
 struct BackPressureTests {
     /// How far the server may get ahead of a consumer that handles nothing:
-    /// the transport's 4 MiB plus the client's read buffer and both sockets'
+    /// the transport's 1 MiB plus the client's read buffer and both sockets'
     /// kernel buffers. Without back-pressure the client reads on at loopback
     /// speed, hundreds of MiB a second.
     static let bound: Int64 = 48 << 20
