@@ -74,6 +74,17 @@ let package = Package(
             ],
             path: "Sources/TransportInterleaved"
         ),
+        // Resident memory during 1 GiB downloads and streams and 500 MiB
+        // uploads, on both transports (issue 14; a plain executable).
+        .executableTarget(
+            name: "TransferMemory",
+            dependencies: [
+                .product(name: "DeferredQueue", package: "DeferredQueue"),
+                .product(name: "DeferredQueueAsyncHTTPClient", package: "DeferredQueueAsyncHTTPClient"),
+                .product(name: "LoopbackServer", package: "DeferredQueue"),
+            ],
+            path: "Sources/TransferMemory"
+        ),
         // The transports with malloc counts: raw AsyncHTTPClient vs DeferredQueue over
         // AsyncHTTPClientTransport vs over URLSessionTransport.
         .executableTarget(

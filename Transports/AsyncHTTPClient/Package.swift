@@ -47,6 +47,7 @@ let package = Package(
                 .product(name: "DeferredQueue", package: "DeferredQueue"),
                 .product(name: "LoopbackServer", package: "DeferredQueue"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
     ],

@@ -45,6 +45,19 @@ import Synchronization
 /// - ``shutdown()`` runs where the session's last reference goes; it starts
 ///   closing the connections of a client this transport created, and returns.
 ///
+/// ## Memory
+///
+/// A streamed body (a download, a stream) is read from the socket only as
+/// fast as ``callbackQueue`` takes its chunks: once 1 MiB of an attempt's
+/// chunks wait there, the client stops reading until half of them were
+/// handled, and TCP slows the server down. A download written to disk or a
+/// stream handler on ``callbackQueue`` (as `streamingData()` uses) therefore
+/// never lets a fast server fill memory. Chunks a stream handler receives on
+/// another queue, and chunks an `AsyncThrowingStream` buffers for a slow
+/// consumer, are past this point. A request body streamed from a file (a
+/// file upload, a large multipart form) is read at most 4 MiB ahead of what
+/// the socket took.
+///
 /// ## The client
 ///
 /// AsyncHTTPClient must not follow redirects itself (the session does), and
@@ -105,8 +118,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
     public func startAttempt(_ attempt: HTTPTransportAttempt, events: any HTTPTransportEvents) -> any HTTPTransportTask {
         let request: HTTPClient.Request
+        let window = RequestBodyWindow()
         do {
-            request = try RequestConversion.clientRequest(from: attempt.request, bodyFile: attempt.bodyFile)
+            request = try RequestConversion.clientRequest(from: attempt.request, bodyFile: attempt.bodyFile, window: window)
         } catch {
             // Reported on the callback queue, like every event.
             let urlError = ErrorMapping.urlError(for: error, url: attempt.request.url)
@@ -116,7 +130,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         let running = AsyncHTTPClientAttempt(
             url: request.url, collectsBody: attempt.collectsBody, maximumBodySize: attempt.maximumBodySize ?? .max,
             events: events, queue: callbackQueue,
-            idleTimeout: Self.idleTimeout(attempt.request.timeoutInterval),
+            idleTimeout: Self.idleTimeout(attempt.request.timeoutInterval), requestBodyWindow: window,
             requestBodySize: attempt.bodyFile.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int64 }
                 ?? attempt.request.httpBody.map { Int64($0.count) }
         )

@@ -8,11 +8,14 @@ import NIOHTTP1
 
 /// Converts between Foundation's request and response types and AsyncHTTPClient's.
 enum RequestConversion {
-    /// The client request for `request`: its method, URL, header fields and body.
+    /// The client request for `request`: its method, URL, header fields and
+    /// body (`bodyFile` streamed within `window`).
     ///
     /// - Throws: `URLError.badURL` without a URL; AsyncHTTPClient's error for
     ///   a URL it cannot send to (an unsupported scheme, no host).
-    static func clientRequest(from request: URLRequest, bodyFile: URL? = nil) throws -> HTTPClient.Request {
+    static func clientRequest(
+        from request: URLRequest, bodyFile: URL? = nil, window: RequestBodyWindow = RequestBodyWindow()
+    ) throws -> HTTPClient.Request {
         guard let url = request.url else { throw URLError(.badURL) }
         var headers = NIOHTTP1.HTTPHeaders()
         if let fields = request.allHTTPHeaderFields {
@@ -21,7 +24,7 @@ enum RequestConversion {
         }
         let body: HTTPClient.Body?
         if let bodyFile {
-            body = try fileBody(bodyFile)
+            body = try fileBody(bodyFile, window: window)
         } else if let data = request.httpBody {
             body = .bytes(data)
         } else if let stream = request.httpBodyStream {
@@ -35,11 +38,12 @@ enum RequestConversion {
     }
 
     /// A body streamed from `file`, 256 KiB at a time, each piece read when
-    /// the previous one was written: the file is never loaded whole.
+    /// the client took the previous one and `window` allows: the file is
+    /// never loaded whole, and at most the window's limit waits unwritten.
     ///
     /// - Note: The reads are blocking file reads on the connection's event
     ///   loop; a file on a slow disk holds that loop up for each read.
-    static func fileBody(_ file: URL) throws -> HTTPClient.Body {
+    static func fileBody(_ file: URL, window: RequestBodyWindow) throws -> HTTPClient.Body {
         let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int64
         return .stream(contentLength: size) { writer in
             @Sendable func finish(_ handle: FileHandle, after written: EventLoopFuture<Void>) -> EventLoopFuture<Void> {
@@ -54,7 +58,8 @@ enum RequestConversion {
                 return writer.write(.byteBuffer(ByteBuffer())).flatMapThrowing { throw error }
             }
             @Sendable func write(_ chunk: Data) -> EventLoopFuture<Void> {
-                let written = writer.write(.byteBuffer(ByteBuffer(bytes: chunk)))
+                let taken = writer.write(.byteBuffer(ByteBuffer(bytes: chunk)))
+                let written = taken.and(window.produced(chunk.count, on: taken.eventLoop)).map { _ in }
                 return written.flatMap {
                     do {
                         guard let next = try handle.read(upToCount: 256 << 10), !next.isEmpty else {
