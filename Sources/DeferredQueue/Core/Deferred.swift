@@ -169,7 +169,9 @@ public final class Deferred<Value: Sendable>: Sendable {
     deinit {
         switch phase.load(ordering: .acquiring) {
         case Phase.fulfilled:
-            outcomeStorage.destroy(Value.self)
+            // Checked here: a call into the unspecialised `destroy` costs
+            // ~40 instructions even for an `Int` or `Void`.
+            if !_isPOD(Value.self) { outcomeStorage.destroy(Value.self) }
         case Phase.pending:
             // Unreachable in practice (a pending deferred is kept alive by
             // its producer and by its own queued handlers), but a suspended
