@@ -71,21 +71,11 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// (releasing) inside the critical section that stores the outcome, so
     /// a reader that sees a settled phase also sees the outcome;
     /// `isPending`, the handler blocks' skip check and `deinit` read it with
-    /// one atomic load instead of taking the lock. (Declared between
-    /// `ownsQueue` and `lock` so the three share one word: the object stays
-    /// at 112 bytes, in glibc's 128-byte chunks, which are freed through its
-    /// fast bins; 16 bytes more cost ~90 instructions per freed deferred in
-    /// (c), callgrind.)
+    /// one atomic load instead of taking the lock. (Declared next to
+    /// `ownsQueue` so the two share one word: the object stays in glibc's
+    /// 128-byte chunks, which are freed through its fast bins; 16 bytes more
+    /// cost ~90 instructions per freed deferred in (c), callgrind.)
     @usableFromInline let phase: Atomic<UInt8>
-    /// Guards `lockedState` (see ``withState(_:)``): the one lock of a deferred.
-    ///
-    /// A `Mutex<Void>` beside the state rather than a
-    /// `Mutex<DeferredState<Value>>`: destroying a field of a generic type
-    /// nested three deep costs three run-time metadata lookups every time a
-    /// deferred is freed — callgrind counted ~820 instructions, a fifth of a
-    /// handler's whole cost in (c). (Four bytes: it shares a word with the
-    /// two one-byte fields above.)
-    @usableFromInline let lock: Mutex<Void>
     /// Consumers derived from this deferred that have not given up (see
     /// ``addConsumer()``). An atomic rather than a field under `lock`: every
     /// handler registers one, and the count only matters while pending.
@@ -107,6 +97,22 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// The step, its type erased to a function type of the same
     /// representation (see ``runStep(after:)``).
     @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var stepBody: ErasedStep?
+    /// Guards `lockedState` (see ``withState(_:)``): the one lock of a deferred.
+    ///
+    /// A `Mutex<Void>` beside the state rather than a
+    /// `Mutex<DeferredState<Value>>`: destroying a field of a generic type
+    /// nested three deep costs three run-time metadata lookups every time a
+    /// deferred is freed — callgrind counted ~820 instructions, a fifth of a
+    /// handler's whole cost in (c).
+    ///
+    /// Declared last: `withLock` hands its critical section an `inout` to
+    /// the zero-sized `Void` stored right after the 4-byte lock word, and
+    /// ThreadSanitizer records that access at that address. Anywhere else
+    /// the address is the next field's (with the lock before `consumers`,
+    /// every `addConsumer` racing a settle was reported as a "Swift access
+    /// race"); here it falls in the allocation's padding. The object is 116
+    /// bytes, still within glibc's 128-byte chunks.
+    @usableFromInline let lock: Mutex<Void>
 
     /// A static label longer than 15 bytes is stored out of line by Swift, so
     /// libdispatch receives a pointer into read-only memory and does not copy
