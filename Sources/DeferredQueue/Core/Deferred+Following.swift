@@ -24,7 +24,7 @@ extension Deferred {
         }
         inner.addConsumer()
         let attached = withState { state -> Bool in
-            guard state.outcome == nil else { return false }
+            guard phase.load(ordering: .relaxed) == Phase.pending else { return false }
             state.upstream = inner
             return true
         }

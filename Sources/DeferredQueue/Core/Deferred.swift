@@ -66,28 +66,28 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// when it settles. `false` for a deferred created settled, and for one
     /// that shares its parent's queue (the parent resumes it).
     @usableFromInline let ownsQueue: Bool
-    /// `true` once `state.outcome` is stored. Set (releasing) inside the
-    /// critical section that stores it, so a reader that sees `true` also sees
-    /// the outcome; `isPending`, the handler blocks' skip check and `deinit`
-    /// read it with one atomic load instead of taking the lock.
-    /// (Declared next to `ownsQueue` so the two flags share one word: the
-    /// object then fits a smaller malloc size class.)
-    @usableFromInline let settled: Atomic<Bool>
+    /// ``Phase/pending``, then ``Phase/fulfilled``, ``Phase/rejected`` or
+    /// ``Phase/gaveUp`` once `outcomeStorage` holds the outcome. Set
+    /// (releasing) inside the critical section that stores the outcome, so
+    /// a reader that sees a settled phase also sees the outcome;
+    /// `isPending`, the handler blocks' skip check and `deinit` read it with
+    /// one atomic load instead of taking the lock. (Declared next to
+    /// `ownsQueue` so the two share one word: the object stays in glibc's
+    /// 128-byte chunks, which are freed through its fast bins; 16 bytes more
+    /// cost ~90 instructions per freed deferred in (c), callgrind.)
+    @usableFromInline let phase: Atomic<UInt8>
     /// Consumers derived from this deferred that have not given up (see
     /// ``addConsumer()``). An atomic rather than a field under `lock`: every
     /// handler registers one, and the count only matters while pending.
     @usableFromInline let consumers: Atomic<Int>
-    /// Guards `lockedState` (see ``withState(_:)``): the one lock of a deferred.
-    ///
-    /// A `Mutex<Void>` beside the state rather than a
-    /// `Mutex<DeferredState<Value>>`: destroying a field of a generic type
-    /// nested three deep costs three run-time metadata lookups every time a
-    /// deferred is freed — callgrind counted ~820 instructions, a fifth of a
-    /// handler's whole cost in (c). The state alone costs one.
-    @usableFromInline let lock: Mutex<Void>
-    /// Outcome, cancel hooks, upstream: everything else that changes. Read
-    /// and written only inside ``withState(_:)``, that is under `lock`.
-    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var lockedState: DeferredState<Value>
+    /// Cancel hooks, upstream: what changes besides the outcome. Read and
+    /// written only inside ``withState(_:)``, that is under `lock`.
+    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var lockedState: DeferredState
+    /// The outcome once settled, its kind given by `phase`: written once,
+    /// under `lock`, before `phase` leaves ``Phase/pending`` (see
+    /// ``currentOutcome``). Its type does not mention `Value`, so freeing a
+    /// deferred looks up no metadata (see ``OutcomeStorage``).
+    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var outcomeStorage: OutcomeStorage
     /// The deferred and the step a pending `then` handler will run, held
     /// here (set before the handler block is enqueued, taken by that block,
     /// touched by nothing else) so that the block captures this deferred
@@ -97,6 +97,22 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// The step, its type erased to a function type of the same
     /// representation (see ``runStep(after:)``).
     @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var stepBody: ErasedStep?
+    /// Guards `lockedState` (see ``withState(_:)``): the one lock of a deferred.
+    ///
+    /// A `Mutex<Void>` beside the state rather than a
+    /// `Mutex<DeferredState<Value>>`: destroying a field of a generic type
+    /// nested three deep costs three run-time metadata lookups every time a
+    /// deferred is freed — callgrind counted ~820 instructions, a fifth of a
+    /// handler's whole cost in (c).
+    ///
+    /// Declared last: `withLock` hands its critical section an `inout` to
+    /// the zero-sized `Void` stored right after the 4-byte lock word, and
+    /// ThreadSanitizer records that access at that address. Anywhere else
+    /// the address is the next field's (with the lock before `consumers`,
+    /// every `addConsumer` racing a settle was reported as a "Swift access
+    /// race"); here it falls in the allocation's padding. The object is 116
+    /// bytes, still within glibc's 128-byte chunks.
+    @usableFromInline let lock: Mutex<Void>
 
     /// A static label longer than 15 bytes is stored out of line by Swift, so
     /// libdispatch receives a pointer into read-only memory and does not copy
@@ -113,7 +129,8 @@ public final class Deferred<Value: Sendable>: Sendable {
         self.ownsQueue = true
         self.lock = Mutex(())
         self.lockedState = DeferredState(upstream: upstream)
-        self.settled = Atomic(false)
+        self.outcomeStorage = OutcomeStorage()
+        self.phase = Atomic(Phase.pending)
         self.consumers = Atomic(0)
         self.stepParent = nil
         self.stepBody = nil
@@ -128,7 +145,8 @@ public final class Deferred<Value: Sendable>: Sendable {
         self.ownsQueue = false
         self.lock = Mutex(())
         self.lockedState = DeferredState(upstream: upstream)
-        self.settled = Atomic(false)
+        self.outcomeStorage = OutcomeStorage()
+        self.phase = Atomic(Phase.pending)
         self.consumers = Atomic(0)
         self.stepParent = nil
         self.stepBody = nil
@@ -140,19 +158,33 @@ public final class Deferred<Value: Sendable>: Sendable {
         self.queue = DispatchQueue(label: Self.queueLabel)
         self.ownsQueue = false
         self.lock = Mutex(())
-        self.lockedState = DeferredState(outcome: outcome)
-        self.settled = Atomic(true)
+        self.lockedState = DeferredState(upstream: nil)
+        switch outcome {
+        case .success(let value):
+            self.outcomeStorage = OutcomeStorage(holding: value, as: Value.self)
+            self.phase = Atomic(Phase.fulfilled)
+        case .failure(let error):
+            self.outcomeStorage = OutcomeStorage(holding: error, as: (any Error).self)
+            self.phase = Atomic(Phase.rejected)
+        }
         self.consumers = Atomic(0)
         self.stepParent = nil
         self.stepBody = nil
     }
 
     deinit {
-        // Unreachable in practice (a pending deferred is kept alive by its
-        // producer and by its own queued handlers), but a suspended queue must
-        // never be released, so make sure.
-        if ownsQueue, !settled.load(ordering: .acquiring) {
-            queue.resume()
+        switch phase.load(ordering: .acquiring) {
+        case Phase.fulfilled:
+            // Checked here: a call into the unspecialised `destroy` costs
+            // ~40 instructions even for an `Int` or `Void`.
+            if !_isPOD(Value.self) { outcomeStorage.destroy(Value.self) }
+        case Phase.pending:
+            // Unreachable in practice (a pending deferred is kept alive by
+            // its producer and by its own queued handlers), but a suspended
+            // queue must never be released, so make sure.
+            if ownsQueue { queue.resume() }
+        default:
+            outcomeStorage.destroy((any Error).self)
         }
     }
 
@@ -233,7 +265,7 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// `true` until the deferred is fulfilled, rejected or cancelled.
     @inlinable
     public var isPending: Bool {
-        !settled.load(ordering: .acquiring)
+        phase.load(ordering: .acquiring) == Phase.pending
     }
 
     /// Cancels the deferred.
@@ -263,9 +295,17 @@ public final class Deferred<Value: Sendable>: Sendable {
     @discardableResult
     func settle(_ result: Result<Value, any Error>, givingUp: Bool = false) -> Bool {
         let settlement = withState { state -> DeferredSettlement? in
-            let settlement = state.settle(result, givingUp: givingUp)
-            if settlement != nil { settled.store(true, ordering: .releasing) }
-            return settlement
+            // Only written under this lock: a relaxed load is enough here.
+            guard phase.load(ordering: .relaxed) == Phase.pending else { return nil }
+            switch result {
+            case .success(let value):
+                outcomeStorage = OutcomeStorage(holding: value, as: Value.self)
+                phase.store(Phase.fulfilled, ordering: .releasing)
+            case .failure(let error):
+                outcomeStorage = OutcomeStorage(holding: error, as: (any Error).self)
+                phase.store(givingUp ? Phase.gaveUp : Phase.rejected, ordering: .releasing)
+            }
+            return state.detach()
         }
         guard let settlement else { return false }
         // Exactly once: only the call that stored the outcome gets here.
@@ -281,23 +321,24 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// settlement is otherwise known); a pending deferred reads as abandoned,
     /// which a handler can never observe.
     ///
-    /// Read without the lock: `state.outcome` is written once, inside the
-    /// critical section that then sets `settled` (releasing), and nothing in
-    /// `lockedState` is written after that (every writer first checks that
-    /// the outcome is `nil`). So once the acquiring load sees `true`, the
-    /// outcome is published and immutable. Saves one lock round trip per
-    /// handler (about 60 instructions of ~3,000 in (c), callgrind).
+    /// Read without the lock: `outcomeStorage` is written once, inside the
+    /// critical section that then sets `phase` (releasing), and never after
+    /// (every writer first checks that the phase is pending). So once the
+    /// acquiring load sees a settled phase, the outcome is published and
+    /// immutable. Saves one lock round trip per handler (about 60
+    /// instructions of ~3,000 in (c), callgrind).
     @inlinable
     var currentOutcome: Result<Value, any Error> {
-        guard settled.load(ordering: .acquiring), let outcome = lockedState.outcome else {
-            return .failure(DeferredError.abandoned)
+        switch phase.load(ordering: .acquiring) {
+        case Phase.fulfilled: .success(outcomeStorage.load(Value.self))
+        case Phase.pending: .failure(DeferredError.abandoned)
+        default: .failure(outcomeStorage.load((any Error).self))
         }
-        return outcome
     }
 
     /// Runs `body` with exclusive access to the state, under `lock`.
     @inlinable
-    func withState<R>(_ body: (inout DeferredState<Value>) -> R) -> R {
+    func withState<R>(_ body: (inout DeferredState) -> R) -> R {
         lock.withLock(owner: self) { _ in body(&lockedState) }
     }
 
@@ -325,11 +366,12 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// Runs `body` if the deferred was cancelled (or timed out), now or later.
     func onGiveUp(_ body: @escaping @Sendable () -> Void) {
         let runNow = withState { state -> Bool in
-            guard state.outcome != nil else {
+            let phase = phase.load(ordering: .relaxed)
+            guard phase != Phase.pending else {
                 state.cancelHooks.append(body)
                 return false
             }
-            return state.gaveUp
+            return phase == Phase.gaveUp
         }
         if runNow { body() }
     }

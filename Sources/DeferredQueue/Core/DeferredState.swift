@@ -22,17 +22,16 @@ extension ConsumerLink {
     var awaitedLink: (any ConsumerLink)? { nil }
 }
 
-/// All mutable state of one ``Deferred``, guarded by its `lock` (see
-/// ``Deferred/withState(_:)``).
+/// The mutable state of one ``Deferred`` besides its outcome, guarded by its
+/// `lock` (see ``Deferred/withState(_:)``).
 ///
 /// Note what is *not* here: there is no list of handlers. Handlers wait as
-/// blocks on the deferred's suspended serial queue.
+/// blocks on the deferred's suspended serial queue. Nor the outcome: it
+/// lives in the deferred's ``OutcomeStorage``, so that this type does not
+/// depend on `Value` (a generic field costs a metadata lookup each time a
+/// deferred is freed).
 @usableFromInline
-struct DeferredState<Value: Sendable> {
-    /// `nil` while pending; written exactly once.
-    @usableFromInline var outcome: Result<Value, any Error>?
-    /// `true` when the deferred settled by being cancelled or timing out.
-    @usableFromInline var gaveUp = false
+struct DeferredState {
     /// Producer hooks run when the deferred is cancelled (not handlers: they
     /// belong to the producing side and must run inside `cancel()`).
     @usableFromInline var cancelHooks: [@Sendable () -> Void] = []
@@ -42,18 +41,14 @@ struct DeferredState<Value: Sendable> {
     @usableFromInline var upstream: (any ConsumerLink)?
 
     @inlinable
-    init(outcome: Result<Value, any Error>? = nil, upstream: (any ConsumerLink)? = nil) {
-        self.outcome = outcome
+    init(upstream: (any ConsumerLink)?) {
         self.upstream = upstream
     }
 
-    /// Stores `result` if still pending. Returns `nil` when already settled
-    /// (the first settlement wins; later ones are ignored).
+    /// Called once, by the settlement that stored the outcome: hands over
+    /// what the settling thread must still do.
     @inlinable
-    mutating func settle(_ result: Result<Value, any Error>, givingUp: Bool) -> DeferredSettlement? {
-        guard outcome == nil else { return nil }
-        outcome = result
-        gaveUp = givingUp
+    mutating func detach() -> DeferredSettlement {
         // Release producer hooks and the upstream link either way: a settled
         // deferred must not keep its chain alive.
         let settlement = DeferredSettlement(cancelHooks: cancelHooks, upstream: upstream)
@@ -63,10 +58,24 @@ struct DeferredState<Value: Sendable> {
     }
 }
 
+/// The values of ``Deferred``'s `phase`.
+@usableFromInline
+enum Phase {
+    /// Not settled: no outcome stored.
+    @usableFromInline static let pending: UInt8 = 0
+    /// Settled with a value, held in the deferred's ``OutcomeStorage``.
+    @usableFromInline static let fulfilled: UInt8 = 1
+    /// Settled with an error, held in the deferred's ``OutcomeStorage``.
+    @usableFromInline static let rejected: UInt8 = 2
+    /// Settled with an error by giving up (cancelled, timed out): as
+    /// ``rejected``, and the producer's cancel hooks ran.
+    @usableFromInline static let gaveUp: UInt8 = 3
+}
+
 /// What the settling thread must do after releasing the lock.
 ///
-/// Not nested in the generic ``DeferredState``: a non-generic type needs no
-/// run-time metadata lookup on every settlement.
+/// Non-generic: a non-generic type needs no run-time metadata lookup on
+/// every settlement.
 @usableFromInline
 struct DeferredSettlement {
     @usableFromInline var cancelHooks: [@Sendable () -> Void]
