@@ -106,6 +106,12 @@ public protocol HTTPTransportEvents: Sendable {
     func didReceive(response: HTTPURLResponse)
     /// A chunk of the decoded body arrived (streamed attempts only).
     func didReceive(data: Data)
+    /// A chunk of the decoded body arrived (streamed attempts only);
+    /// `handled` runs once the session is done with it — after every stream
+    /// handler has run it, on whatever queue — so a transport with
+    /// back-pressure can stop reading from the network meanwhile. The
+    /// default calls ``didReceive(data:)``, then `handled`.
+    func didReceive(data: Data, handled: @escaping @Sendable () -> Void)
     /// Request body bytes went out: the total so far and the expected total, if known.
     func didSend(bytes: Int64, of expected: Int64?)
     /// A downloading attempt's file grew: the decoded bytes so far and the expected total, if known.
@@ -126,4 +132,11 @@ public protocol HTTPTransportTask: Sendable {
 
 extension HTTPTransport {
     public var supportsDownloadsToFile: Bool { false }
+}
+
+extension HTTPTransportEvents {
+    public func didReceive(data: Data, handled: @escaping @Sendable () -> Void) {
+        didReceive(data: data)
+        handled()
+    }
 }

@@ -37,14 +37,15 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     private let limit: Int
 
     /// - Parameters:
+    ///   - task: The attempt's task, not resumed yet.
     ///   - delegateQueue: The queue the task's callbacks run on.
     ///   - limit: For a collecting attempt, the largest body it holds
     ///     (`Int.max`: no limit); `nil` for a streamed attempt.
-    init(delegateQueue: OperationQueue, collectingUpTo limit: Int?) {
+    init(task: URLSessionTask, delegateQueue: OperationQueue, collectingUpTo limit: Int?) {
         self.delegateQueue = delegateQueue
         collects = limit != nil
         self.limit = limit ?? .max
-        state = Mutex(State(body: limit == nil ? nil : Data()))
+        state = Mutex(State(task: task, body: limit == nil ? nil : Data()))
     }
 
     /// Adds a chunk to a collecting attempt's body (on the delegate queue).
@@ -61,11 +62,6 @@ final class URLSessionAttemptTask: HTTPTransportTask {
             if count == 0 { state.body = data } else { state.body?.append(data) }
             return true
         }
-    }
-
-    /// Records the task (once, before it is resumed).
-    func attach(_ task: URLSessionTask) {
-        state.withLock(owner: self) { $0.task = task }
     }
 
     /// Records that the task is being stopped to decline a challenge (on the delegate queue).

@@ -82,10 +82,6 @@ public final class URLSessionTransport: HTTPTransport {
         // with a completion handler holds the whole body before anyone sees
         // it (so no limit could stop a huge or compressed one in time), and
         // on corelibs it loses the body of a declined 401.
-        let handle = URLSessionAttemptTask(
-            delegateQueue: urlSession.delegateQueue,
-            collectingUpTo: attempt.collectsBody ? attempt.maximumBodySize ?? .max : nil
-        )
         let task: URLSessionTask
         if attempt.downloadsToFile {
             task = urlSession.downloadTask(with: request)
@@ -94,11 +90,14 @@ public final class URLSessionTransport: HTTPTransport {
         } else {
             task = urlSession.dataTask(with: request)
         }
+        let handle = URLSessionAttemptTask(
+            task: task, delegateQueue: urlSession.delegateQueue,
+            collectingUpTo: attempt.collectsBody ? attempt.maximumBodySize ?? .max : nil
+        )
         // corelibs routes only redirects and challenges to a task's own
         // delegate (response, data and completion go to the session's, which
         // forwards them here); Apple platforms route everything to it.
         task.delegate = URLSessionAttemptDelegate(events: events, handle: handle)
-        handle.attach(task)
         task.resume()
         return handle
     }

@@ -24,12 +24,12 @@ import Synchronization
 /// A streamed body (downloads, streams) is handed to the callback queue
 /// chunk by chunk. The client reads the next chunk from the socket only when
 /// the future `didReceiveBodyPart` returns has succeeded, so that future is
-/// left pending while more than ``pendingBodyLimit`` bytes wait on the
-/// callback queue, and succeeds once the queue has handled half of them:
-/// a consumer slower than the network (a download written to disk, a stream
-/// handler on that queue) slows the transfer down instead of letting chunks
-/// pile up in memory. Chunks a stream handler receives on another queue are
-/// past this point.
+/// left pending while more than ``pendingBodyLimit`` bytes are not yet
+/// handled — by the session on the callback queue and by every stream
+/// handler on its own queue (``HTTPTransportEvents/didReceive(data:handled:)``)
+/// — and succeeds once half of them are: a consumer slower than the network
+/// (a download written to disk, a slow stream handler anywhere) slows the
+/// transfer down instead of letting chunks pile up in memory.
 final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTask {
     typealias Response = Void
 
@@ -47,7 +47,7 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         var completed = false
         /// The collected body grew past the limit and the task was cancelled.
         var exceededLimit = false
-        /// Body bytes handed to the callback queue and not handled there yet.
+        /// Body bytes handed to the callback queue and not handled yet.
         var pendingBodyBytes = 0
         /// Succeeds to let the client read on; set while reading is held back.
         var readGate: EventLoopPromise<Void>?
@@ -205,13 +205,12 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         }
         let events = self.events
         queue.async {
-            events.didReceive(data: data)
-            self.handled(count)
+            events.didReceive(data: data, handled: { self.handled(count) })
         }
         return gate?.futureResult ?? eventLoop.makeSucceededVoidFuture()
     }
 
-    /// The callback queue handled `count` bytes of the body: once half of
+    /// The session handled `count` bytes of the body: once half of
     /// the limit is left, the client reads on.
     private func handled(_ count: Int) {
         let gate = state.withLock { state -> EventLoopPromise<Void>? in

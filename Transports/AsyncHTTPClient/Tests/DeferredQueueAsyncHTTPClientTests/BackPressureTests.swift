@@ -64,18 +64,23 @@ struct BackPressureTests {
         request.timeoutInterval = 120
         let task = transport.startAttempt(HTTPTransportAttempt(request: request, collectsBody: false), events: consumer)
         #expect(await consumer.firstChunk.wait(seconds: 120))
+        return (server, transport, consumer, task, try await Self.settledLead(of: server))
+    }
+
+    /// How far `server` got, once its count stood still for half a second
+    /// (up to 10 s), or as soon as it clearly ran away.
+    private static func settledLead(of server: CountingBodyServer) async throws -> Int64 {
         var last: Int64 = -1
         var unchanged = 0
         var polls = 0
-        // Up to 10 s; done once the count stood still for half a second.
-        while polls < 100, unchanged < 5, server.bytesWritten <= 2 * Self.bound {
+        while polls < 100, unchanged < 5, server.bytesWritten <= 2 * bound {
             polls += 1
             try await Task.sleep(for: .milliseconds(100))
             let now = server.bytesWritten
             unchanged = now == last ? unchanged + 1 : 0
             last = now
         }
-        return (server, transport, consumer, task, server.bytesWritten)
+        return server.bytesWritten
     }
 
     @Test func theClientStopsReadingWhileTheCallbackQueueIsBehindAndResumesAfter() async throws {
@@ -87,6 +92,41 @@ struct BackPressureTests {
         #expect(await consumer.completed.wait(seconds: 120))
         #expect(consumer.error == nil)
         #expect(consumer.received == 256 << 20, "the whole body arrives once the consumer catches up")
+    }
+
+    /// The session reports a chunk handled only once every stream handler
+    /// ran it, on whatever queue: a handler on a queue of its own holds the
+    /// client back too (before, chunks piled up on that queue).
+    @Test func aSlowStreamHandlerOnItsOwnQueueHoldsTheClientBack() async throws {
+        let server = try CountingBodyServer(length: 256 << 20)
+        defer { server.close() }
+        let session = TestTransport.makeSession()
+        let handlerQueue = DispatchQueue(label: "BackPressureTests.slow-handler")
+        let firstChunk = Latch()
+        let held = DispatchSemaphore(value: 0)
+        let received = Atomic<Int64>(0)
+        let completion = Latch()
+        let failure = Mutex<HTTPError?>(nil)
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/"))
+        session.streamRequest(url).responseStream(queue: handlerQueue) { stream in
+            switch stream.event {
+            case .stream(let data):
+                if received.add(Int64(data.count), ordering: .relaxed).oldValue == 0 {
+                    firstChunk.arrive()
+                    held.wait()
+                }
+            case .complete(let done):
+                failure.withLock { $0 = done.error }
+                completion.arrive()
+            }
+        }
+        #expect(await firstChunk.wait(seconds: 120))
+        let ahead = try await Self.settledLead(of: server)
+        #expect(ahead <= Self.bound, "the server got \(ahead >> 20) MiB ahead of a handler that handled nothing")
+        held.signal()
+        #expect(await completion.wait(seconds: 120))
+        #expect(failure.withLock { $0 } == nil)
+        #expect(received.load(ordering: .relaxed) == 256 << 20, "the whole body arrives once the handler catches up")
     }
 
     @Test func cancellingAHeldBackAttemptCompletesIt() async throws {

@@ -20,7 +20,11 @@ final class AttemptEvents: HTTPTransportEvents {
     }
 
     func didReceive(data: Data) {
-        request.attempt(attempt, didReceive: data)
+        request.attempt(attempt, didReceive: data, handled: nil)
+    }
+
+    func didReceive(data: Data, handled: @escaping @Sendable () -> Void) {
+        request.attempt(attempt, didReceive: data, handled: handled)
     }
 
     func didSend(bytes: Int64, of expected: Int64?) {

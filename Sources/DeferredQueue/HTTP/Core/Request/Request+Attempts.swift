@@ -99,9 +99,9 @@ extension Request {
         if current, let error = headError(for: response) { finish(failingWith: error) }
     }
 
-    func attempt(_ number: Int, didReceive data: Data) {
+    func attempt(_ number: Int, didReceive data: Data, handled: (@Sendable () -> Void)?) {
         dispatchPrecondition(condition: .onQueue(session.transport.callbackQueue))
-        consume(data, attempt: number)
+        consume(data, attempt: number, handled: handled)
     }
 
     func attempt(_ number: Int, didSend bytes: Int64, of expected: Int64?) {

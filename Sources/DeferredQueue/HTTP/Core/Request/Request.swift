@@ -286,6 +286,14 @@ public class Request: @unchecked Sendable {
     /// request (a stream's validation).
     func headError(for response: HTTPURLResponse) -> HTTPError? { nil }
 
+    /// A chunk of attempt `number`'s body, for the transport that waits to
+    /// hear when it was `handled` (`nil`: nobody waits). Kinds that are done
+    /// with a chunk when ``consume(_:attempt:)`` returns need not override it.
+    func consume(_ data: Data, attempt number: Int, handled: (@Sendable () -> Void)?) {
+        consume(data, attempt: number)
+        handled?()
+    }
+
     /// A chunk of attempt `number`'s body: kept in memory, within the limit.
     func consume(_ data: Data, attempt number: Int) {
         let sessionLimit = session.maximumResponseBodySize

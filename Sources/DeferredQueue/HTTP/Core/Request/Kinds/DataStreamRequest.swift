@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -133,21 +134,46 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         return nil
     }
 
-    override func consume(_ data: Data, attempt number: Int) {
-        mutableState.withLock(owner: self) { state in
+    override func consume(_ data: Data, attempt number: Int, handled: (@Sendable () -> Void)?) {
+        let callbackQueue = session.transport.callbackQueue
+        let (inPlace, countdown) = mutableState.withLock(owner: self) { state -> ([StreamHandler], Countdown?) in
             // A redirect's body is not the stream.
-            guard state.isCurrent(number), let status = state.response?.statusCode, !(300..<400).contains(status) else { return }
-            // Dispatched under the lock, so chunks keep their order on each
-            // handler's queue; a handler on the callback queue (this one) is
-            // called in place, before the completion that is enqueued later.
-            for handler in state.streamHandlers {
-                if handler.queue === session.transport.callbackQueue {
+            guard state.isCurrent(number), let status = state.response?.statusCode, !(300..<400).contains(status) else {
+                return ([], nil)
+            }
+            let elsewhere = state.streamHandlers.filter { $0.queue !== callbackQueue }
+            // One arrival per handler elsewhere, and one for those run here.
+            let countdown = handled.map { Countdown(elsewhere.count + 1, then: $0) }
+            // Dispatched under the lock, so that a cancel settling the
+            // request meanwhile enqueues `.complete` after this chunk.
+            for handler in elsewhere {
+                handler.queue.async {
                     handler.handler(Stream(event: .stream(data)))
-                } else {
-                    handler.queue.async { handler.handler(Stream(event: .stream(data))) }
+                    countdown?.arrive()
                 }
             }
+            return (state.streamHandlers.filter { $0.queue === callbackQueue }, countdown)
         }
+        // Handlers on the callback queue (this one) run here, outside the
+        // lock (they may cancel the request), and still before `.complete`,
+        // which is enqueued on this queue later.
+        for handler in inPlace { handler.handler(Stream(event: .stream(data))) }
+        if let countdown { countdown.arrive() } else { handled?() }
+    }
+}
+
+/// Calls its action once the given number of arrivals happened, from any thread.
+private final class Countdown: Sendable {
+    private let remaining: Atomic<Int>
+    private let action: @Sendable () -> Void
+
+    init(_ count: Int, then action: @escaping @Sendable () -> Void) {
+        remaining = Atomic(count)
+        self.action = action
+    }
+
+    func arrive() {
+        if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { action() }
     }
 }
 
