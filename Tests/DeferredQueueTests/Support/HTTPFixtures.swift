@@ -86,7 +86,7 @@ final class Fixture: Sendable {
 /// Registers one handler through `register` and waits (with a guard deadline)
 /// for the response it receives.
 func response<Value: Sendable>(
-    within seconds: Double = 60,
+    within seconds: Double = 120,
     _ register: (@escaping @Sendable (DataResponse<Value>) -> Void) -> Void
 ) async -> DataResponse<Value>? {
     let latch = Latch()

@@ -26,7 +26,7 @@ enum Outcome<Value: Sendable & Equatable>: Equatable, Sendable {
 /// could cancel it) and returns its outcome; `nil` if it did not settle
 /// within the guard deadline.
 func settled<Value: Sendable & Equatable>(
-    _ deferred: Deferred<Value>, within seconds: Double = 60
+    _ deferred: Deferred<Value>, within seconds: Double = 120
 ) async -> Outcome<Value>? {
     let latch = Latch()
     let box = Recorder<Outcome<Value>>()
