@@ -177,7 +177,7 @@ public final class Deferred<Value: Sendable>: Sendable {
         case Phase.fulfilled:
             // Checked here: a call into the unspecialised `destroy` costs
             // ~40 instructions even for an `Int` or `Void`.
-            if !_isPOD(Value.self) { outcomeStorage.destroy(Value.self) }
+            if OutcomeStorage.needsDestroying(Value.self) { outcomeStorage.destroy(Value.self) }
         case Phase.pending:
             // Unreachable in practice (a pending deferred is kept alive by
             // its producer and by its own queued handlers), but a suspended

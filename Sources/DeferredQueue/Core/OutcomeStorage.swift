@@ -35,6 +35,14 @@ struct OutcomeStorage {
             && _isBitwiseTakable(T.self)
     }
 
+    /// Whether storage holding a `T` must be destroyed: `false` only for a
+    /// trivial value kept inline (a trivial value in a heap cell — over 24
+    /// bytes, or over-aligned — still owns the cell).
+    @inlinable
+    static func needsDestroying<T>(_: T.Type) -> Bool {
+        !_isPOD(T.self) || !isInline(T.self)
+    }
+
     /// Storage holding `value`; the caller owns it and must ``destroy(_:)``
     /// it as a `T` exactly once.
     ///

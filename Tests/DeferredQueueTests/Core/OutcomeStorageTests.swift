@@ -31,6 +31,18 @@ struct OutcomeStorageTests {
         let token: Token
     }
 
+    /// A trivial value in a heap cell still owns the cell: skipping its
+    /// destruction because the value is trivial leaked the cell of every
+    /// such deferred (LeakSanitizer caught it in CI).
+    @Test func onlyTrivialValuesKeptInlineSkipDestruction() {
+        struct Wide: Sendable { var a = 1, b = 2, c = 3, d = 4 }
+        #expect(OutcomeStorage.needsDestroying(Wide.self), "trivial, but 32 bytes: a heap cell")
+        #expect(OutcomeStorage.needsDestroying(OverAligned.self), "trivial, but over-aligned: a heap cell")
+        #expect(OutcomeStorage.needsDestroying(String.self), "inline, but holds a reference")
+        #expect(!OutcomeStorage.needsDestroying(Int.self))
+        #expect(!OutcomeStorage.needsDestroying(Void.self))
+    }
+
     @Test func everySizeOfValueRoundTripsThroughFulfilThenAndAwait() async throws {
         #expect(try await Deferred(value: Large()).then { $0 }.value == Large())
         #expect(try await Deferred(value: OverAligned()).then { $0 }.value == OverAligned())
