@@ -30,12 +30,12 @@ extension Mutex where Value: ~Copyable {
         owner: AnyObject,
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
-        let address = UnsafeRawPointer(Unmanaged.passUnretained(owner).toOpaque())
-        guard let annotations = ThreadSanitizer.annotations else {
+        guard !ThreadSanitizer.isKnownAbsent, let annotations = ThreadSanitizer.annotations else {
             return try withLock { (value: inout sending Value) throws(E) -> sending Result in
                 try body(&value)
             }
         }
+        let address = UnsafeRawPointer(Unmanaged.passUnretained(owner).toOpaque())
         return try withLock { (value: inout sending Value) throws(E) -> sending Result in
             annotations.acquire(address)
             defer { annotations.release(address) }
@@ -58,10 +58,21 @@ package enum ThreadSanitizer {
     @usableFromInline
     package static let annotations: (acquire: Annotation, release: Annotation)? = {
         guard let acquire = lookUp("__tsan_acquire"), let release = lookUp("__tsan_release") else {
+            threadSanitizerAbsent.store(true, ordering: .relaxed)
             return nil
         }
         return (acquire, release)
     }()
+
+    /// `true` once `annotations` was found to be `nil`: one load of a
+    /// statically initialised global, where reading `annotations` costs a
+    /// call and a `swift_once` check (~14 instructions per critical
+    /// section, callgrind). `false` until then, and always with the
+    /// sanitizer, so callers then read `annotations`.
+    @inlinable
+    package static var isKnownAbsent: Bool {
+        threadSanitizerAbsent.load(ordering: .relaxed)
+    }
 
     private static func lookUp(_ name: String) -> Annotation? {
         #if canImport(Darwin)
@@ -72,3 +83,8 @@ package enum ThreadSanitizer {
         return dlsym(handle, name).map { unsafeBitCast($0, to: Annotation.self) }
     }
 }
+
+/// Backs ``ThreadSanitizer/isKnownAbsent``. A global with a constant
+/// initial value is laid out statically: no `swift_once` to read it.
+@usableFromInline
+package let threadSanitizerAbsent = Atomic<Bool>(false)

@@ -55,7 +55,7 @@ final class Fanout<Element: Sendable, Value: Sendable>: ConsumerLink {
     ) -> Deferred<[Value]> {
         let fanout = Fanout(elements, make: make)
         // Before anyone can see the result, so its cancellation reaches us.
-        fanout.result.withState { $0.upstream = fanout }
+        fanout.result.attach(upstream: fanout)
         for _ in 0..<min(width, elements.count) { fanout.startNext() }
         return fanout.result
     }

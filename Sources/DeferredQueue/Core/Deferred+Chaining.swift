@@ -19,14 +19,14 @@ extension Deferred {
     @discardableResult
     public func then<U: Sendable>(
         on queue: DispatchQueue? = nil,
-        _ body: @escaping @Sendable (Value) throws -> U
+        _ body: __owned @escaping @Sendable (Value) throws -> U
     ) -> Deferred<U> {
         guard let queue else {
             // The hot path: the block captures `next` alone, which holds
             // this deferred and `body` until the block takes them, so the
             // handler allocates no closure context of its own.
-            let next: Deferred<U> = deriveShared()
-            next.holdStep(body, after: self)
+            addConsumer()
+            let next = Deferred<U>(sharing: self, step: consume body)
             self.queue.async { next.runStep(after: Value.self) }
             return next
         }
@@ -176,39 +176,39 @@ extension Deferred {
 
     // MARK: - Derivation machinery
 
-    /// Keeps `step` and `parent` for ``runStep(after:)``. Called before the
-    /// block that runs the step is enqueued (which publishes them).
-    @inlinable
-    func holdStep<Parent: Sendable>(
-        _ step: @escaping @Sendable (Parent) throws -> Value,
-        after parent: Deferred<Parent>
-    ) {
-        stepParent = parent
-        // A function value is a code pointer and a context, whatever its
-        // signature. `step`'s type is written with generic parameters, so
-        // its argument and result are passed indirectly — the most general
-        // form, which `ErasedStep` (`Any` in and out) has too: the cast
-        // keeps the bits and the reference count, and no thunk is made.
-        // `runStep` casts it back to this exact type before calling it.
-        stepBody = unsafeBitCast(step, to: ErasedStep.self)
-    }
-
     /// In the block enqueued on the parent's queue: takes the step held by
-    /// ``holdStep(_:after:)`` and settles this deferred with its result, or
-    /// with the parent's error. Skipped when this deferred was cancelled
-    /// before its turn.
+    /// ``init(sharing:step:)`` and settles this deferred with its result, or
+    /// with the parent's error; then releases the parent. Skipped when this
+    /// deferred was cancelled before its turn.
+    ///
+    /// The parent is `upstream`, read here without the lock: while this
+    /// deferred is pending nothing else writes it, and it is written here
+    /// (released) only once this deferred is settled — by the `settle`
+    /// below, or by a cancellation this block saw in `isPending` — so every
+    /// access under the lock happened before (see ``upstream``).
     @inlinable
     func runStep<Parent: Sendable>(after _: Parent.Type) {
-        guard let heldParent = stepParent, let heldStep = stepBody else { return }
-        stepParent = nil
-        stepBody = nil
-        guard isPending else { return }
-        let parent = unsafeDowncast(heldParent, to: Deferred<Parent>.self)
-        let step = unsafeBitCast(heldStep, to: (@Sendable (Parent) throws -> Value).self)
-        switch parent.currentOutcome {
-        case .success(let value): settle(Result { try step(value) })
-        case .failure(let error): settle(.failure(error))
+        guard !stepStorage.isEmpty else { return }
+        var held = stepStorage
+        stepStorage = StepStorage()
+        let step = held.take((@Sendable (Parent) throws -> Value).self)
+        if isPending {
+            // Borrowed, not copied: `upstream` keeps the parent alive until
+            // the end of this block. Its object pointer read as bits (the
+            // first word of the existential) costs no retain and release.
+            // (`_withUnsafeGuaranteedRef`: `takeUnretainedValue()` retained
+            // and released it again, ~50 instructions per handler.)
+            let parentAddress = unsafeBitCast(upstream, to: (UnsafeRawPointer?, UnsafeRawPointer?).self).0
+            let outcome = Unmanaged<Deferred<Parent>>.fromOpaque(parentAddress.unsafelyUnwrapped)
+                ._withUnsafeGuaranteedRef { $0.currentOutcome }
+            switch outcome {
+            case .success(let value): settleStep(Result { try step(value) })
+            case .failure(let error): settleStep(.failure(error))
+            }
         }
+        // Settled now, by the step or by a cancellation: a settled deferred
+        // must not keep its chain alive.
+        upstream = nil
     }
 
     /// A consumer of this deferred that a block on this deferred's queue

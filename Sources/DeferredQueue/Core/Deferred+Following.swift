@@ -23,9 +23,9 @@ extension Deferred {
             return
         }
         inner.addConsumer()
-        let attached = withState { state -> Bool in
+        let attached = withState { _ -> Bool in
             guard phase.load(ordering: .relaxed) == Phase.pending else { return false }
-            state.upstream = inner
+            upstream = inner
             return true
         }
         guard attached else {

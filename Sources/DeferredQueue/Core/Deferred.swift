@@ -66,6 +66,16 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// when it settles. `false` for a deferred created settled, and for one
     /// that shares its parent's queue (the parent resumes it).
     @usableFromInline let ownsQueue: Bool
+    /// `true` for the deferred of a `then` step (``init(sharing:parent:step:)``):
+    /// its `upstream` is the parent, released by ``runStep(after:)`` rather
+    /// than by the settlement.
+    @usableFromInline let runsStep: Bool
+    /// Whether a fulfilled `outcomeStorage` must be destroyed in `deinit`
+    /// (``OutcomeStorage/needsDestroying(_:)``). Decided where `Value` is
+    /// known, when the initialiser is specialised: the unspecialised
+    /// `deinit` would otherwise call out to ask (~35 instructions per freed
+    /// deferred in (c), callgrind). Shares a word with the flags above.
+    @usableFromInline let destroysValue: Bool
     /// ``Phase/pending``, then ``Phase/fulfilled``, ``Phase/rejected`` or
     /// ``Phase/gaveUp`` once `outcomeStorage` holds the outcome. Set
     /// (releasing) inside the critical section that stores the outcome, so
@@ -80,23 +90,38 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// ``addConsumer()``). An atomic rather than a field under `lock`: every
     /// handler registers one, and the count only matters while pending.
     @usableFromInline let consumers: Atomic<Int>
-    /// Cancel hooks, upstream: what changes besides the outcome. Read and
-    /// written only inside ``withState(_:)``, that is under `lock`.
+    /// The cancel hooks. Read and written only inside ``withState(_:)``,
+    /// that is under `lock`.
     @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var lockedState: DeferredState
+    /// What this deferred consumes, while pending: told when this deferred
+    /// gives up, and what the cycle check walks (``ConsumerLink/awaitedLink``),
+    /// so set it only to something this deferred really waits on.
+    ///
+    /// Written under `lock`, with one exception. The deferred of a `then`
+    /// step holds its parent here and nowhere else (one reference, not one
+    /// here and one for the step): ``runStep(after:)`` reads it without the
+    /// lock, and releases it (writes `nil`) once this deferred is settled.
+    /// So no settlement of such a deferred writes it (a cancellation copies
+    /// it, under the lock, before publishing the phase), and readers under
+    /// the lock read it only while the phase is pending: every access under
+    /// the lock then happens before that write.
+    ///
+    /// Spelled `Optional<…>`, not `…?`: a `var` of the sugared type is
+    /// implicitly initialised to `nil` first, so an initialiser's store
+    /// becomes an assignment that releases that `nil`.
+    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var upstream: Optional<any ConsumerLink>
     /// The outcome once settled, its kind given by `phase`: written once,
     /// under `lock`, before `phase` leaves ``Phase/pending`` (see
     /// ``currentOutcome``). Its type does not mention `Value`, so freeing a
     /// deferred looks up no metadata (see ``OutcomeStorage``).
     @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var outcomeStorage: OutcomeStorage
-    /// The deferred and the step a pending `then` handler will run, held
-    /// here (set before the handler block is enqueued, taken by that block,
-    /// touched by nothing else) so that the block captures this deferred
-    /// alone: a closure capturing one object uses it as its context, so the
-    /// handler allocates no closure context (see ``runStep(after:)``).
-    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var stepParent: AnyObject?
-    /// The step, its type erased to a function type of the same
-    /// representation (see ``runStep(after:)``).
-    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var stepBody: ErasedStep?
+    /// The step a pending `then` handler will run, as raw words (see
+    /// ``StepStorage``), held here (set at initialisation, taken by the
+    /// handler block, touched by nothing else)
+    /// so that the block captures this deferred alone: a closure capturing
+    /// one object uses it as its context, so the handler allocates no
+    /// closure context (see ``runStep(after:)``). The parent is `upstream`.
+    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var stepStorage: StepStorage
     /// Guards `lockedState` (see ``withState(_:)``): the one lock of a deferred.
     ///
     /// A `Mutex<Void>` beside the state rather than a
@@ -110,8 +135,8 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// ThreadSanitizer records that access at that address. Anywhere else
     /// the address is the next field's (with the lock before `consumers`,
     /// every `addConsumer` racing a settle was reported as a "Swift access
-    /// race"); here it falls in the allocation's padding. The object is 116
-    /// bytes, still within glibc's 128-byte chunks.
+    /// race"); here it falls in the allocation's padding. The object is 108
+    /// bytes, within glibc's 128-byte chunks.
     @usableFromInline let lock: Mutex<Void>
 
     /// A static label longer than 15 bytes is stored out of line by Swift, so
@@ -127,13 +152,15 @@ public final class Deferred<Value: Sendable>: Sendable {
         queue.suspend()
         self.queue = queue
         self.ownsQueue = true
+        self.runsStep = false
+        self.destroysValue = OutcomeStorage.needsDestroying(Value.self)
         self.lock = Mutex(())
-        self.lockedState = DeferredState(upstream: upstream)
+        self.lockedState = DeferredState()
+        self.upstream = upstream
         self.outcomeStorage = OutcomeStorage()
         self.phase = Atomic(Phase.pending)
         self.consumers = Atomic(0)
-        self.stepParent = nil
-        self.stepBody = nil
+        self.stepStorage = StepStorage()
     }
 
     /// A pending deferred whose handlers wait on `queue`, owned by an upstream
@@ -143,13 +170,40 @@ public final class Deferred<Value: Sendable>: Sendable {
     init(sharing queue: DispatchQueue, upstream: any ConsumerLink) {
         self.queue = queue
         self.ownsQueue = false
+        self.runsStep = false
+        self.destroysValue = OutcomeStorage.needsDestroying(Value.self)
         self.lock = Mutex(())
-        self.lockedState = DeferredState(upstream: upstream)
+        self.lockedState = DeferredState()
+        self.upstream = upstream
         self.outcomeStorage = OutcomeStorage()
         self.phase = Atomic(Phase.pending)
         self.consumers = Atomic(0)
-        self.stepParent = nil
-        self.stepBody = nil
+        self.stepStorage = StepStorage()
+    }
+
+    /// The deferred of a `then` step: shares `parent`'s queue, holds
+    /// `parent` (as `upstream`) and `step` until ``runStep(after:)`` runs,
+    /// in the block the caller enqueues on that queue right away.
+    ///
+    /// Every field is initialised here, once: set afterwards, each would be
+    /// an assignment that first releases the `nil` it replaces.
+    @inlinable
+    init<Parent: Sendable>(
+        sharing parent: Deferred<Parent>,
+        step: __owned @escaping @Sendable (Parent) throws -> Value
+    ) {
+        self.queue = parent.queue
+        self.ownsQueue = false
+        self.runsStep = true
+        self.destroysValue = OutcomeStorage.needsDestroying(Value.self)
+        self.lock = Mutex(())
+        self.lockedState = DeferredState()
+        self.upstream = parent
+        self.outcomeStorage = OutcomeStorage()
+        self.phase = Atomic(Phase.pending)
+        self.consumers = Atomic(0)
+        // Moved in as its own type; `runStep` moves it out as the same.
+        self.stepStorage = StepStorage(holding: consume step)
     }
 
     /// A deferred that is settled from the start. Its queue is never suspended.
@@ -157,8 +211,11 @@ public final class Deferred<Value: Sendable>: Sendable {
     init(settled outcome: Result<Value, any Error>) {
         self.queue = DispatchQueue(label: Self.queueLabel)
         self.ownsQueue = false
+        self.runsStep = false
+        self.destroysValue = OutcomeStorage.needsDestroying(Value.self)
         self.lock = Mutex(())
-        self.lockedState = DeferredState(upstream: nil)
+        self.lockedState = DeferredState()
+        self.upstream = nil
         switch outcome {
         case .success(let value):
             self.outcomeStorage = OutcomeStorage(holding: value, as: Value.self)
@@ -168,8 +225,7 @@ public final class Deferred<Value: Sendable>: Sendable {
             self.phase = Atomic(Phase.rejected)
         }
         self.consumers = Atomic(0)
-        self.stepParent = nil
-        self.stepBody = nil
+        self.stepStorage = StepStorage()
     }
 
     deinit {
@@ -177,7 +233,7 @@ public final class Deferred<Value: Sendable>: Sendable {
         case Phase.fulfilled:
             // Checked here: a call into the unspecialised `destroy` costs
             // ~40 instructions even for an `Int` or `Void`.
-            if OutcomeStorage.needsDestroying(Value.self) { outcomeStorage.destroy(Value.self) }
+            if destroysValue { outcomeStorage.destroy(Value.self) }
         case Phase.pending:
             // Unreachable in practice (a pending deferred is kept alive by
             // its producer and by its own queued handlers), but a suspended
@@ -186,6 +242,9 @@ public final class Deferred<Value: Sendable>: Sendable {
         default:
             outcomeStorage.destroy((any Error).self)
         }
+        // Taken by the step's block, which holds this deferred until it ran:
+        // empty unless that block was never run.
+        stepStorage.destroy()
     }
 
     // MARK: - Creating
@@ -258,135 +317,5 @@ public final class Deferred<Value: Sendable>: Sendable {
     static func pending(targeting target: DispatchQueue) -> (deferred: Deferred<Value>, resolver: Resolver<Value>) {
         let deferred = Deferred(pendingWithUpstream: nil, targeting: target)
         return (deferred, Resolver(deferred))
-    }
-
-    // MARK: - Inspecting and settling
-
-    /// `true` until the deferred is fulfilled, rejected or cancelled.
-    @inlinable
-    public var isPending: Bool {
-        phase.load(ordering: .acquiring) == Phase.pending
-    }
-
-    /// Cancels the deferred.
-    ///
-    /// A pending deferred is rejected with ``DeferredError/cancelled``, its
-    /// producer's ``Resolver/onCancel(_:)`` hooks run (a request cancels its
-    /// `URLSessionTask`), and its handlers run with that error. If it was
-    /// derived from another deferred (`then`, `timeout`, combinators…) and was
-    /// that deferred's last interested consumer, the upstream deferred is
-    /// cancelled as well. Once settled, `cancel()` does nothing.
-    ///
-    /// - Note: A deferred derived without `on:` shares its parent's queue. If
-    ///   the parent has other consumers and keeps running, handlers already
-    ///   registered on the cancelled deferred run (with `.cancelled`) when
-    ///   the parent settles. `await value` returns at once regardless.
-    public func cancel() {
-        settle(.failure(DeferredError.cancelled), givingUp: true)
-    }
-
-    /// Settles the deferred unless it has settled already.
-    ///
-    /// - Parameter givingUp: `true` for cancellation and timeouts: run the
-    ///   producer's cancel hooks and tell the upstream deferred that one of
-    ///   its consumers gave up.
-    /// - Returns: `true` if this call settled the deferred.
-    @inlinable
-    @discardableResult
-    func settle(_ result: Result<Value, any Error>, givingUp: Bool = false) -> Bool {
-        let settlement = withState { state -> DeferredSettlement? in
-            // Only written under this lock: a relaxed load is enough here.
-            guard phase.load(ordering: .relaxed) == Phase.pending else { return nil }
-            switch result {
-            case .success(let value):
-                outcomeStorage = OutcomeStorage(holding: value, as: Value.self)
-                phase.store(Phase.fulfilled, ordering: .releasing)
-            case .failure(let error):
-                outcomeStorage = OutcomeStorage(holding: error, as: (any Error).self)
-                phase.store(givingUp ? Phase.gaveUp : Phase.rejected, ordering: .releasing)
-            }
-            return state.detach()
-        }
-        guard let settlement else { return false }
-        // Exactly once: only the call that stored the outcome gets here.
-        if ownsQueue { queue.resume() }
-        if givingUp {
-            for hook in settlement.cancelHooks { hook() }
-            settlement.upstream?.consumerGaveUp()
-        }
-        return true
-    }
-
-    /// The settled outcome. Read it only from a block on `queue` (or after
-    /// settlement is otherwise known); a pending deferred reads as abandoned,
-    /// which a handler can never observe.
-    ///
-    /// Read without the lock: `outcomeStorage` is written once, inside the
-    /// critical section that then sets `phase` (releasing), and never after
-    /// (every writer first checks that the phase is pending). So once the
-    /// acquiring load sees a settled phase, the outcome is published and
-    /// immutable. Saves one lock round trip per handler (about 60
-    /// instructions of ~3,000 in (c), callgrind).
-    @inlinable
-    var currentOutcome: Result<Value, any Error> {
-        switch phase.load(ordering: .acquiring) {
-        case Phase.fulfilled: .success(outcomeStorage.load(Value.self))
-        case Phase.pending: .failure(DeferredError.abandoned)
-        default: .failure(outcomeStorage.load((any Error).self))
-        }
-    }
-
-    /// Runs `body` with exclusive access to the state, under `lock`.
-    @inlinable
-    func withState<R>(_ body: (inout DeferredState) -> R) -> R {
-        lock.withLock(owner: self) { _ in body(&lockedState) }
-    }
-
-    /// Enqueues `body` to run with the outcome once settled — the primitive
-    /// every handler and combinator is built on. It does not count as a
-    /// consumer; see ``addConsumer()``.
-    @inlinable
-    func whenSettled(_ body: @escaping @Sendable (Result<Value, any Error>) -> Void) {
-        queue.async { body(self.currentOutcome) }
-    }
-
-    /// Records a consumer that may later give up (see ``ConsumerLink``).
-    ///
-    /// One atomic increment, no lock (one lock round trip less per handler:
-    /// about 50 instructions of ~2,900 in (c), callgrind). Counting after
-    /// settlement is harmless: ``consumerGaveUp()`` ignores a settled
-    /// deferred. A count racing with the last consumer giving up resolves as
-    /// it did under the lock: whichever comes first wins, and a consumer
-    /// added just after the cancellation sees `.cancelled`.
-    @inlinable
-    func addConsumer() {
-        consumers.add(1, ordering: .relaxed)
-    }
-
-    /// Runs `body` if the deferred was cancelled (or timed out), now or later.
-    func onGiveUp(_ body: @escaping @Sendable () -> Void) {
-        let runNow = withState { state -> Bool in
-            let phase = phase.load(ordering: .relaxed)
-            guard phase != Phase.pending else {
-                state.cancelHooks.append(body)
-                return false
-            }
-            return phase == Phase.gaveUp
-        }
-        if runNow { body() }
-    }
-}
-
-extension Deferred: ConsumerLink {
-    @usableFromInline
-    func consumerGaveUp() {
-        guard isPending else { return }
-        if consumers.subtract(1, ordering: .relaxed).newValue <= 0 { cancel() }
-    }
-
-    /// The deferred this one follows or was derived from, while pending.
-    @usableFromInline
-    var awaitedLink: (any ConsumerLink)? {
-        lock.withLock(owner: self) { _ in lockedState.upstream }
     }
 }

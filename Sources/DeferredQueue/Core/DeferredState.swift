@@ -22,39 +22,47 @@ extension ConsumerLink {
     var awaitedLink: (any ConsumerLink)? { nil }
 }
 
-/// The mutable state of one ``Deferred`` besides its outcome, guarded by its
-/// `lock` (see ``Deferred/withState(_:)``).
+/// The mutable state of one ``Deferred`` besides its outcome and its
+/// upstream link, guarded by its `lock` (see ``Deferred/withState(_:)``).
 ///
 /// Note what is *not* here: there is no list of handlers. Handlers wait as
 /// blocks on the deferred's suspended serial queue. Nor the outcome: it
 /// lives in the deferred's ``OutcomeStorage``, so that this type does not
 /// depend on `Value` (a generic field costs a metadata lookup each time a
-/// deferred is freed).
+/// deferred is freed). Nor the upstream link: a `then` step reads it without
+/// the lock (see ``Deferred/upstream``).
 @usableFromInline
 struct DeferredState {
     /// Producer hooks run when the deferred is cancelled (not handlers: they
-    /// belong to the producing side and must run inside `cancel()`).
-    @usableFromInline var cancelHooks: [@Sendable () -> Void] = []
-    /// What this deferred consumes: told when this deferred gives up. Also
-    /// what the cycle check walks (``ConsumerLink/awaitedLink``), so set it
-    /// only to something this deferred really waits on.
-    @usableFromInline var upstream: (any ConsumerLink)?
+    /// belong to the producing side and must run inside `cancel()`). `nil`
+    /// rather than empty when there are none, which is nearly always: the
+    /// empty array is a shared object that every deferred would otherwise
+    /// release when settled and when freed, and fetch when created.
+    @usableFromInline var cancelHooks: Optional<[@Sendable () -> Void]>
 
     @inlinable
-    init(upstream: (any ConsumerLink)?) {
-        self.upstream = upstream
+    init() {
+        cancelHooks = nil
     }
 
     /// Called once, by the settlement that stored the outcome: hands over
-    /// what the settling thread must still do.
+    /// the hooks the settling thread must run if it gives up. A settled
+    /// deferred keeps none.
     @inlinable
-    mutating func detach() -> DeferredSettlement {
-        // Release producer hooks and the upstream link either way: a settled
-        // deferred must not keep its chain alive.
-        let settlement = DeferredSettlement(cancelHooks: cancelHooks, upstream: upstream)
-        cancelHooks = []
-        upstream = nil
-        return settlement
+    mutating func takeCancelHooks() -> [@Sendable () -> Void]? {
+        let hooks = cancelHooks
+        cancelHooks = nil
+        return hooks
+    }
+
+    /// Adds a hook for ``Deferred/onGiveUp(_:)``.
+    @usableFromInline
+    mutating func addCancelHook(_ hook: @escaping @Sendable () -> Void) {
+        if cancelHooks == nil {
+            cancelHooks = [hook]
+        } else {
+            cancelHooks?.append(hook)
+        }
     }
 }
 
@@ -78,18 +86,13 @@ enum Phase {
 /// every settlement.
 @usableFromInline
 struct DeferredSettlement {
-    @usableFromInline var cancelHooks: [@Sendable () -> Void]
+    @usableFromInline var cancelHooks: [@Sendable () -> Void]?
+    /// The link to tell when giving up, or to release.
     @usableFromInline var upstream: (any ConsumerLink)?
 
     @inlinable
-    init(cancelHooks: [@Sendable () -> Void], upstream: (any ConsumerLink)?) {
+    init(cancelHooks: [@Sendable () -> Void]?, upstream: (any ConsumerLink)?) {
         self.cancelHooks = cancelHooks
         self.upstream = upstream
     }
 }
-
-/// A `then` step with its types erased (see ``Deferred/holdStep(_:after:)``):
-/// `Any` in and out, so this type is already in its most general form and
-/// keeps the bits of any step cast to it.
-@usableFromInline
-typealias ErasedStep = @Sendable (Any) throws -> Any

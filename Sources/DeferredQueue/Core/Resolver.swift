@@ -24,10 +24,10 @@ public final class Resolver<Value: Sendable>: Sendable {
     }
 
     deinit {
-        // Check first: building the error allocates, and nearly every
-        // resolver is released after it settled its deferred.
+        // Check first: nearly every resolver is released after it settled
+        // its deferred, and abandoning is not free (see `abandon()`).
         if deferred.isPending {
-            deferred.settle(.failure(DeferredError.abandoned))
+            deferred.abandon()
         }
     }
 

@@ -105,7 +105,7 @@ struct ChainingCycleTests {
         // is not in it: the walk must end, with "no".
         let x = Deferred<Int>(pendingWithUpstream: nil)
         let y = Deferred<Int>(pendingWithUpstream: x)
-        x.withState { $0.upstream = y }
+        x.attach(upstream: y)
         let outsider = Deferred<Int>(pendingWithUpstream: nil)
         #expect(!x.waits(on: outsider))
         #expect(x.waits(on: y) && y.waits(on: x))
