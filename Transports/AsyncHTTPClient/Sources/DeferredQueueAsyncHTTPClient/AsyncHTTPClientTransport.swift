@@ -66,15 +66,18 @@ import Synchronization
 /// with `HTTPClient.shared`'s configuration except: no redirects, `gzip` and
 /// `deflate` decoded without a ratio limit (the session's
 /// ``Session/maximumResponseBodySize`` bounds decoded bodies), no read
-/// timeout (the transport applies each request's own), and no retry of a
-/// refused connection (the session's ``RetryPolicy`` decides retries).
+/// timeout (the transport applies each request's own), no retry of a
+/// refused connection (the session's ``RetryPolicy`` decides retries), and
+/// no tracer unless the process bootstrapped one (for the no-op tracer,
+/// AsyncHTTPClient would still build every request's span attributes).
 ///
 /// A client you pass is used as it is when its configuration disallows
 /// redirects: configure it with `redirectConfiguration: .disallow`, and with
 /// `decompression: .enabled(limit:)` if responses may be compressed. If it
 /// follows redirects, the transport creates a client of its own from a copy
 /// of its configuration with redirects disallowed (your TLS, proxy, HTTP
-/// version and pool settings are kept; connections are not shared).
+/// version, pool and tracing settings are kept, except a no-op tracer;
+/// connections are not shared).
 ///
 /// ## Errors
 ///

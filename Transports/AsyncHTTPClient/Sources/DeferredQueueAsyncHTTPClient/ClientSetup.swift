@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import NIOCore
+import Tracing
 
 /// Which client an ``AsyncHTTPClientTransport`` runs on, and what it decodes.
 ///
@@ -31,7 +32,7 @@ struct ClientSetup {
             (client, ownsClient, decompresses) = (candidate, false, Self.decompresses(configuration))
             return
         }
-        var own = configuration
+        var own = Self.withoutNoOpTracer(configuration)
         own.redirectConfiguration = .disallow
         client = HTTPClient(eventLoopGroup: candidate.eventLoopGroup, configuration: own)
         ownsClient = true
@@ -40,13 +41,24 @@ struct ClientSetup {
 
     /// `base` as the transport needs it: no redirects, no read timeout (each
     /// request has its own idle timeout), decoded bodies without a ratio
-    /// limit, and a refused connection reported at once.
+    /// limit, a refused connection reported at once, and no tracer when the
+    /// process bootstrapped none (AsyncHTTPClient otherwise builds every
+    /// request's span attributes for the no-op tracer).
     static func transportConfiguration(from base: HTTPClient.Configuration) -> HTTPClient.Configuration {
-        var configuration = base
+        var configuration = withoutNoOpTracer(base)
         configuration.redirectConfiguration = .disallow
         configuration.timeout.read = nil
         configuration.decompression = .enabled(limit: .none)
         configuration.connectionPool.retryConnectionEstablishment = false
+        return configuration
+    }
+
+    /// `configuration` without its tracer when that is the no-op one: a client
+    /// then skips tracing altogether. A tracer the process bootstrapped stays.
+    static func withoutNoOpTracer(_ configuration: HTTPClient.Configuration) -> HTTPClient.Configuration {
+        guard configuration.tracing.tracer is NoOpTracer else { return configuration }
+        var configuration = configuration
+        configuration.tracing.tracer = nil
         return configuration
     }
 
