@@ -3,6 +3,10 @@ import LoopbackServer
 
 /// The HTTP benchmarks' server: `GET /json` answers a 2 KiB JSON document
 /// (keep-alive), from a ``LoopbackServer`` on 127.0.0.1.
+///
+/// With `DQ_BENCH_URL` set (for example to an nginx serving the same
+/// 2,048-byte document), ``url`` points there instead, so the clients can be
+/// measured without the in-process server's own cost on the same two cores.
 public final class HTTPFixture: Sendable {
     /// One item of the payload.
     public struct Item: Codable, Sendable {
@@ -26,7 +30,7 @@ public final class HTTPFixture: Sendable {
         let body = Self.makeBody(size: 2_048)
         self.body = body
         server = try LoopbackServer(routes: ["/json": { _ in .json(data: body) }])
-        url = server.url("/json")
+        url = ProcessInfo.processInfo.environment["DQ_BENCH_URL"].flatMap(URL.init(string:)) ?? server.url("/json")
     }
 
     /// A JSON document of items padded to exactly `size` bytes.

@@ -2,18 +2,24 @@
 // one after another (the machine's state drifts between them):
 //
 //     swift run --package-path Benchmarks -c release TransportInterleaved [rounds] [client]
+//     swift run --package-path Benchmarks -c release TransportInterleaved write-body <file>
 //
-// (`client`, a part of a client's name, runs that client alone: for profiling.)
+// (`client`, a client's name or a part of names, runs those clients alone: for profiling.)
 //
 // Each round runs, one after the other, against LoopbackServer's 2 KiB JSON:
 // raw AsyncHTTPClient (its own `execute(request:)`, completion on the event
-// loop), raw AsyncHTTPClient plus a `queue.async` hop, the transport alone
+// loop), raw AsyncHTTPClient plus a `queue.async` hop, raw AsyncHTTPClient
+// plus what the design cannot do without (a hop off the event loop, where
+// the `HTTPURLResponse` the contract hands out is built, and a hop to the
+// handler's queue), the transport alone
 // (`startAttempt`, completion on its callback queue), DeferredQueue's
 // `responseData(queue:)` and `serializingDecodable(_:)` over
 // AsyncHTTPClientTransport, and `responseData(queue:)` over
 // URLSessionTransport — sequentially and 64 at once. It prints each client's
 // median over the rounds, its ratio to raw AsyncHTTPClient, and requests per
-// second. The raw client has the transport's own configuration.
+// second. The raw client has the transport's own configuration. With
+// `DQ_BENCH_URL` set, the requests go to that URL (an nginx serving the same
+// 2,048 bytes; see BENCHMARKS.md) instead of the in-process LoopbackServer.
 import AsyncHTTPClient
 import BenchmarkSupport
 import DeferredQueue
@@ -28,16 +34,19 @@ let fixture = try HTTPFixture()
 let rawClient: HTTPClient = {
     var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .enabled(limit: .none))
     configuration.connectionPool.retryConnectionEstablishment = false
+    configuration.tracing.tracer = nil   // as the transport's own client, with no tracer bootstrapped
     return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
 }()
 let ahcTransport = AsyncHTTPClientTransport()
 let ahcSession = Session(transport: AsyncHTTPClientTransport())
 let urlSessionSession = Session(configuration: .default)
 let handlerQueue = DispatchQueue(label: "TransportInterleaved.handlers")
+let serializationQueue = DispatchQueue(label: "TransportInterleaved.serialization")
 
 enum Client: String, CaseIterable {
     case raw = "raw AsyncHTTPClient"
     case rawWithHop = "raw AsyncHTTPClient + queue.async"
+    case rawWithResponse = "raw AHC + HTTPURLResponse + 2 hops"
     case transportOnly = "AHC transport alone (startAttempt)"
     case responseData = "responseData · AHC transport"
     case decodable = "serializingDecodable · AHC transport"
@@ -48,14 +57,29 @@ enum Client: String, CaseIterable {
     func get(_ done: @escaping @Sendable () -> Void) {
         let expected = fixture.body.count
         switch self {
-        case .raw, .rawWithHop:
+        case .raw, .rawWithHop, .rawWithResponse:
             let request: HTTPClient.Request
             do { request = try HTTPClient.Request(url: fixture.url.absoluteString) } catch { fatalError("\(error)") }
             rawClient.execute(request: request).whenComplete { result in
                 guard case .success(let response) = result, response.body?.readableBytes == expected else {
                     fatalError("raw GET failed: \(result)")
                 }
-                if self == .raw { done() } else { handlerQueue.async { done() } }
+                switch self {
+                case .raw: done()
+                case .rawWithResponse:
+                    // The floor of the design: off the event loop to build the
+                    // HTTPURLResponse the contract hands out (and, in the
+                    // session, to validate and serialize), then to the handler's queue.
+                    serializationQueue.async {
+                        var fields: [String: String] = [:]
+                        for (name, value) in response.headers { fields[name] = value }
+                        let converted = HTTPURLResponse(
+                            url: fixture.url, statusCode: Int(response.status.code), httpVersion: "HTTP/1.1", headerFields: fields
+                        )
+                        handlerQueue.async { withExtendedLifetime(converted) { done() } }
+                    }
+                default: handlerQueue.async { done() }
+                }
             }
         case .transportOnly:
             let attempt = HTTPTransportAttempt(request: URLRequest(url: fixture.url), collectsBody: true)
@@ -107,9 +131,16 @@ final class Completion: HTTPTransportEvents {
     }
 }
 
+// `write-body <file>`: the document the clients expect, for an outside server.
+if CommandLine.arguments.dropFirst().first == "write-body", let path = CommandLine.arguments.dropFirst(2).first {
+    try fixture.body.write(to: URL(fileURLWithPath: path))
+    exit(0)
+}
+
 let rounds = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 6
 let only = CommandLine.arguments.dropFirst(2).first
-let clients = Client.allCases.filter { only.map($0.rawValue.contains) ?? true }
+// A client's exact name, or a part of names.
+let clients = Client(rawValue: only ?? "").map { [$0] } ?? Client.allCases.filter { only.map($0.rawValue.contains) ?? true }
 for (label, requests, concurrency) in [("sequential", 2_000, 1), ("64 concurrent", 3_200, 64)] {
     for client in clients { _ = client.measure(requests: 320, concurrency: concurrency) }   // warm up
     var samples: [Client: [Double]] = [:]
