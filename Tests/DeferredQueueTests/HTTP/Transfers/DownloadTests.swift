@@ -30,13 +30,6 @@ func temporaryDirectory() throws -> URL {
 
 @Suite("Downloads: to disk as the body arrives, then to the destination")
 struct DownloadTests {
-    /// The growth judged here. The target is 32 MiB, which these transfers
-    /// meet when run alone (about 10 MiB, see RELIABILITY.md); in a full
-    /// `swift test` every other suite allocates in the same process, so the
-    /// bound leaves room for that while still catching a body held in
-    /// memory (hundreds of MiB).
-    static let memoryBound = 48.0
-
     @Test func aDownloadLandsInATemporaryFileByDefault() async throws {
         let fixture = try Fixture()
         let session = TestTransport.makeSession()
@@ -166,7 +159,7 @@ struct DownloadTests {
         let server = try LoopbackServer { _ in .generated(length: length, chunkSize: 256 << 10, interval: 0.006) }
         defer { server.shutdown() }
         let session = TestTransport.makeSession()
-        let growth = try await peakGrowth(bound: Self.memoryBound) {
+        let growth = try await peakGrowth(bound: TransferMemory.receivingBound) {
             let result = await downloadResponse(within: 600) {
                 session.download(server.url("/")).responseURL(queue: handlerQueue, completionHandler: $0)
             }
@@ -176,7 +169,7 @@ struct DownloadTests {
             #expect(size == length)
         }
         print("resident memory growth downloading \(length >> 20) MiB (\(Sanitizers.description)): \(growth) MiB")
-        if !Sanitizers.any { #expect(growth <= Self.memoryBound, "resident memory grew by \(growth) MiB") }
+        if !Sanitizers.any { #expect(growth <= TransferMemory.receivingBound, "resident memory grew by \(growth) MiB") }
     }
 }
 

@@ -44,13 +44,6 @@ func patternFile(length: Int64) throws -> URL {
 
 @Suite("Uploads: data, files and multipart forms, streamed from disk")
 struct UploadTests {
-    /// The growth judged here. The target is 32 MiB, which these transfers
-    /// meet when run alone (about 10 MiB, see RELIABILITY.md); in a full
-    /// `swift test` every other suite allocates in the same process, so the
-    /// bound leaves room for that while still catching a body held in
-    /// memory (hundreds of MiB).
-    static let memoryBound = 48.0
-
     private static func echoServer() throws -> LoopbackServer {
         try LoopbackServer(bodyBufferLimit: 1 << 20, oversizedBodies: .truncate) { request in
             request.path == "/parts" ? .multipartEcho(request) : .echo(request)
@@ -160,7 +153,7 @@ struct UploadTests {
         defer { try? FileManager.default.removeItem(at: file) }
         let session = TestTransport.makeSession()
         let digest = BodyDigest.hexadecimal(try BodyDigest.ofFile(at: file))
-        let growth = try await peakGrowth(bound: Self.memoryBound) {
+        let growth = try await peakGrowth(bound: TransferMemory.bound) {
             let request = multipart
                 ? session.upload(multipartFormData: { $0.append(file, withName: "file") }, to: server.url("/parts"))
                 : session.upload(file, to: server.url("/"))
@@ -177,7 +170,7 @@ struct UploadTests {
             }
         }
         print("resident memory growth uploading \(length >> 20) MiB\(multipart ? " as multipart" : "") (\(Sanitizers.description)): \(growth) MiB")
-        if !Sanitizers.any { #expect(growth <= Self.memoryBound, "resident memory grew by \(growth) MiB") }
+        if !Sanitizers.any { #expect(growth <= TransferMemory.bound, "resident memory grew by \(growth) MiB") }
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
             .filter { $0.hasPrefix("deferredqueue.multipart.") }
         #expect(leftovers.isEmpty, "the encoded form's temporary file is removed")
