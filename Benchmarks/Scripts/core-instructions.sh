@@ -5,7 +5,8 @@
 #
 #     Benchmarks/Scripts/core-instructions.sh [scenario …]     # default: a b c d e
 #
-# Environment: SCRATCH (build directory, default Benchmarks/.build),
+# Environment: SCRATCH (build directory, relative to the repository root;
+# default Benchmarks/.build, the one `swift run --package-path Benchmarks` uses),
 # B_CHAINS (chains per repetition of (b), default 10000: the benchmark's
 # 100,000 take minutes under callgrind), REPS (default 11), SKIP_BUILD=1.
 set -euo pipefail
