@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Something that derived from a deferred and may later lose interest in it.
 ///
 /// A deferred counts the consumers derived from it (`then`, `catch`,
@@ -78,7 +80,24 @@ enum Phase {
     /// Settled with an error by giving up (cancelled, timed out): as
     /// ``rejected``, and the producer's cancel hooks ran.
     @usableFromInline static let gaveUp: UInt8 = 3
+    /// Being settled: a settlement won (see ``Deferred/claim()``) and is
+    /// storing the outcome, which it publishes with one of the values above.
+    /// Never seen from the deferred's queue; off it, see
+    /// ``Deferred/outcomeOnceSettled()``.
+    @usableFromInline static let claimed: UInt8 = 4
 }
+
+/// How many cycle checks (``Deferred/waits(on:)``) are walking right now,
+/// in the whole process: nearly always zero.
+///
+/// A `then` step's block settles its deferred without the lock, then
+/// releases the parent held in `upstream`, which a walker copies under the
+/// lock while the deferred is pending. The block claims the settlement and
+/// then reads this count, a walker counts itself and then reads the phase
+/// (all sequentially consistent): if the block reads zero, every walker that
+/// could still reach `upstream` counted itself later and so sees the claim,
+/// and does not read it. Otherwise the block releases under the lock.
+@usableFromInline let cycleWalks = Atomic<Int>(0)
 
 /// What the settling thread must do after releasing the lock.
 ///
