@@ -249,6 +249,8 @@ public final class Deferred<Value: Sendable>: Sendable {
         // Taken by the step's block, which holds this deferred until it ran:
         // empty unless that block was never run.
         stepStorage.destroy()
+        // Taken by the settlement: left only on a deferred that never settled.
+        lockedState.releaseCancelHooks()
     }
 
     // MARK: - Creating

@@ -40,7 +40,13 @@ struct DeferredState {
     /// rather than empty when there are none, which is nearly always: the
     /// empty array is a shared object that every deferred would otherwise
     /// release when settled and when freed, and fetch when created.
-    @usableFromInline var cancelHooks: Optional<[@Sendable () -> Void]>
+    ///
+    /// Held by hand (`Unmanaged`, a trivial type) rather than as an optional
+    /// array: freeing a deferred then destroys nothing here, where an
+    /// optional array is released even when `nil`, a call per freed
+    /// deferred. Released by ``takeCancelHooks()``, or by
+    /// ``releaseCancelHooks()`` in the deferred's `deinit`.
+    @usableFromInline var cancelHooks: Optional<Unmanaged<CancelHooks>>
 
     @inlinable
     init() {
@@ -52,19 +58,36 @@ struct DeferredState {
     /// deferred keeps none.
     @inlinable
     mutating func takeCancelHooks() -> [@Sendable () -> Void]? {
-        let hooks = cancelHooks
+        guard let held = cancelHooks else { return nil }
         cancelHooks = nil
-        return hooks
+        return held.takeRetainedValue().hooks
     }
 
     /// Adds a hook for ``Deferred/onGiveUp(_:)``.
     @usableFromInline
     mutating func addCancelHook(_ hook: @escaping @Sendable () -> Void) {
-        if cancelHooks == nil {
-            cancelHooks = [hook]
+        if let held = cancelHooks {
+            held._withUnsafeGuaranteedRef { $0.hooks.append(hook) }
         } else {
-            cancelHooks?.append(hook)
+            cancelHooks = Unmanaged.passRetained(CancelHooks(hook))
         }
+    }
+
+    /// For the deferred's `deinit`: releases hooks nobody took.
+    mutating func releaseCancelHooks() {
+        cancelHooks?.release()
+        cancelHooks = nil
+    }
+}
+
+/// The cancel hooks of one deferred (see ``DeferredState/cancelHooks``).
+/// Touched only under that deferred's lock, or by its `deinit`.
+@usableFromInline
+final class CancelHooks {
+    @usableFromInline var hooks: [@Sendable () -> Void]
+
+    init(_ first: @escaping @Sendable () -> Void) {
+        hooks = [first]
     }
 }
 
