@@ -1,5 +1,3 @@
-import Synchronization
-
 // Adopting another deferred's outcome — the flattening `then` and `recover`
 // — and the cycle check that keeps a deferred from waiting on itself.
 //
@@ -57,9 +55,6 @@ extension Deferred {
     /// cycle finding, with one anchor and no allocation. Aggregates (`all`,
     /// `race`…) wait on several links and end the walk too.
     func waits(on target: AnyObject) -> Bool {
-        // Counted before the first link is read: see `cycleWalks`.
-        cycleWalks.wrappingAdd(1, ordering: .sequentiallyConsistent)
-        defer { cycleWalks.wrappingSubtract(1, ordering: .sequentiallyConsistent) }
         var anchor: any ConsumerLink = self
         var current: any ConsumerLink = self
         var stepsSinceAnchor = 0

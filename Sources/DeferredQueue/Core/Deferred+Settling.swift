@@ -213,8 +213,11 @@ extension Deferred: ConsumerLink {
     /// ``cycleWalks``).
     @usableFromInline
     var awaitedLink: (any ConsumerLink)? {
-        lock.withLock(owner: self) { _ in
-            // Sequentially consistent: see `cycleWalks`.
+        // Counted before the phase is read, until the link is copied: see
+        // `cycleWalks`. All sequentially consistent.
+        cycleWalks.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        defer { cycleWalks.wrappingSubtract(1, ordering: .sequentiallyConsistent) }
+        return lock.withLock(owner: self) { _ in
             phase.load(ordering: .sequentiallyConsistent) == Phase.pending ? upstream : nil
         }
     }

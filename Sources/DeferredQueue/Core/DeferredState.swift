@@ -110,16 +110,17 @@ enum Phase {
     @usableFromInline static let claimed: UInt8 = 4
 }
 
-/// How many cycle checks (``Deferred/waits(on:)``) are walking right now,
-/// in the whole process: nearly always zero.
+/// How many reads of ``Deferred/awaitedLink`` (the cycle check's walk) are
+/// in progress, in the whole process: nearly always zero.
 ///
 /// A `then` step's block settles its deferred without the lock, then
-/// releases the parent held in `upstream`, which a walker copies under the
-/// lock while the deferred is pending. The block claims the settlement and
-/// then reads this count, a walker counts itself and then reads the phase
-/// (all sequentially consistent): if the block reads zero, every walker that
-/// could still reach `upstream` counted itself later and so sees the claim,
-/// and does not read it. Otherwise the block releases under the lock.
+/// releases the parent held in `upstream`, which `awaitedLink` copies under
+/// the lock while the deferred is pending. The block claims the settlement
+/// and then reads this count; a reader counts itself and then reads the
+/// phase (all sequentially consistent). If the block reads zero, every
+/// reader that could still copy `upstream` counted itself later and so sees
+/// the claim, and does not copy it. Otherwise the block releases under the
+/// lock, which waits for a copy in progress.
 @usableFromInline let cycleWalks = Atomic<Int>(0)
 
 /// What the settling thread must do after releasing the lock.
