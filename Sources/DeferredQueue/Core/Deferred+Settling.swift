@@ -16,7 +16,14 @@ extension Deferred {
     /// `true` until the deferred is fulfilled, rejected or cancelled.
     @inlinable
     public var isPending: Bool {
-        phase.load(ordering: .acquiring) == Phase.pending
+        // Also while a settlement that won is storing the outcome
+        // (``Phase/claimed``): `false` promises a published outcome. A
+        // handler block that sees `false` skips its step, and the blocks
+        // behind it read the outcome; one that sees `true` and then loses
+        // the settlement waits for the winner (the lock, in `settle` and in
+        // `runStep`'s release) before the blocks behind it run.
+        let phase = phase.load(ordering: .acquiring)
+        return phase == Phase.pending || phase == Phase.claimed
     }
 
     /// Rejects the deferred with ``DeferredError/abandoned`` unless it has

@@ -105,7 +105,8 @@ enum Phase {
     @usableFromInline static let gaveUp: UInt8 = 3
     /// Being settled: a settlement won (see ``Deferred/claim()``) and is
     /// storing the outcome, which it publishes with one of the values above.
-    /// Never seen from the deferred's queue; off it, see
+    /// Still pending for ``Deferred/isPending``, so never read as settled
+    /// from the deferred's queue; off it, see
     /// ``Deferred/outcomeOnceSettled()``.
     @usableFromInline static let claimed: UInt8 = 4
 }

@@ -138,6 +138,28 @@ struct StepLifetimeTests {
         }
     }
 
+    @Test func aStepCancelledFromAnotherThreadAsItsBlockRunsHandsItsChildAnOutcome() async {
+        // The child's block reads the step's outcome right after the step's
+        // own block, which may have seen the cancellation's claim before
+        // its publication: the child must still get `.cancelled` (or the
+        // value), never an outcome not yet stored.
+        for _ in 0..<500 {
+            let (root, resolver) = Deferred<Int>.pending()
+            root.finally {} // Another consumer: cancelling `step` leaves `root` running.
+            let step = root.then { $0 + 1 }
+            let child = step.then { $0 + 1 }
+            let cancelled = Latch()
+            DispatchQueue.global().async {
+                step.cancel()
+                cancelled.arrive()
+            }
+            resolver.fulfill(1)
+            #expect(await cancelled.wait())
+            let outcome = await settled(child)
+            #expect(outcome == .value(3) || outcome == .cancelled)
+        }
+    }
+
     @Test func awaitingAStepAndCancellingAsItSettlesGivesOneOfItsOutcomes() async {
         // The await's cancellation handler reads the outcome off the queue
         // right after `cancel()`, possibly while the step's block is between
