@@ -99,6 +99,14 @@ let package = Package(
             path: "Benchmarks/Transports",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // (a)–(e) for callgrind: one scenario, DeferredQueue or the GCD floor,
+        // repeated (Scripts/core-instructions.sh; a plain executable that needs
+        // the library alone, so it builds quickly).
+        .executableTarget(
+            name: "CoreInstructions",
+            dependencies: [.product(name: "DeferredQueue", package: "DeferredQueue")],
+            path: "Sources/CoreInstructions"
+        ),
         // HTTP against LoopbackServer: raw URLSession vs responseData vs serializingDecodable.
         .executableTarget(
             name: "HTTP",

@@ -58,7 +58,7 @@ extension Deferred {
                 // Settled now, one way or another. Deliver directly: if this
                 // deferred shares a queue with an upstream that others still
                 // use, its queued handlers may have to wait for that upstream.
-                waiter.finish(self.currentOutcome)
+                waiter.finish(self.outcomeOnceSettled())
             }
         }
     }

@@ -1,5 +1,6 @@
 import LockSupport
 import Dispatch
+import Synchronization
 
 // Every handler method takes `on queue: DispatchQueue? = nil`. `nil` runs the
 // handler on the serial queue that runs this deferred's handlers (never the
@@ -182,16 +183,19 @@ extension Deferred {
     /// deferred was cancelled before its turn.
     ///
     /// The parent is `upstream`, read here without the lock: while this
-    /// deferred is pending nothing else writes it, and it is written here
-    /// (released) only once this deferred is settled — by the `settle`
-    /// below, or by a cancellation this block saw in `isPending` — so every
-    /// access under the lock happened before (see ``upstream``).
+    /// deferred is pending nothing else writes it. It is written here
+    /// (released) only once this deferred is settled. Settled by this
+    /// block, without the lock (``settleStep(_:)``), the release takes no
+    /// lock either unless a cycle check is walking (see ``cycleWalks``);
+    /// settled by a cancellation, it takes the lock, which the cancellation
+    /// held while it copied the link.
     @inlinable
     func runStep<Parent: Sendable>(after _: Parent.Type) {
         guard !stepStorage.isEmpty else { return }
         var held = stepStorage
         stepStorage = StepStorage()
         let step = held.take((@Sendable (Parent) throws -> Value).self)
+        var settledHere = false
         if isPending {
             // Borrowed, not copied: `upstream` keeps the parent alive until
             // the end of this block. Its object pointer read as bits (the
@@ -202,13 +206,17 @@ extension Deferred {
             let outcome = Unmanaged<Deferred<Parent>>.fromOpaque(parentAddress.unsafelyUnwrapped)
                 ._withUnsafeGuaranteedRef { $0.currentOutcome }
             switch outcome {
-            case .success(let value): settleStep(Result { try step(value) })
-            case .failure(let error): settleStep(.failure(error))
+            case .success(let value): settledHere = settleStep(Result { try step(value) })
+            case .failure(let error): settledHere = settleStep(.failure(error))
             }
         }
         // Settled now, by the step or by a cancellation: a settled deferred
         // must not keep its chain alive.
-        upstream = nil
+        if settledHere, cycleWalks.load(ordering: .sequentiallyConsistent) == 0 {
+            upstream = nil
+        } else {
+            lock.withLock(owner: self) { _ in upstream = nil }
+        }
     }
 
     /// A consumer of this deferred that a block on this deferred's queue

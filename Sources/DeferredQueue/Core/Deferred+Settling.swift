@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Dispatch
 import LockSupport
 import Synchronization
@@ -9,7 +16,14 @@ extension Deferred {
     /// `true` until the deferred is fulfilled, rejected or cancelled.
     @inlinable
     public var isPending: Bool {
-        phase.load(ordering: .acquiring) == Phase.pending
+        // Also while a settlement that won is storing the outcome
+        // (``Phase/claimed``): `false` promises a published outcome. A
+        // handler block that sees `false` skips its step, and the blocks
+        // behind it read the outcome; one that sees `true` and then loses
+        // the settlement waits for the winner (the lock, in `settle` and in
+        // `runStep`'s release) before the blocks behind it run.
+        let phase = phase.load(ordering: .acquiring)
+        return phase == Phase.pending || phase == Phase.claimed
     }
 
     /// Rejects the deferred with ``DeferredError/abandoned`` unless it has
@@ -52,8 +66,9 @@ extension Deferred {
     @discardableResult
     func settle(_ result: Result<Value, any Error>, givingUp: Bool = false) -> Bool {
         let settlement = withState { state -> DeferredSettlement? in
-            // Only written under this lock: a relaxed load is enough here.
-            guard phase.load(ordering: .relaxed) == Phase.pending else { return nil }
+            // A claim rather than a check under the lock: a `then` step's
+            // block settles its deferred without it (`settleStep`).
+            guard claim() else { return nil }
             // Before the phase is published: a `then` step's deferred keeps
             // its parent in `upstream` until `runStep` sees it settled (see
             // `upstream`), so a cancellation only copies the link, and no
@@ -80,18 +95,40 @@ extension Deferred {
     }
 
     /// `settle` for the block of a `then` step, which settles its own
-    /// deferred: all that is left is the critical section. Such a deferred
-    /// shares its parent's queue (nothing to resume), has no producer to
-    /// hold cancel hooks (only a ``Resolver`` adds them), keeps its
-    /// `upstream` until ``runStep(after:)`` releases it, and is not giving
-    /// up — so nothing is handed over.
+    /// deferred, without the lock. Such a deferred shares its parent's queue
+    /// (nothing to resume), has no producer to hold cancel hooks (only a
+    /// ``Resolver`` adds them), keeps its `upstream` until
+    /// ``runStep(after:)`` releases it, and is not giving up — so nothing
+    /// is handed over, and the lock would only order the outcome's stores,
+    /// which the claim and the releasing store of the phase do.
+    ///
+    /// - Returns: `true` if this call settled the deferred.
     @inlinable
-    func settleStep(_ result: Result<Value, any Error>) {
-        withState { _ in
-            // Only written under this lock: a relaxed load is enough here.
-            guard phase.load(ordering: .relaxed) == Phase.pending else { return }
-            publish(result, givingUp: false)
+    func settleStep(_ result: Result<Value, any Error>) -> Bool {
+        guard claim() else { return false }
+        publish(result, givingUp: false)
+        return true
+    }
+
+    /// Wins the settlement, or finds it won: moves the phase from pending to
+    /// ``Phase/claimed``. The winner stores the outcome, then publishes it
+    /// (``publish(_:givingUp:)``). Sequentially consistent: ``cycleWalks``.
+    @inlinable
+    func claim() -> Bool {
+        phase.compareExchange(
+            expected: Phase.pending, desired: Phase.claimed, ordering: .sequentiallyConsistent
+        ).exchanged
+    }
+
+    /// The outcome, read off the deferred's queue by a caller that knows it
+    /// is settled or being settled (its own `cancel()` has returned): waits
+    /// out a settlement between its claim and its publication (a few
+    /// stores, never a wait of the settler's).
+    func outcomeOnceSettled() -> Result<Value, any Error> {
+        while phase.load(ordering: .acquiring) == Phase.claimed {
+            sched_yield()
         }
+        return currentOutcome
     }
 
     /// Inside the critical section of a settlement that won: stores the
@@ -179,11 +216,16 @@ extension Deferred: ConsumerLink {
     /// The deferred this one follows or was derived from, while pending.
     ///
     /// Only while pending: a settled `then` step's deferred may still hold
-    /// its parent, which `runStep` releases without the lock.
+    /// its parent, which `runStep` may release without the lock (see
+    /// ``cycleWalks``).
     @usableFromInline
     var awaitedLink: (any ConsumerLink)? {
-        lock.withLock(owner: self) { _ in
-            phase.load(ordering: .relaxed) == Phase.pending ? upstream : nil
+        // Counted before the phase is read, until the link is copied: see
+        // `cycleWalks`. All sequentially consistent.
+        cycleWalks.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        defer { cycleWalks.wrappingSubtract(1, ordering: .sequentiallyConsistent) }
+        return lock.withLock(owner: self) { _ in
+            phase.load(ordering: .sequentiallyConsistent) == Phase.pending ? upstream : nil
         }
     }
 

@@ -76,10 +76,12 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// `deinit` would otherwise call out to ask (~35 instructions per freed
     /// deferred in (c), callgrind). Shares a word with the flags above.
     @usableFromInline let destroysValue: Bool
-    /// ``Phase/pending``, then ``Phase/fulfilled``, ``Phase/rejected`` or
+    /// ``Phase/pending``, then ``Phase/claimed`` by the settlement that won
+    /// (``claim()``), then ``Phase/fulfilled``, ``Phase/rejected`` or
     /// ``Phase/gaveUp`` once `outcomeStorage` holds the outcome. Set
-    /// (releasing) inside the critical section that stores the outcome, so
-    /// a reader that sees a settled phase also sees the outcome;
+    /// (releasing) right after the outcome is stored — under the lock, or
+    /// by a `then` step's block, which needs no lock to settle its own
+    /// deferred — so a reader that sees a settled phase also sees the outcome;
     /// `isPending`, the handler blocks' skip check and `deinit` read it with
     /// one atomic load instead of taking the lock. (Declared next to
     /// `ownsQueue` so the two share one word: the object stays in glibc's
@@ -102,9 +104,11 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// here and one for the step): ``runStep(after:)`` reads it without the
     /// lock, and releases it (writes `nil`) once this deferred is settled.
     /// So no settlement of such a deferred writes it (a cancellation copies
-    /// it, under the lock, before publishing the phase), and readers under
-    /// the lock read it only while the phase is pending: every access under
-    /// the lock then happens before that write.
+    /// it, under the lock, before publishing the phase, and `runStep` then
+    /// releases it under the lock), and readers under the lock read it only
+    /// while the phase is pending. When the block settled the deferred
+    /// itself, it releases without the lock unless a cycle check is walking:
+    /// see ``cycleWalks``.
     ///
     /// Spelled `Optional<…>`, not `…?`: a `var` of the sugared type is
     /// implicitly initialised to `nil` first, so an initialiser's store
@@ -245,6 +249,8 @@ public final class Deferred<Value: Sendable>: Sendable {
         // Taken by the step's block, which holds this deferred until it ran:
         // empty unless that block was never run.
         stepStorage.destroy()
+        // Taken by the settlement: left only on a deferred that never settled.
+        lockedState.releaseCancelHooks()
     }
 
     // MARK: - Creating

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Something that derived from a deferred and may later lose interest in it.
 ///
 /// A deferred counts the consumers derived from it (`then`, `catch`,
@@ -38,7 +40,13 @@ struct DeferredState {
     /// rather than empty when there are none, which is nearly always: the
     /// empty array is a shared object that every deferred would otherwise
     /// release when settled and when freed, and fetch when created.
-    @usableFromInline var cancelHooks: Optional<[@Sendable () -> Void]>
+    ///
+    /// Held by hand (`Unmanaged`, a trivial type) rather than as an optional
+    /// array: freeing a deferred then destroys nothing here, where an
+    /// optional array is released even when `nil`, a call per freed
+    /// deferred. Released by ``takeCancelHooks()``, or by
+    /// ``releaseCancelHooks()`` in the deferred's `deinit`.
+    @usableFromInline var cancelHooks: Optional<Unmanaged<CancelHooks>>
 
     @inlinable
     init() {
@@ -50,19 +58,36 @@ struct DeferredState {
     /// deferred keeps none.
     @inlinable
     mutating func takeCancelHooks() -> [@Sendable () -> Void]? {
-        let hooks = cancelHooks
+        guard let held = cancelHooks else { return nil }
         cancelHooks = nil
-        return hooks
+        return held.takeRetainedValue().hooks
     }
 
     /// Adds a hook for ``Deferred/onGiveUp(_:)``.
     @usableFromInline
     mutating func addCancelHook(_ hook: @escaping @Sendable () -> Void) {
-        if cancelHooks == nil {
-            cancelHooks = [hook]
+        if let held = cancelHooks {
+            held._withUnsafeGuaranteedRef { $0.hooks.append(hook) }
         } else {
-            cancelHooks?.append(hook)
+            cancelHooks = Unmanaged.passRetained(CancelHooks(hook))
         }
+    }
+
+    /// For the deferred's `deinit`: releases hooks nobody took.
+    mutating func releaseCancelHooks() {
+        cancelHooks?.release()
+        cancelHooks = nil
+    }
+}
+
+/// The cancel hooks of one deferred (see ``DeferredState/cancelHooks``).
+/// Touched only under that deferred's lock, or by its `deinit`.
+@usableFromInline
+final class CancelHooks {
+    @usableFromInline var hooks: [@Sendable () -> Void]
+
+    init(_ first: @escaping @Sendable () -> Void) {
+        hooks = [first]
     }
 }
 
@@ -78,7 +103,26 @@ enum Phase {
     /// Settled with an error by giving up (cancelled, timed out): as
     /// ``rejected``, and the producer's cancel hooks ran.
     @usableFromInline static let gaveUp: UInt8 = 3
+    /// Being settled: a settlement won (see ``Deferred/claim()``) and is
+    /// storing the outcome, which it publishes with one of the values above.
+    /// Still pending for ``Deferred/isPending``, so never read as settled
+    /// from the deferred's queue; off it, see
+    /// ``Deferred/outcomeOnceSettled()``.
+    @usableFromInline static let claimed: UInt8 = 4
 }
+
+/// How many reads of ``Deferred/awaitedLink`` (the cycle check's walk) are
+/// in progress, in the whole process: nearly always zero.
+///
+/// A `then` step's block settles its deferred without the lock, then
+/// releases the parent held in `upstream`, which `awaitedLink` copies under
+/// the lock while the deferred is pending. The block claims the settlement
+/// and then reads this count; a reader counts itself and then reads the
+/// phase (all sequentially consistent). If the block reads zero, every
+/// reader that could still copy `upstream` counted itself later and so sees
+/// the claim, and does not copy it. Otherwise the block releases under the
+/// lock, which waits for a copy in progress.
+@usableFromInline let cycleWalks = Atomic<Int>(0)
 
 /// What the settling thread must do after releasing the lock.
 ///

@@ -121,4 +121,34 @@ struct LifetimeTests {
         #expect(await done.wait())
         #expect(await eventually { weakRefs.aliveCount == 0 })
     }
+
+    /// Cancel hooks are held by hand (`Unmanaged`): each must be released
+    /// exactly once, by the settlement that takes them.
+    @Test func aProducersCancelHooksAreReleasedOnceItSettlesEitherWay() async {
+        let tokens = WeakList<HookToken>()
+        let ran = Counter()
+        for cancelling in [false, true] {
+            let deferred: Deferred<Int>
+            do {
+                let (pending, resolver) = Deferred<Int>.pending()
+                for _ in 0..<3 {
+                    let token = HookToken()
+                    tokens.add(token)
+                    resolver.onCancel {
+                        ran.increment()
+                        withExtendedLifetime(token) {}
+                    }
+                }
+                if cancelling { pending.cancel() } else { resolver.fulfill(1) }
+                deferred = pending
+            }
+            let expected: Outcome<Int> = cancelling ? .cancelled : .value(1)
+            #expect(await settled(deferred) == expected)
+            #expect(await eventually { tokens.aliveCount == 0 }, "the hooks were released")
+        }
+        #expect(ran.count == 3, "only the cancellation ran them")
+    }
 }
+
+/// An object a cancel hook keeps, whose release a test can observe.
+private final class HookToken: Sendable {}

@@ -114,6 +114,67 @@ struct StepLifetimeTests {
         }
     }
 
+    @Test func cycleChecksWalkingWhileStepsSettleNeverReadAReleasedParent() async {
+        // A step's block settles its deferred and releases its parent without
+        // the lock unless a cycle check is walking (`cycleWalks`): walks from
+        // the end of a chain, on another thread, while the chain's blocks run
+        // and let go of their parents. Run under the sanitizers too.
+        let unrelated = Token()
+        for _ in 0..<200 {
+            let (root, resolver) = Deferred<Int>.pending()
+            var leaf = root
+            for _ in 0..<8 { leaf = leaf.then { $0 + 1 } }
+            let walked = Latch()
+            let found = Counter()
+            DispatchQueue.global().async { [leaf] in
+                for _ in 0..<20 where leaf.waits(on: unrelated) { found.increment() }
+                walked.arrive()
+            }
+            resolver.fulfill(0)
+            #expect(await walked.wait())
+            #expect(found.count == 0, "the walk never reaches an object outside the chain")
+            #expect(await settled(leaf) == .value(8))
+            #expect(leaf.awaitedLink == nil, "settled: waits on nothing")
+        }
+    }
+
+    @Test func aStepCancelledFromAnotherThreadAsItsBlockRunsHandsItsChildAnOutcome() async {
+        // The child's block reads the step's outcome right after the step's
+        // own block, which may have seen the cancellation's claim before
+        // its publication: the child must still get `.cancelled` (or the
+        // value), never an outcome not yet stored.
+        for _ in 0..<500 {
+            let (root, resolver) = Deferred<Int>.pending()
+            root.finally {} // Another consumer: cancelling `step` leaves `root` running.
+            let step = root.then { $0 + 1 }
+            let child = step.then { $0 + 1 }
+            let cancelled = Latch()
+            DispatchQueue.global().async {
+                step.cancel()
+                cancelled.arrive()
+            }
+            resolver.fulfill(1)
+            #expect(await cancelled.wait())
+            let outcome = await settled(child)
+            #expect(outcome == .value(3) || outcome == .cancelled)
+        }
+    }
+
+    @Test func awaitingAStepAndCancellingAsItSettlesGivesOneOfItsOutcomes() async {
+        // The await's cancellation handler reads the outcome off the queue
+        // right after `cancel()`, possibly while the step's block is between
+        // claiming the settlement and publishing it.
+        for _ in 0..<200 {
+            let (root, resolver) = Deferred<Int>.pending()
+            let step = root.then { $0 + 1 }
+            let waiter = Task { await Outcome(step.result) }
+            DispatchQueue.global().async { resolver.fulfill(1) }
+            waiter.cancel()
+            let outcome = await waiter.value
+            #expect(outcome == .value(2) || outcome == .cancelled)
+        }
+    }
+
     @Test func aStoredStepComesBackAsItselfAndItsContextIsReleasedOnce() throws {
         let tokens = WeakList<Token>()
         do {
