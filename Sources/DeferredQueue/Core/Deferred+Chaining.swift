@@ -215,7 +215,15 @@ extension Deferred {
         if settledHere, cycleWalks.load(ordering: .sequentiallyConsistent) == 0 {
             upstream = nil
         } else {
-            lock.withLock(owner: self) { _ in upstream = nil }
+            // Moved out under the lock, released after it: the parent's
+            // `deinit` (a whole settled chain's, a `Value`'s) must not run
+            // inside this deferred's critical section, where a `cancel()`
+            // of this deferred would take the lock again.
+            let parent = lock.withLock(owner: self) { _ -> (any ConsumerLink)? in
+                defer { upstream = nil }
+                return upstream
+            }
+            withExtendedLifetime(parent) {}
         }
     }
 

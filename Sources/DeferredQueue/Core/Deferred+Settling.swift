@@ -84,7 +84,14 @@ extension Deferred {
             publish(result, givingUp: givingUp)
             return settlement
         }
-        guard let settlement else { return false }
+        guard let settlement else {
+            // Lost, possibly to a `then` step's block that claimed without
+            // the lock and is still storing: a `cancel()` that returns has
+            // seen the deferred settled, as it did when every claim was
+            // made under the lock.
+            waitOutClaim()
+            return false
+        }
         // Exactly once: only the call that stored the outcome gets here.
         if ownsQueue { queue.resume() }
         if givingUp {
@@ -125,10 +132,17 @@ extension Deferred {
     /// out a settlement between its claim and its publication (a few
     /// stores, never a wait of the settler's).
     func outcomeOnceSettled() -> Result<Value, any Error> {
+        waitOutClaim()
+        return currentOutcome
+    }
+
+    /// Returns once no settlement is between its claim and its publication
+    /// (a few stores; the settler never waits on anything meanwhile).
+    @usableFromInline
+    func waitOutClaim() {
         while phase.load(ordering: .acquiring) == Phase.claimed {
             sched_yield()
         }
-        return currentOutcome
     }
 
     /// Inside the critical section of a settlement that won: stores the
@@ -158,9 +172,16 @@ extension Deferred {
     @inlinable
     var currentOutcome: Result<Value, any Error> {
         switch phase.load(ordering: .acquiring) {
-        case Phase.fulfilled: .success(outcomeStorage.load(Value.self))
-        case Phase.pending: .failure(DeferredError.abandoned)
-        default: .failure(outcomeStorage.load((any Error).self))
+        case Phase.fulfilled:
+            return .success(outcomeStorage.load(Value.self))
+        case Phase.pending:
+            return .failure(DeferredError.abandoned)
+        case let settled:
+            // `claimed` is never seen where the outcome is read: on the
+            // deferred's queue the settling block has published before the
+            // next block runs; off it, readers wait it out.
+            assert(settled != Phase.claimed, "outcome read before it was stored")
+            return .failure(outcomeStorage.load((any Error).self))
         }
     }
 
@@ -194,6 +215,9 @@ extension Deferred {
 
     /// Runs `body` if the deferred was cancelled (or timed out), now or later.
     func onGiveUp(_ body: @escaping @Sendable () -> Void) {
+        // Producers' deferreds only: a `then` step's deferred may be
+        // `claimed` outside the lock, which would read as "settled" here.
+        assert(!runsStep, "cancel hooks on a step's deferred")
         let runNow = withState { state -> Bool in
             let phase = phase.load(ordering: .relaxed)
             guard phase != Phase.pending else {

@@ -243,7 +243,9 @@ public final class Deferred<Value: Sendable>: Sendable {
             // its producer and by its own queued handlers), but a suspended
             // queue must never be released, so make sure.
             if ownsQueue { queue.resume() }
-        default:
+        case let settled:
+            // Never `claimed`: the settling call holds this deferred.
+            assert(settled != Phase.claimed, "freed while being settled")
             outcomeStorage.destroy((any Error).self)
         }
         // Taken by the step's block, which holds this deferred until it ran:

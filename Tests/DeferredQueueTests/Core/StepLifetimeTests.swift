@@ -160,6 +160,29 @@ struct StepLifetimeTests {
         }
     }
 
+    @Test func aCancelThatReturnsHasSeenTheStepSettledWhoeverWon() async {
+        // `cancel()` may lose to the step's block, which claims without the
+        // lock: it returns only once the winner has published, so a caller
+        // never sees the deferred still pending after its own `cancel()`.
+        for _ in 0..<500 {
+            let (root, resolver) = Deferred<Int>.pending()
+            root.finally {}  // Another consumer: cancelling `step` leaves `root` running.
+            let step = root.then { $0 + 1 }
+            let checked = Latch()
+            let stillPending = Counter()
+            DispatchQueue.global().async {
+                step.cancel()
+                if step.isPending { stillPending.increment() }
+                checked.arrive()
+            }
+            resolver.fulfill(1)
+            #expect(await checked.wait())
+            #expect(stillPending.count == 0)
+            let outcome = await settled(step)
+            #expect(outcome == .value(2) || outcome == .cancelled)
+        }
+    }
+
     @Test func awaitingAStepAndCancellingAsItSettlesGivesOneOfItsOutcomes() async {
         // The await's cancellation handler reads the outcome off the queue
         // right after `cancel()`, possibly while the step's block is between
