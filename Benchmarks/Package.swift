@@ -19,10 +19,14 @@ let package = Package(
         .package(url: "https://github.com/OpenCombine/OpenCombine", exact: "0.14.0"),
     ],
     targets: [
-        // Shared helpers: waiting, resident memory, the HTTP fixture.
+        // Shared helpers: waiting, resident memory, the HTTP fixture, the
+        // core scenarios' DeferredQueue and GCD-floor peers.
         .target(
             name: "BenchmarkSupport",
-            dependencies: [.product(name: "LoopbackServer", package: "DeferredQueue")],
+            dependencies: [
+                .product(name: "DeferredQueue", package: "DeferredQueue"),
+                .product(name: "LoopbackServer", package: "DeferredQueue"),
+            ],
             path: "Sources/BenchmarkSupport"
         ),
         // (a)–(e): DeferredQueue against the raw-GCD floor, swift-nio, OpenCombine and async/await.
@@ -100,11 +104,11 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         // (a)–(e) for callgrind: one scenario, DeferredQueue or the GCD floor,
-        // repeated (Scripts/core-instructions.sh; a plain executable that needs
-        // the library alone, so it builds quickly).
+        // repeated (Scripts/core-instructions.sh; a plain executable on the
+        // root package alone, so it builds quickly).
         .executableTarget(
             name: "CoreInstructions",
-            dependencies: [.product(name: "DeferredQueue", package: "DeferredQueue")],
+            dependencies: ["BenchmarkSupport"],
             path: "Sources/CoreInstructions"
         ),
         // HTTP against LoopbackServer: raw URLSession vs responseData vs serializingDecodable.

@@ -13,37 +13,11 @@ func registerAll() {
     let count = Workload.allInputs
 
     Benchmark(name(scenario, .floor)) { _ in
-        // The least `all` can do: one queue per input, whose one block counts down.
-        let finished = Countdown(count)
-        var queues: [DispatchQueue] = []
-        queues.reserveCapacity(count)
-        for _ in 0..<count {
-            let queue = DispatchQueue(label: floorLabel)
-            queue.suspend()
-            queue.async { finished.arrive() }
-            queues.append(queue)
-        }
-        for queue in queues { queue.resume() }
-        finished.wait()
+        CoreScenario.allFloor(count)
     }
 
     Benchmark(name(scenario, .deferredQueue)) { _ in
-        let finished = Countdown(1)
-        var inputs: [Deferred<Int>] = []
-        var resolvers: [Resolver<Int>] = []
-        inputs.reserveCapacity(count)
-        resolvers.reserveCapacity(count)
-        for _ in 0..<count {
-            let (deferred, resolver) = Deferred<Int>.pending()
-            inputs.append(deferred)
-            resolvers.append(resolver)
-        }
-        Deferred.all(inputs).then { values in
-            blackHole(values)
-            finished.arrive()
-        }
-        for (index, resolver) in resolvers.enumerated() { resolver.fulfill(index) }
-        finished.wait()
+        CoreScenario.all(count)
     }
 
     Benchmark(name(scenario, .nioThreaded)) { _ in

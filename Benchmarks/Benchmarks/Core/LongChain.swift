@@ -13,27 +13,11 @@ func registerLongChain() {
     let length = Workload.chainLength
 
     Benchmark(name(scenario, .floor)) { _ in
-        let finished = Countdown(1)
-        let queue = DispatchQueue(label: floorLabel)
-        queue.suspend()
-        for step in 0..<length {
-            queue.async { blackHole(step + 1) }
-        }
-        queue.async { finished.arrive() }
-        queue.resume()
-        finished.wait()
+        CoreScenario.longChainFloor(length)
     }
 
     Benchmark(name(scenario, .deferredQueue)) { _ in
-        let finished = Countdown(1)
-        let (root, resolver) = Deferred<Int>.pending()
-        var chain = root
-        for _ in 0..<length {
-            chain = chain.then { $0 + 1 }
-        }
-        chain.then { _ in finished.arrive() }
-        resolver.fulfill(0)
-        finished.wait()
+        CoreScenario.longChain(length)
     }
 
     Benchmark(name(scenario, .nioThreaded)) { _ in

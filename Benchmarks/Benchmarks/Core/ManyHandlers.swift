@@ -13,24 +13,11 @@ func registerManyHandlers() {
     let count = Workload.handlersOnOne
 
     Benchmark(name(scenario, .floor)) { _ in
-        let finished = Countdown(count)
-        let queue = DispatchQueue(label: floorLabel)
-        queue.suspend()
-        for _ in 0..<count {
-            queue.async { finished.arrive() }
-        }
-        queue.resume()
-        finished.wait()
+        CoreScenario.manyHandlersFloor(count)
     }
 
     Benchmark(name(scenario, .deferredQueue)) { _ in
-        let finished = Countdown(count)
-        let (deferred, resolver) = Deferred<Int>.pending()
-        for _ in 0..<count {
-            deferred.then { _ in finished.arrive() }
-        }
-        resolver.fulfill(1)
-        finished.wait()
+        CoreScenario.manyHandlers(count)
     }
 
     Benchmark(name(scenario, .nioThreaded)) { _ in

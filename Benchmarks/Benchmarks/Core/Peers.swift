@@ -23,9 +23,6 @@ func name(_ scenario: String, _ peer: Peer) -> String {
     "\(scenario) · \(peer.rawValue)"
 }
 
-/// The floor's queue label: static, like DeferredQueue's, so no string work per queue.
-let floorLabel = "DeferredQueueBenchmarks.floor"
-
 /// One event loop thread; the benchmark thread drives it from outside.
 let nioGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 let nioLoop = nioGroup.next()

@@ -13,35 +13,11 @@ func registerPendingChains() {
     let count = Workload.pendingChains
 
     Benchmark(name(scenario, .floor)) { _ in
-        let finished = Countdown(count)
-        var queues: [DispatchQueue] = []
-        queues.reserveCapacity(count)
-        for index in 0..<count {
-            let queue = DispatchQueue(label: floorLabel)
-            queue.suspend()
-            queue.async { blackHole(index + 1) }
-            queue.async { blackHole(index * 2) }
-            queue.async { finished.arrive() }
-            queues.append(queue)
-        }
-        for queue in queues { queue.resume() }
-        finished.wait()
+        CoreScenario.pendingChainsFloor(count)
     }
 
     Benchmark(name(scenario, .deferredQueue)) { _ in
-        let finished = Countdown(count)
-        var resolvers: [Resolver<Int>] = []
-        resolvers.reserveCapacity(count)
-        for _ in 0..<count {
-            let (deferred, resolver) = Deferred<Int>.pending()
-            deferred
-                .then { $0 + 1 }
-                .then { $0 * 2 }
-                .then { _ in finished.arrive() }
-            resolvers.append(resolver)
-        }
-        for (index, resolver) in resolvers.enumerated() { resolver.fulfill(index) }
-        finished.wait()
+        CoreScenario.pendingChains(count)
     }
 
     Benchmark(name(scenario, .nioThreaded)) { _ in

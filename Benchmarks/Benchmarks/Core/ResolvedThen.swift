@@ -13,28 +13,11 @@ func registerResolvedThen() {
     let configuration = Benchmark.Configuration(scalingFactor: .kilo, maxIterations: 300)
 
     Benchmark(name(scenario, .floor), configuration: configuration) { benchmark in
-        let done = DispatchSemaphore(value: 0)
-        for _ in benchmark.scaledIterations {
-            let queue = DispatchQueue(label: floorLabel)
-            queue.suspend()
-            queue.async {
-                blackHole(1 + 1)
-                done.signal()
-            }
-            queue.resume()
-            done.wait()
-        }
+        CoreScenario.resolvedThenFloor(benchmark.scaledIterations.count)
     }
 
     Benchmark(name(scenario, .deferredQueue), configuration: configuration) { benchmark in
-        let done = DispatchSemaphore(value: 0)
-        for _ in benchmark.scaledIterations {
-            Deferred(value: 1).then { value in
-                blackHole(value + 1)
-                done.signal()
-            }
-            done.wait()
-        }
+        CoreScenario.resolvedThen(benchmark.scaledIterations.count)
     }
 
     Benchmark(name(scenario, .nioThreaded), configuration: configuration) { benchmark in
