@@ -19,3 +19,22 @@ struct SessionConfigurationTests {
         #endif
     }
 }
+
+@Suite("Session: the default configuration")
+struct DefaultConfigurationTests {
+    @Test func theDefaultConfigurationCachesNoResponses() {
+        #expect(URLSessionTransport.defaultConfiguration.urlCache == nil)
+        #expect(URLSessionTransport.defaultConfiguration !== URLSessionTransport.defaultConfiguration, "a fresh one each time: it is mutable")
+        let session = Session()
+        #expect((session.transport as? URLSessionTransport)?.urlSession.configuration.urlCache == nil)
+    }
+
+    #if canImport(FoundationNetworking)
+    @Test func corelibsSharedCacheLivesWhereTheDefaultConfigurationLooks() {
+        // The directory `URLCache.shared` creates (checked by HTTPDemoTests
+        // in a process with its own HOME) is the one looked for.
+        let directory = URLSessionTransport.sharedCacheDirectory.path
+        #expect(directory.hasSuffix("/org.swift.foundation.URLCache/\(ProcessInfo.processInfo.processName)"))
+    }
+    #endif
+}
