@@ -30,11 +30,14 @@ struct DefaultConfigurationTests {
     }
 
     #if canImport(FoundationNetworking)
-    @Test func corelibsSharedCacheLivesWhereTheDefaultConfigurationLooks() {
-        // The directory `URLCache.shared` creates (checked by HTTPDemoTests
-        // in a process with its own HOME) is the one looked for.
+    @Test func theSharedCacheDirectoryIsWhereCorelibsPutsIt() {
+        // A URLCache without a path creates the directory `URLCache.shared`
+        // uses (this test process makes it anyway); HTTPDemoTests checks, in
+        // a process with a HOME of its own, that it is then never created.
+        _ = URLCache(memoryCapacity: 0, diskCapacity: 0, diskPath: nil)
         let directory = URLSessionTransport.sharedCacheDirectory.path
         #expect(directory.hasSuffix("/org.swift.foundation.URLCache/\(ProcessInfo.processInfo.processName)"))
+        #expect(FileManager.default.fileExists(atPath: directory))
     }
     #endif
 }

@@ -46,11 +46,14 @@ extension URLSessionTransport {
     }()
 
     /// Where corelibs' `URLCache.shared` keeps its files:
-    /// `$XDG_CACHE_HOME` (or `~/.cache`)`/org.swift.foundation.URLCache/<bundle id or process name>`.
+    /// `$XDG_CACHE_HOME` (or `$HOME/.cache`)`/org.swift.foundation.URLCache/<bundle id or process name>`.
+    ///
+    /// The caches directory as `URLCache` finds it, without creating it:
+    /// `homeDirectoryForCurrentUser` would be the password database's home,
+    /// not `$HOME`.
     static var sharedCacheDirectory: URL {
-        let environment = ProcessInfo.processInfo.environment
-        let caches = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
+        let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
+            ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".cache")
         let name = (Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName)
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "\\", with: "_").replacingOccurrences(of: ":", with: "_")
         return caches.appendingPathComponent("org.swift.foundation.URLCache").appendingPathComponent(name)
