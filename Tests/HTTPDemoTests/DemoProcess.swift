@@ -29,27 +29,36 @@ struct DemoRun: Sendable {
     /// - Parameters:
     ///   - environment: Variables to set (a `nil` value removes one) on top
     ///     of this process's environment, which never passes `COLUMNS` on.
-    ///   - terminalColumns: Run on a pseudo-terminal this many columns wide,
-    ///     as stdin, stdout and stderr (what it writes is all in `stdout`,
-    ///     with `\n` sent as `\r\n`), instead of a pipe for each output.
+    ///   - stdio: Where stdout and stderr go: a pipe each, or a
+    ///     pseudo-terminal (see ``Stdio``).
     static func run(
-        _ arguments: [String], environment overrides: [String: String?] = [:], terminalColumns: Int? = nil,
+        _ arguments: [String], environment overrides: [String: String?] = [:], stdio: Stdio = .pipes,
         deadline seconds: Double = 60
     ) async throws -> DemoRun {
         var outPipe: [Int32] = [-1, -1]
         var errPipe: [Int32] = [-1, -1]
-        if let terminalColumns {
-            let terminal = try PseudoTerminal(columns: terminalColumns)
-            (outPipe, errPipe) = ([terminal.primary, terminal.secondary], [-1, -1])
-        } else {
-            guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw DemoSpawnError(errno: errno) }
+        switch stdio {
+        case .terminal(let columns):
+            let terminal = try PseudoTerminal(columns: columns)
+            outPipe = [terminal.primary, terminal.secondary]
+        case .pipes, .stderrOnTerminal:
+            guard pipe(&outPipe) == 0 else { throw DemoSpawnError(errno: errno) }
             // Not inherited by demos spawned concurrently by other tests.
-            for descriptor in outPipe + errPipe { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+            for descriptor in outPipe { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        }
+        switch stdio {
+        case .terminal: break
+        case .stderrOnTerminal(let columns):
+            let terminal = try PseudoTerminal(columns: columns)
+            errPipe = [terminal.primary, terminal.secondary]
+        case .pipes:
+            guard pipe(&errPipe) == 0 else { throw DemoSpawnError(errno: errno) }
+            for descriptor in errPipe { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
         }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        if terminalColumns != nil {
+        if case .terminal = stdio {
             for standard: Int32 in 0...2 { posix_spawn_file_actions_adddup2(&actions, outPipe[1], standard) }
         } else {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
@@ -132,6 +141,17 @@ struct DemoRun: Sendable {
             }
         }
     }
+}
+
+/// Where a demo's output goes.
+enum Stdio: Sendable {
+    /// A pipe for stdout, another for stderr; stdin is `/dev/null`.
+    case pipes
+    /// One pseudo-terminal this many columns wide as stdin, stdout and
+    /// stderr: everything is in `stdout`, with `\n` sent as `\r\n`.
+    case terminal(columns: Int)
+    /// stdout to a pipe (`… | less`), stderr on a pseudo-terminal.
+    case stderrOnTerminal(columns: Int)
 }
 
 /// `posix_spawn` or `pipe2` failed.

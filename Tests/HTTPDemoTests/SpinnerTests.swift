@@ -22,7 +22,7 @@ struct SpinnerTests {
         let (server, endpoint) = try slowServer(3)
         defer { server.shutdown() }
         let columns = 40
-        let run = try await DemoRun.run(["--endpoint", endpoint, HTTPDemoTests.page], terminalColumns: columns)
+        let run = try await DemoRun.run(["--endpoint", endpoint, HTTPDemoTests.page], stdio: .terminal(columns: columns))
         #expect(run.exitCode == 0, "output: \(run.stdout)")
         let lines = run.stdout.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false)
         let spinnerLines = lines.filter { $0.contains { Self.frames.contains($0) } }
@@ -53,6 +53,17 @@ struct SpinnerTests {
         #expect(run.exitCode == 0, "stderr: \(run.stderr)")
         #expect(run.stderr.isEmpty, "stderr: \(run.stderr.debugDescription)")
         #expect(!run.stdout.contains { Self.frames.contains($0) || $0 == "\r" || $0 == "\u{1B}" })
+    }
+
+    @Test func noSpinnerIsDrawnWhenStdoutIsAPipe() async throws {
+        // `HTTPDemo … | less`: stderr is still the terminal, but the output
+        // is going somewhere else, and a script may be reading it.
+        let (server, endpoint) = try slowServer(1.8)
+        defer { server.shutdown() }
+        let run = try await DemoRun.run(["--endpoint", endpoint, HTTPDemoTests.page], stdio: .stderrOnTerminal(columns: 80))
+        #expect(run.exitCode == 0, "stderr: \(run.stderr)")
+        #expect(run.stdout.contains("Title:     Queues all the way down"))
+        #expect(run.stderr.isEmpty, "stderr: \(run.stderr.debugDescription)")
     }
 
     @Test(arguments: [1, 2, 10, 40, 80])
