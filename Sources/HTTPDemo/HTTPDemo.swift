@@ -38,7 +38,7 @@ enum HTTPDemo {
         var server: LoopbackServer?
         defer { server?.shutdown() }
         var endpoint = options.endpoint ?? Options.defaultEndpoint
-        let printer = EntryPrinter(width: options.width ?? Terminal.columns(of: STDOUT_FILENO).map { max(40, $0) } ?? 100, limit: options.limit)
+        let printer = EntryPrinter(width: options.width ?? Terminal.columns(of: STDOUT_FILENO) ?? 100, limit: options.limit)
         if options.offline {
             let offline = try OfflineServer.start()
             server = offline
