@@ -33,9 +33,10 @@ extension URLSessionTransport {
     }
 
     #if canImport(FoundationNetworking)
-    /// Installs, once, a `URLCache.shared` that keeps nothing on disk,
-    /// unless one exists already (its directory does), so a cache the
-    /// program set up is left alone.
+    /// Installs, once, a `URLCache.shared` that keeps nothing on disk —
+    /// unless the default one's directory exists already: then there is
+    /// nothing left to spare, and a shared cache the program may be using
+    /// is left alone.
     ///
     /// corelibs' `URLCache` creates its directory in `init`, even with a disk
     /// capacity of 0: a path that cannot be a directory (`/dev/null`) is the
