@@ -16,6 +16,7 @@ struct HomeDirectoryTests {
         #expect(run.stdout.contains("Title:"))
         let created = FileManager.default.subpaths(atPath: home.path) ?? []
         #expect(!created.contains { $0.hasPrefix(".cache") }, "no URLCache directory: \(created)")
+        #if canImport(FoundationNetworking)
         // corelibs' HTTPCookieStorage.shared, which every URLSessionConfiguration
         // names, creates an empty ~/.local/share/<directory of the executable>
         // and has no setter to avoid it; no file is written there.
@@ -24,5 +25,6 @@ struct HomeDirectoryTests {
             _ = FileManager.default.fileExists(atPath: home.appendingPathComponent(path).path, isDirectory: &isDirectory)
             #expect(isDirectory.boolValue, "no file is written under HOME: \(path)")
         }
+        #endif
     }
 }

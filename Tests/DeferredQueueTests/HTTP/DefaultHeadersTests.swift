@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import DeferredQueue
 
@@ -44,10 +45,12 @@ struct DefaultHeadersTests {
     @Test func theSentValueIsAQualityListOfLanguageTags() {
         let parts = DefaultHeaders.acceptLanguage.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         #expect(!parts.isEmpty)
+        #if !canImport(Darwin)
         #expect(!DefaultHeaders.acceptLanguage.contains("en-001"), "not corelibs' answer for every locale")
+        #endif
         for part in parts {
             let tag = part.split(separator: ";").first.map(String.init) ?? ""
-            #expect(tag.range(of: #"^[a-z]{2,3}(-[A-Z0-9]+)?$"#, options: .regularExpression) != nil, "\(part)")
+            #expect(tag.range(of: #"^[a-z]{2,3}(-[A-Za-z0-9]+)*$"#, options: .regularExpression) != nil, "\(part)")
         }
     }
 }
