@@ -5,16 +5,43 @@ import FoundationNetworking
 #endif
 
 /// A failure the demo reports with one line on stderr and its own exit code.
+///
+/// The messages are the demo's own, written for the person running it: the
+/// library's error descriptions are addressed to developers (they name
+/// methods and types to change), so none is passed through.
 struct DemoFailure: Error {
     let exitCode: Int32
     let message: String
 
+    /// The exit codes, stable: scripts depend on them (listed in `--help`).
+    enum Code {
+        static let usage: Int32 = 2
+        static let invalidURL: Int32 = 3
+        static let unreachable: Int32 = 4
+        static let timedOut: Int32 = 5
+        static let httpStatus: Int32 = 6
+        static let notJSON: Int32 = 7
+        static let network: Int32 = 8
+        static let notAnEntry: Int32 = 9
+    }
+
     static func usage(_ message: String) -> DemoFailure {
-        DemoFailure(exitCode: 2, message: "\(message)\nRun 'HTTPDemo --help' for usage.")
+        DemoFailure(exitCode: Code.usage, message: "\(message)\nRun 'HTTPDemo --help' for usage.")
     }
 
     static func invalidURL(_ what: String, _ url: String) -> DemoFailure {
-        DemoFailure(exitCode: 3, message: "invalid \(what) '\(url)': it must be an http(s) URL with a host")
+        DemoFailure(exitCode: Code.invalidURL, message: "invalid \(what) '\(url)': it must be an http(s) URL with a host")
+    }
+
+    static func notJSON(_ url: String, _ error: JSON.ParseError) -> DemoFailure {
+        DemoFailure(exitCode: Code.notJSON, message: "the response from \(url) is not a valid entry: it is not JSON (\(error))")
+    }
+
+    static func notAnEntry(_ url: String, _ problem: String) -> DemoFailure {
+        DemoFailure(
+            exitCode: Code.notAnEntry,
+            message: "the response from \(url) is JSON but not a Hatena Bookmark entry: \(problem); check --endpoint"
+        )
     }
 
     /// Classifies a request failure.
@@ -23,21 +50,38 @@ struct DemoFailure: Error {
         case .invalidURL:
             self = .invalidURL("URL", url)
         case .sessionTaskFailed(let urlError):
-            switch urlError.code {
-            case .timedOut:
-                self.init(exitCode: 5, message: "timed out waiting for \(url)")
-            case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet:
-                self.init(exitCode: 4, message: "cannot reach \(url): \(urlError.localizedDescription) (\(urlError.code.rawValue))")
-            default:
-                self.init(exitCode: 8, message: "network failure for \(url): \(urlError.localizedDescription) (\(urlError.code.rawValue))")
-            }
+            self = Self.transport(urlError.code, url: url)
         case .responseValidationFailed:
-            let status = error.responseCode.map { "HTTP \($0)" } ?? "an unacceptable response"
-            self.init(exitCode: 6, message: "the server answered \(status) for \(url)")
-        case .responseSerializationFailed(let reason):
-            self.init(exitCode: 7, message: "the response from \(url) is not a valid entry: \(reason)")
+            let status = error.responseCode.map { "HTTP \($0) (\(HTTPURLResponse.localizedString(forStatusCode: $0)))" }
+            self.init(exitCode: Code.httpStatus, message: "the server answered \(status ?? "with an unacceptable response") for \(url)")
+        case .responseSerializationFailed:
+            self.init(exitCode: Code.notAnEntry, message: "the response from \(url) is not a Hatena Bookmark entry")
+        case .responseTooLarge(let limit):
+            self.init(exitCode: Code.network, message: "the response from \(url) is too large (over \(limit >> 20) MiB)")
         default:
-            self.init(exitCode: 8, message: "the request for \(url) did not complete: \(error)")
+            self.init(exitCode: Code.network, message: "the request for \(url) did not complete")
+        }
+    }
+
+    private static func transport(_ code: URLError.Code, url: String) -> DemoFailure {
+        switch code {
+        case .timedOut:
+            return DemoFailure(exitCode: Code.timedOut, message: "timed out waiting for \(url)")
+        case .cannotConnectToHost:
+            return DemoFailure(exitCode: Code.unreachable, message: "cannot reach \(url): the connection was refused")
+        case .cannotFindHost, .dnsLookupFailed:
+            return DemoFailure(exitCode: Code.unreachable, message: "cannot reach \(url): the host name was not found")
+        case .notConnectedToInternet:
+            return DemoFailure(exitCode: Code.unreachable, message: "cannot reach \(url): not connected to a network")
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
+            return DemoFailure(exitCode: Code.network, message: "no secure connection to \(url): the server's certificate was not accepted")
+        case .networkConnectionLost:
+            return DemoFailure(exitCode: Code.network, message: "the connection to \(url) was lost before the response was complete")
+        case .httpTooManyRedirects, .redirectToNonExistentLocation:
+            return DemoFailure(exitCode: Code.network, message: "\(url) redirects too often or to nowhere")
+        default:
+            return DemoFailure(exitCode: Code.network, message: "network failure for \(url) (error \(code.rawValue))")
         }
     }
 

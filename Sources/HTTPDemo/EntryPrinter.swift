@@ -1,55 +1,119 @@
-/// Renders an entry as text: a header, then a table of bookmarks that fits
-/// `width` terminal columns (comments are cut with "…").
+/// Renders an entry as text in which every line fits `width` terminal
+/// columns (at least 40): a header, then a table of bookmarks whose columns
+/// shrink to fit, with long text cut with "…".
+///
+/// Text from the server is printed with its control characters replaced, so
+/// an entry cannot move the cursor or recolour the terminal.
 struct EntryPrinter {
     var width: Int
     var limit: Int?
 
+    static let minimumWidth = 40
+
     func render(_ entry: HatenaEntry) -> String {
         var lines: [String] = []
-        lines.append("Title:     \(entry.title ?? "(untitled)")")
+        lines.append("Title:     \(entry.title.map(Self.printable) ?? "(untitled)")")
         let shown = limit.map { min($0, entry.bookmarks.count) } ?? entry.bookmarks.count
         let total = entry.count ?? entry.bookmarks.count
         var countLine = "Bookmarks: \(total)"
         if shown < total { countLine += " (showing \(shown)" + (shown < entry.bookmarks.count ? " of \(entry.bookmarks.count) listed)" : " listed)") }
         lines.append(countLine)
-        lines.append("Entry:     \(entry.entryURL ?? "-")")
-        if let url = entry.url { lines.append("Page:      \(url)") }
+        lines.append("Entry:     \(entry.entryURL.map(Self.printable) ?? "-")")
+        if let url = entry.url { lines.append("Page:      \(Self.printable(url))") }
         let bookmarks = Array(entry.bookmarks.prefix(shown))
         guard !bookmarks.isEmpty else {
             lines.append("")
             lines.append(total > 0 ? "(no bookmark is public)" : "(no bookmarks yet)")
-            return lines.joined(separator: "\n")
+            return lines.map(fit).joined(separator: "\n")
         }
         lines.append("")
         lines.append(contentsOf: table(bookmarks))
-        return lines.joined(separator: "\n")
+        return lines.map(fit).joined(separator: "\n")
     }
 
+    /// `line` cut to the width.
+    func fit(_ line: String) -> String {
+        TextWidth.truncate(line, to: columns)
+    }
+
+    /// `text` broken into lines of the width at spaces.
+    func wrap(_ text: String) -> String {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            let candidate = line.isEmpty ? String(word) : line + " " + word
+            if TextWidth.of(candidate) <= columns || line.isEmpty {
+                line = candidate
+            } else {
+                lines.append(line)
+                line = String(word)
+            }
+        }
+        lines.append(line)
+        return lines.map(fit).joined(separator: "\n")
+    }
+
+    private var columns: Int { max(Self.minimumWidth, width) }
+
     private func table(_ bookmarks: [HatenaEntry.Bookmark]) -> [String] {
-        let dateWidth = 16
-        let userWidth = min(20, max(4, bookmarks.map { TextWidth.of($0.user) }.max() ?? 4))
-        let tagWidth = min(24, max(4, bookmarks.map { TextWidth.of(tags($0)) }.max() ?? 4))
-        let commentWidth = max(10, width - dateWidth - userWidth - tagWidth - 6)
+        let layout = Layout(
+            width: columns,
+            user: bookmarks.map { TextWidth.of(Self.printable($0.user)) }.max() ?? 4,
+            tags: bookmarks.map { TextWidth.of(tags($0)) }.max() ?? 4
+        )
         func row(_ date: String, _ user: String, _ tags: String, _ comment: String) -> String {
             let line = [
-                TextWidth.pad(date, to: dateWidth), TextWidth.pad(user, to: userWidth),
-                TextWidth.pad(tags, to: tagWidth), TextWidth.truncate(comment, to: commentWidth),
-            ].joined(separator: "  ")
+                TextWidth.pad(date, to: Layout.date), TextWidth.pad(user, to: layout.user),
+                TextWidth.pad(tags, to: layout.tags), TextWidth.truncate(comment, to: layout.comment),
+            ].joined(separator: Layout.gap)
             return String(line.reversed().drop { $0 == " " }.reversed())
         }
         var lines = [row("DATE", "USER", "TAGS", "COMMENT")]
         for bookmark in bookmarks {
-            let comment = bookmark.comment.isEmpty ? "-" : singleLine(bookmark.comment)
-            lines.append(row(bookmark.timestamp, bookmark.user, tags(bookmark), comment))
+            let comment = bookmark.comment.isEmpty ? "-" : Self.printable(bookmark.comment)
+            lines.append(row(Self.printable(bookmark.timestamp), Self.printable(bookmark.user), tags(bookmark), comment))
         }
         return lines
     }
 
-    private func tags(_ bookmark: HatenaEntry.Bookmark) -> String {
-        bookmark.tags.isEmpty ? "-" : bookmark.tags.joined(separator: ", ")
+    /// Column widths that add up to at most `width`: the user and tag
+    /// columns as wide as their widest value (up to 20 and 24), narrowed —
+    /// tags first, down to 4 each — until the comment has 10.
+    struct Layout {
+        static let date = 16
+        static let gap = "  "
+        static let minimumComment = 10
+        static let minimumColumn = 4
+        var user: Int
+        var tags: Int
+        var comment: Int
+
+        init(width: Int, user natural: Int, tags naturalTags: Int) {
+            var user = min(20, max(Self.minimumColumn, natural))
+            var tags = min(24, max(Self.minimumColumn, naturalTags))
+            let available = width - Self.date - 3 * Self.gap.count
+            var excess = user + tags + Self.minimumComment - available
+            if excess > 0 {
+                let fromTags = min(excess, tags - Self.minimumColumn)
+                tags -= fromTags
+                excess -= fromTags
+                user -= min(excess, user - Self.minimumColumn)
+            }
+            self.user = user
+            self.tags = tags
+            self.comment = max(1, available - user - tags)
+        }
     }
 
-    private func singleLine(_ text: String) -> String {
-        text.split(whereSeparator: \.isNewline).joined(separator: " ")
+    private func tags(_ bookmark: HatenaEntry.Bookmark) -> String {
+        bookmark.tags.isEmpty ? "-" : bookmark.tags.map(Self.printable).joined(separator: ", ")
+    }
+
+    /// `text` on one line, with tabs, newlines and other control characters
+    /// (escape sequences included) shown as spaces.
+    static func printable(_ text: String) -> String {
+        String(text.map { character in
+            character.unicodeScalars.contains { $0.properties.generalCategory == .control } ? " " : character
+        })
     }
 }

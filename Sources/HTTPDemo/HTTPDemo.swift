@@ -4,10 +4,10 @@ import Foundation
 import FoundationNetworking
 #endif
 import LoopbackServer
-import Synchronization
 
 enum HTTPDemo {
-    static let userAgent = "HTTPDemo/1.0 (DeferredQueue; +https://github.com/deferredqueue)"
+    /// The demo ships with the library, so it carries the library's version.
+    static let userAgent = "HTTPDemo/\(DeferredQueueInfo.version) DeferredQueue/\(DeferredQueueInfo.version) (+https://github.com/deferredqueue/DeferredQueue)"
 
     /// Runs the command and returns the process exit code.
     static func run(arguments: [String]) async -> Int32 {
@@ -28,8 +28,8 @@ enum HTTPDemo {
             standardError("error: \(failure.message)\n")
             return failure.exitCode
         } catch {
-            standardError("error: \(error)\n")
-            return 8
+            standardError("error: the request did not complete\n")
+            return DemoFailure.Code.network
         }
     }
 
@@ -38,11 +38,12 @@ enum HTTPDemo {
         var server: LoopbackServer?
         defer { server?.shutdown() }
         var endpoint = options.endpoint ?? Options.defaultEndpoint
+        let printer = EntryPrinter(width: options.width ?? Terminal.columns(of: STDOUT_FILENO) ?? 100, limit: options.limit)
         if options.offline {
             let offline = try OfflineServer.start()
             server = offline
             endpoint = offline.url("/entry/json/").absoluteString
-            let notice = "(offline: an embedded sample entry served by an in-process loopback server — not live Hatena data)"
+            let notice = printer.wrap("(offline: an embedded sample entry served by an in-process loopback server — not live Hatena data)")
             // Keep stdout pure JSON for --json.
             if options.json { standardError(notice + "\n") } else { print(notice + "\n") }
         }
@@ -50,26 +51,23 @@ enum HTTPDemo {
         let entry = try await fetchEntry(from: url, options: options)
         switch entry {
         case .none:
-            print("No bookmarks yet for \(options.page)")
+            print(printer.fit("No bookmarks yet for \(options.page)"))
         case .some(let fetched):
-            if options.json {
-                print(fetched.json.encoded(prettyPrinted: true))
-            } else {
-                let width = options.width ?? Terminal.columns() ?? 100
-                print(EntryPrinter(width: width, limit: options.limit).render(fetched.entry))
-            }
+            print(options.json ? fetched.json.encoded(prettyPrinted: true) : printer.render(fetched.entry))
         }
     }
 
-    /// `endpoint?url=<page, percent-encoded>`.
+    /// `endpoint?url=<page, percent-encoded>`, keeping the endpoint's other
+    /// query items (empty ones, as in `…/json/?` or `?&`, are dropped).
     static func entryURL(endpoint: String, page: String) throws -> String {
         guard var components = URLComponents(string: endpoint), (try? components.asURL()) != nil else {
             throw DemoFailure.invalidURL("endpoint URL", endpoint)
         }
-        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+        // Stricter than URLQueryItem's encoding, which leaves `&`, `=`, `+` and `?` as they are.
+        let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
         let encoded = page.addingPercentEncoding(withAllowedCharacters: allowed) ?? page
-        let existing = components.percentEncodedQuery.map { $0 + "&" } ?? ""
-        components.percentEncodedQuery = existing + "url=" + encoded
+        let kept = (components.percentEncodedQueryItems ?? []).filter { !$0.name.isEmpty && $0.name != "url" }
+        components.percentEncodedQueryItems = kept + [URLQueryItem(name: "url", value: encoded)]
         guard let url = components.url else { throw DemoFailure.invalidURL("endpoint URL", endpoint) }
         return url.absoluteString
     }
@@ -85,7 +83,6 @@ enum HTTPDemo {
         let progress = ProgressIndicator(label: "fetching \(url)")
         defer { progress?.stop() }
         let result: Result<Fetched?, DemoFailure> = await withCheckedContinuation { continuation in
-            let raw = RawBody()
             request(url, headers: [.userAgent(userAgent), .accept("application/json")], timeout: options.timeout)
                 .response { response in
                     progress?.stop()
@@ -97,7 +94,6 @@ enum HTTPDemo {
                 }
                 .validate(statusCode: 200..<300)
                 .responseString { response in
-                    raw.text = response.value
                     if verbose {
                         let bytes = response.data?.count ?? 0
                         let summary = response.value.map { "\($0.count) characters" } ?? "\(response.error.map { "\($0)" } ?? "")"
@@ -105,42 +101,57 @@ enum HTTPDemo {
                     }
                 }
                 .responseDecodable(of: HatenaEntry?.self) { response in
-                    continuation.resume(returning: decided(response, text: raw.text, url: url, verbose: verbose))
+                    continuation.resume(returning: decided(response, url: url, verbose: verbose))
                 }
         }
         return try result.get()
     }
 
-    /// Turns the decodable handler's response into the demo's outcome.
+    /// Turns the decodable handler's response into the demo's outcome,
+    /// deciding on the body itself: an empty body (as with 204) or `null`
+    /// means no bookmarks yet; text that is not JSON, or JSON that is not an
+    /// entry, each fail with their own exit code.
     private static func decided(
-        _ response: DataResponse<HatenaEntry?>, text: String?, url: String, verbose: Bool
+        _ response: DataResponse<HatenaEntry?>, url: String, verbose: Bool
     ) -> Result<Fetched?, DemoFailure> {
-        switch response.result {
-        case .success(.none):
+        if case .failure(let error) = response.result {
+            guard case .responseSerializationFailed = error else {
+                if verbose { standardError("[3] .responseDecodable failed: \(error)\n") }
+                return .failure(DemoFailure(error, url: url))
+            }
+        }
+        let data = response.data ?? Data()
+        if data.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
+            if verbose { standardError("[3] .responseDecodable empty body: no bookmarks\n") }
+            return .success(nil)
+        }
+        let json: JSON
+        do {
+            json = try JSON(parsing: data)
+        } catch {
+            if verbose { standardError("[3] .responseDecodable not JSON: \(error)\n") }
+            return .failure(.notJSON(url, error))
+        }
+        if json.isNull {
             if verbose { standardError("[3] .responseDecodable null: no bookmarks\n") }
             return .success(nil)
+        }
+        if let problem = HatenaEntry.shapeProblem(in: json) {
+            if verbose { standardError("[3] .responseDecodable not an entry: \(problem)\n") }
+            return .failure(.notAnEntry(url, problem))
+        }
+        switch response.result {
         case .success(.some(let entry)):
             if verbose {
                 standardError("[3] .responseDecodable \"\(entry.title ?? "")\", \(entry.count ?? 0) bookmarks, \(entry.bookmarks.count) listed\n")
             }
-            let json = (try? JSON(parsing: response.data ?? Data())) ?? .null
             return .success(Fetched(entry: entry, json: json))
-        case .failure(.responseSerializationFailed(reason: .inputDataNilOrZeroLength)):
-            if verbose { standardError("[3] .responseDecodable empty body: no bookmarks\n") }
+        case .success(.none):
             return .success(nil)
         case .failure(let error):
             if verbose { standardError("[3] .responseDecodable failed: \(error)\n") }
             return .failure(DemoFailure(error, url: url))
         }
-    }
-}
-
-/// The text the string handler saw, handed to the decodable handler after it.
-final class RawBody: Sendable {
-    private let storage = Mutex<String?>(nil)
-    var text: String? {
-        get { storage.withLock { $0 } }
-        set { storage.withLock { $0 = newValue } }
     }
 }
 
@@ -153,17 +164,7 @@ enum OfflineServer {
                 return request.query["url"] == Options.defaultPage ? .json(SampleEntry.json) : .json("null")
             }
         } catch {
-            throw DemoFailure(exitCode: 8, message: "could not start the offline server: \(error)")
+            throw DemoFailure(exitCode: DemoFailure.Code.network, message: "could not start the offline sample server on 127.0.0.1")
         }
-    }
-}
-
-/// The terminal's width, when stdout is one.
-enum Terminal {
-    static func columns() -> Int? {
-        if let text = ProcessInfo.processInfo.environment["COLUMNS"], let value = Int(text), value >= 40 { return value }
-        var size = winsize()
-        guard isatty(STDOUT_FILENO) == 1, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col >= 40 else { return nil }
-        return Int(size.ws_col)
     }
 }

@@ -32,19 +32,23 @@ struct Options {
       --json            Print the raw JSON, pretty-printed, instead of the table.
       --limit N         Show at most N bookmarks.
       --timeout S       Give up after S seconds without data (default 30).
-      --width N         Table width in columns (default: the terminal's, else 100).
+      --width N         Fit every line in N columns, N ≥ 40 (default: the
+                        terminal's width, else 100).
       --verbose         Show what each chained handler saw, in order, on stderr.
       --help            Show this help.
 
     EXIT CODES:
-      0  success (also when the page has no bookmarks yet)
+      0  success, also when the page has no bookmarks yet (the server
+         answered null, an empty body or 204 No Content)
       2  bad command line
       3  invalid page or endpoint URL
       4  host unreachable (connection refused, unknown host, no network)
       5  timed out
       6  the server answered with an HTTP error status
-      7  the response is not a valid entry (malformed JSON)
+      7  the response is not a valid entry: it is not JSON
       8  other network failure
+      9  the response is JSON but not a Hatena Bookmark entry
+         (for example an --endpoint that is not the entry API)
     """
 
     struct UsageError: Error, CustomStringConvertible {
@@ -73,7 +77,7 @@ struct Options {
                 timeout = value
             case "--width":
                 let text = try Self.value(for: argument, from: &remaining)
-                guard let value = Int(text), value >= 40 else { throw UsageError(description: "--width needs a number ≥ 40, got '\(text)'") }
+                guard let value = Int(text), value >= EntryPrinter.minimumWidth else { throw UsageError(description: "--width needs a number ≥ 40, got '\(text)'") }
                 width = value
             default:
                 if argument.hasPrefix("-") && argument.count > 1 {

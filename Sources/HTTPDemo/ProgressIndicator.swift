@@ -6,8 +6,14 @@ import Glibc
 import Darwin
 #endif
 
-/// A spinner on stderr, shown only when stderr is a terminal and the
-/// response takes longer than a second.
+/// A spinner on stderr while a response takes longer than a second, drawn
+/// only when a person is watching (``Terminal/isInteractive``).
+///
+/// Each frame redraws one line in place: carriage return, the text cut to
+/// the terminal's width, erase to the end of the line. A line as wide as the
+/// terminal would wrap, and the carriage return would then go back only to
+/// its last row, so every frame would leave a line behind; it is cut one
+/// column short, as a terminal may wrap on writing the last column.
 final class ProgressIndicator: Sendable {
     private let queue = DispatchQueue(label: "HTTPDemo.progress")
     private let label: String
@@ -17,7 +23,7 @@ final class ProgressIndicator: Sendable {
     private static let frames = Array("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
 
     init?(label: String) {
-        guard isatty(STDERR_FILENO) == 1 else { return nil }
+        guard Terminal.isInteractive else { return nil }
         self.label = label
         queue.asyncAfter(deadline: .now() + 1) { self.draw() }
     }
@@ -25,10 +31,20 @@ final class ProgressIndicator: Sendable {
     private func draw() {
         let index = frame.add(1, ordering: .relaxed).newValue
         guard index > 0 else { return }
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
-        let tenths = Int(seconds * 10)
-        standardError("\r\(Self.frames[index % Self.frames.count]) \(label) \(tenths / 10).\(tenths % 10) s")
+        standardError("\r" + Self.line(frame: index, seconds: elapsed, label: label, columns: Terminal.columns(of: STDERR_FILENO) ?? 80) + "\u{1B}[K")
         queue.asyncAfter(deadline: .now() + 0.1) { self.draw() }
+    }
+
+    private var elapsed: Double {
+        Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+    }
+
+    /// One frame's text, at most `columns - 1` wide: the time comes before
+    /// the label, so cutting the label keeps it.
+    static func line(frame: Int, seconds: Double, label: String, columns: Int) -> String {
+        let tenths = Int(seconds * 10)
+        let text = "\(frames[frame % frames.count]) \(tenths / 10).\(tenths % 10) s  \(label)"
+        return TextWidth.truncate(text, to: max(1, columns - 1))
     }
 
     /// Stops the spinner and clears its line (if it was drawn).

@@ -25,32 +25,61 @@ struct DemoRun: Sendable {
     /// listing `/proc/self/fd` (`findMaximumOpenFromProcSelfFD`) when the
     /// test process has many descriptors open, as it does with every suite's
     /// loopback servers running at once.
-    static func run(_ arguments: [String], deadline seconds: Double = 60) async throws -> DemoRun {
+    ///
+    /// - Parameters:
+    ///   - environment: Variables to set (a `nil` value removes one) on top
+    ///     of this process's environment, which never passes `COLUMNS` on.
+    ///   - stdio: Where stdout and stderr go: a pipe each, or a
+    ///     pseudo-terminal (see ``Stdio``).
+    static func run(
+        _ arguments: [String], environment overrides: [String: String?] = [:], stdio: Stdio = .pipes,
+        deadline seconds: Double = 60
+    ) async throws -> DemoRun {
         var outPipe: [Int32] = [-1, -1]
         var errPipe: [Int32] = [-1, -1]
-        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw DemoSpawnError(errno: errno) }
-        // Not inherited by demos spawned concurrently by other tests.
-        for descriptor in outPipe + errPipe { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        switch stdio {
+        case .terminal(let columns):
+            let terminal = try PseudoTerminal(columns: columns)
+            outPipe = [terminal.primary, terminal.secondary]
+        case .pipes, .stderrOnTerminal:
+            guard pipe(&outPipe) == 0 else { throw DemoSpawnError(errno: errno) }
+            // Not inherited by demos spawned concurrently by other tests.
+            for descriptor in outPipe { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        }
+        switch stdio {
+        case .terminal: break
+        case .stderrOnTerminal(let columns):
+            let terminal = try PseudoTerminal(columns: columns)
+            errPipe = [terminal.primary, terminal.secondary]
+        case .pipes:
+            guard pipe(&errPipe) == 0 else { throw DemoSpawnError(errno: errno) }
+            for descriptor in errPipe { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        if case .terminal = stdio {
+            for standard: Int32 in 0...2 { posix_spawn_file_actions_adddup2(&actions, outPipe[1], standard) }
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+            posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        }
         // The child gets nothing else of this process (sockets of other tests).
         _ = Self.addCloseFrom?(&actions, 3)
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "COLUMNS")
+        for (name, value) in overrides { environment[name] = value }
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, executable.path, &actions, nil, argv, envp)
         close(outPipe[1])
-        close(errPipe[1])
+        if errPipe[1] >= 0 { close(errPipe[1]) }
         guard spawned == 0 else {
             close(outPipe[0])
-            close(errPipe[0])
+            if errPipe[0] >= 0 { close(errPipe[0]) }
             throw DemoSpawnError(errno: spawned)
         }
         let killed = Atomic<Bool>(false)
@@ -88,9 +117,12 @@ struct DemoRun: Sendable {
             unsafeBitCast($0, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
         }
 
-    /// Everything readable from `descriptor` until end of file; closes it.
+    /// Everything readable from `descriptor` until end of file (or, on a
+    /// pseudo-terminal, `EIO` once the child's side is closed); closes it.
+    /// `-1`: nothing.
     private static func readAll(_ descriptor: Int32) async -> Data {
-        await withCheckedContinuation { continuation in
+        guard descriptor >= 0 else { return Data() }
+        return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 var data = Data()
                 var buffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -109,6 +141,17 @@ struct DemoRun: Sendable {
             }
         }
     }
+}
+
+/// Where a demo's output goes.
+enum Stdio: Sendable {
+    /// A pipe for stdout, another for stderr; stdin is `/dev/null`.
+    case pipes
+    /// One pseudo-terminal this many columns wide as stdin, stdout and
+    /// stderr: everything is in `stdout`, with `\n` sent as `\r\n`.
+    case terminal(columns: Int)
+    /// stdout to a pipe (`… | less`), stderr on a pseudo-terminal.
+    case stderrOnTerminal(columns: Int)
 }
 
 /// `posix_spawn` or `pipe2` failed.

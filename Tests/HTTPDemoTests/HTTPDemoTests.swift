@@ -69,13 +69,27 @@ struct HTTPDemoTests {
         #expect(lines[2].hasPrefix("[3] .responseDecodable") && lines[2].contains("Queues all the way down"))
     }
 
-    @Test(arguments: ["null", ""])
-    func aPageWithoutBookmarksIsNotAnError(_ body: String) async throws {
-        let (server, endpoint) = try server { _ in .json(body) }
+    struct EmptyAnswer: Sendable, CustomTestStringConvertible {
+        let testDescription: String
+        let reply: Reply
+    }
+
+    static let emptyAnswers = [
+        EmptyAnswer(testDescription: "null", reply: .json("null")),
+        EmptyAnswer(testDescription: "null among spaces", reply: .json(" null\n")),
+        EmptyAnswer(testDescription: "an empty body", reply: .json("")),
+        EmptyAnswer(testDescription: "a blank body", reply: .json(" \r\n")),
+        EmptyAnswer(testDescription: "204 No Content", reply: .response(status: 204)),
+    ]
+
+    @Test(arguments: emptyAnswers)
+    func aPageWithoutBookmarksIsNotAnError(_ answer: EmptyAnswer) async throws {
+        let (server, endpoint) = try server { _ in answer.reply }
         defer { server.shutdown() }
         let run = try await DemoRun.run(["--endpoint", endpoint, Self.page])
         #expect(run.exitCode == 0, "stderr: \(run.stderr)")
-        #expect(run.stdout.contains("No bookmarks yet"))
+        #expect(run.stdout == "No bookmarks yet for \(Self.page)\n")
+        #expect(run.stderr.isEmpty)
     }
 
     @Test func jsonModePrintsTheRawEntryPrettyPrinted() async throws {
@@ -117,6 +131,12 @@ struct HTTPDemoTests {
 
     static let failures: [Failure] = [
         Failure(name: "malformed JSON", reply: .json(#"{"title": "cut"#), arguments: [], exitCode: 7, message: "not a valid entry"),
+        Failure(name: "an HTML page", reply: .text("<html>Not found</html>"), arguments: [], exitCode: 7, message: "it is not JSON"),
+        Failure(name: "an object of another shape", reply: .json(#"{"foo": 1}"#), arguments: [], exitCode: 9, message: "not a Hatena Bookmark entry"),
+        Failure(name: "an array", reply: .json("[1, 2]"), arguments: [], exitCode: 9, message: "got a list"),
+        Failure(name: "a string", reply: .json(#""entry""#), arguments: [], exitCode: 9, message: "got a string"),
+        Failure(name: "bookmarks that are no list", reply: .json(#"{"eid": "1", "bookmarks": 3}"#), arguments: [], exitCode: 9,
+                message: #""bookmarks" should be a list"#),
         Failure(name: "HTTP 500", reply: .text("boom", status: 500), arguments: [], exitCode: 6, message: "HTTP 500"),
         Failure(name: "silent server", reply: .neverRespond, arguments: ["--timeout", "1"], exitCode: 5, message: "timed out"),
     ]
@@ -132,13 +152,37 @@ struct HTTPDemoTests {
         #expect(run.stderr.contains(failure.message))
         #expect(run.stderr.contains("127.0.0.1"), "the message names the URL")
         #expect(!run.stderr.contains("Fatal error") && !run.stderr.contains("Backtrac"))
+        #expect(run.stderr.split(separator: "\n").count == 1, "one line: \(run.stderr)")
+        Self.expectSpeaksToTheUser(run.stderr)
+    }
+
+    /// Words of the library's developer-facing descriptions (methods and
+    /// types to change, error domains) that a user of the CLI cannot act on.
+    static func expectSpeaksToTheUser(_ message: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        for developerWord in ["Decodable", "validate(", "Session(", "serializer", "EmptyResponse", "emptyResponseCodes",
+                              "HTTPError", "URLError", "NSURLErrorDomain", "The operation could not be completed",
+                              "issue", "cancel()", "Check the adapter"] {
+            #expect(!message.contains(developerWord), "\(message)", sourceLocation: sourceLocation)
+        }
     }
 
     @Test func aRefusedPortIsReportedAsUnreachable() async throws {
         let port = try LoopbackServer.unusedPort()
         let run = try await DemoRun.run(["--endpoint", "http://127.0.0.1:\(port)/entry/json/", Self.page])
         #expect(run.exitCode == 4, "stderr: \(run.stderr)")
-        #expect(run.stderr.contains("cannot reach http://127.0.0.1:\(port)/entry/json/"))
+        #expect(run.stderr == "error: cannot reach http://127.0.0.1:\(port)/entry/json/?url=https%3A%2F%2Fexample.com%2Farticles%2F1%3Flang%3Dja: the connection was refused\n")
+        Self.expectSpeaksToTheUser(run.stderr)
+    }
+
+    @Test func controlCharactersFromTheServerNeverReachTheTerminal() async throws {
+        let entry = #"{"eid": "1", "title": "Red\u001b[31m title\u0007", "count": 1, "bookmarks": [{"user": "eve\u001b[2J", "tags": ["a\tb"], "timestamp": "2024/01/02 03:04", "comment": "line\r\nnext\u001b]0;pwned\u0007"}]}"#
+        let (server, endpoint) = try server { _ in .json(entry) }
+        defer { server.shutdown() }
+        let run = try await DemoRun.run(["--endpoint", endpoint, "--width", "100", Self.page])
+        #expect(run.exitCode == 0, "stderr: \(run.stderr)")
+        #expect(!run.stdout.unicodeScalars.contains { $0.properties.generalCategory == .control && $0 != "\n" }, "\(run.stdout.debugDescription)")
+        #expect(run.stdout.contains("Title:     Red [31m title"))
+        #expect(run.stdout.contains("line next ]0;pwned"))
     }
 
     @Test(arguments: [["not a url"], ["ftp://example.com/x"], ["--endpoint", "nope", "https://example.com"]])
@@ -158,7 +202,8 @@ struct HTTPDemoTests {
     @Test func helpListsOptionsAndExitCodes() async throws {
         let run = try await DemoRun.run(["--help"])
         #expect(run.exitCode == 0)
-        for text in ["--offline", "--endpoint", "--json", "--limit", "--timeout", "--verbose", "EXIT CODES", "7  the response"] {
+        for text in ["--offline", "--endpoint", "--json", "--limit", "--timeout", "--verbose", "--width", "EXIT CODES",
+                     "0  success", "204", "7  the response is not a valid entry", "9  the response is JSON but not a Hatena Bookmark entry"] {
             #expect(run.stdout.contains(text))
         }
     }

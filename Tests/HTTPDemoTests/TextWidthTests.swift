@@ -18,9 +18,4 @@ struct TextWidthTests {
         #expect(TextWidth.of(TextWidth.truncate("日本語のテキスト", to: 8)) <= 8)
         #expect(TextWidth.pad("日本", to: 6) == "日本  ")
     }
-
-    @Test func entryURLPercentEncodesThePage() throws {
-        let url = try HTTPDemo.entryURL(endpoint: "https://bookmarks.example/entry/json/", page: "http://a.example/x?y=1&z=日")
-        #expect(url == "https://bookmarks.example/entry/json/?url=http%3A%2F%2Fa.example%2Fx%3Fy%3D1%26z%3D%E6%97%A5")
-    }
 }

@@ -64,7 +64,7 @@ struct RequestLifecycleTests {
         let session = TestTransport.makeSession()
         let echo = await response(within: 120) { session.request(fixture.url("/echo")).responseJSON(queue: handlerQueue, completionHandler: $0) }
         let agent = try #require(echo?.value?["headers"]["User-Agent"].string)
-        #expect(agent.contains("DeferredQueue/\(DefaultHeaders.libraryVersion)"))
+        #expect(agent.contains("DeferredQueue/\(DeferredQueueInfo.version)"))
         #expect(echo?.value?["headers"]["Accept-Language"].string?.isEmpty == false)
         let custom = await response(within: 120) {
             session.request(fixture.url("/echo"), headers: [.userAgent("Mine/1")]).responseJSON(queue: handlerQueue, completionHandler: $0)

@@ -19,3 +19,25 @@ struct SessionConfigurationTests {
         #endif
     }
 }
+
+@Suite("Session: the default configuration")
+struct DefaultConfigurationTests {
+    @Test func theDefaultConfigurationCachesNoResponses() {
+        #expect(URLSessionTransport.defaultConfiguration.urlCache == nil)
+        #expect(URLSessionTransport.defaultConfiguration !== URLSessionTransport.defaultConfiguration, "a fresh one each time: it is mutable")
+        let session = Session()
+        #expect((session.transport as? URLSessionTransport)?.urlSession.configuration.urlCache == nil)
+    }
+
+    #if canImport(FoundationNetworking)
+    @Test func theSharedCacheDirectoryIsWhereCorelibsPutsIt() {
+        // A URLCache without a path creates the directory `URLCache.shared`
+        // uses (this test process makes it anyway); HTTPDemoTests checks, in
+        // a process with a HOME of its own, that it is then never created.
+        _ = URLCache(memoryCapacity: 0, diskCapacity: 0, diskPath: nil)
+        let directory = URLSessionTransport.sharedCacheDirectory.path
+        #expect(directory.hasSuffix("/org.swift.foundation.URLCache/\(ProcessInfo.processInfo.processName)"))
+        #expect(FileManager.default.fileExists(atPath: directory))
+    }
+    #endif
+}

@@ -83,13 +83,15 @@ public final class Session: Sendable {
     ///     used by the session itself — except `HTTPCookieStorage.shared` on
     ///     Linux, which is written to a file other programs read, replaced by
     ///     a store in memory (see ``URLSessionTransport`` for what else changes).
+    ///     The default, ``URLSessionTransport/defaultConfiguration``, caches no
+    ///     responses: unlike Alamofire's, it writes no disk cache under `$HOME`.
     ///   - interceptor: Adapts and retries every request.
     ///   - redirectHandler: Decides redirects (default: follow).
     ///   - eventMonitors: Observe every request.
     ///   - retryPolicy: When to retry failed attempts; `nil` never retries.
     ///   - maximumResponseBodySize: The largest body held in memory (256 MiB).
     public convenience init(
-        configuration: URLSessionConfiguration = .default,
+        configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration,
         interceptor: (any RequestInterceptor)? = nil,
         redirectHandler: Redirector = .follow,
         eventMonitors: [any EventMonitor] = [],

@@ -45,7 +45,9 @@ public final class URLSessionTransport: HTTPTransport {
     ///
     /// - Parameter configuration: The configuration; the transport uses a
     ///   copy without redirects, cookies, credentials (and, on Linux, cache).
-    public init(configuration: URLSessionConfiguration = .default) {
+    ///   The default, ``defaultConfiguration``, has no response cache, so
+    ///   nothing is written to disk unless you pass a `urlCache`.
+    public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration) {
         let queue = DispatchQueue(label: "DeferredQueue.URLSessionTransport")
         let delegateQueue = OperationQueue()
         delegateQueue.maxConcurrentOperationCount = 1
