@@ -134,6 +134,7 @@ extension HTTPError {
         case .uploadFileUnavailable: return "uploadFileUnavailable"
         case .parameterEncodingFailed: return "parameterEncoding"
         case .multipartEncodingFailed: return "multipartEncoding"
+        case .urlRequestValidationFailed: return "urlRequestValidation"
         }
     }
 }

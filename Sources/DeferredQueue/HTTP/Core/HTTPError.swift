@@ -44,6 +44,9 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
     case parameterEncodingFailed(reason: ParameterEncodingFailureReason)
     /// A ``MultipartFormData`` could not be encoded (a missing file, a failed write…).
     case multipartEncodingFailed(reason: MultipartEncodingFailureReason)
+    /// The request as it would go on the wire breaks HTTP's syntax (a method or a header
+    /// field that could smuggle a second request or a header); nothing was sent.
+    case urlRequestValidationFailed(reason: URLRequestValidationFailureReason)
 
     /// Why a `validate(…)` step rejected a response.
     public enum ValidationFailureReason: Sendable, CustomStringConvertible {
@@ -179,6 +182,8 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
         case .parameterEncodingFailed(let reason):
             return reason.description
         case .multipartEncodingFailed(let reason):
+            return reason.description
+        case .urlRequestValidationFailed(let reason):
             return reason.description
         }
     }

@@ -102,9 +102,10 @@ extension Session {
         // A new request's method is already GET; setting it costs a
         // case-insensitive comparison on corelibs (NSURLRequest normalises it).
         if method != .get { urlRequest.httpMethod = method.rawValue }
-        for header in headers {
-            urlRequest.addValue(header.value, forHTTPHeaderField: header.name)
-        }
+        // Assigned whole: Foundation's `addValue(_:forHTTPHeaderField:)`
+        // drops a value holding CR, LF or NUL without a word on Linux, and
+        // such a value must reach the check before sending, to be refused.
+        if !headers.isEmpty { urlRequest.allHTTPHeaderFields = headers.dictionary }
         urlRequest.timeoutInterval = timeout ?? Self.defaultTimeout
         return urlRequest
     }

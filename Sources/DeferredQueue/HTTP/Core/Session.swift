@@ -70,6 +70,8 @@ public final class Session: Sendable {
     let defaultHeaderFields: [String: String]
     /// The URLSession configuration's `httpAdditionalHeaders` (the transport sends them).
     let configuredHeaders: [(name: String, value: String)]
+    /// Why `configuredHeaders` may not be sent, if they may not: every request fails with it.
+    let configuredHeadersError: HTTPError?
     let registry: RequestRegistry
 
     /// Creates a session on ``URLSessionTransport``.
@@ -148,6 +150,7 @@ public final class Session: Sendable {
         self.cookieStore = cookieStore
         self.registry = RequestRegistry(resourceTimeout: self.resourceTimeout, queue: transport.callbackQueue)
         self.configuredHeaders = configuredHeaders
+        self.configuredHeadersError = RequestSyntax.violation(in: configuredHeaders)
         let configured = Set(configuredHeaders.map { $0.name.lowercased() })
         self.defaultHeaders = DefaultHeaders.make(acceptEncoding: transport.acceptEncoding)
             .filter { !configured.contains($0.name.lowercased()) }
@@ -192,7 +195,13 @@ public final class Session: Sendable {
     /// `request` with the session's defaults: default headers and cookies,
     /// unless the request sets them. `timeoutIsAssigned`: whether its
     /// `timeoutInterval` is known to have been assigned (cheaper to copy).
-    func prepare(_ request: URLRequest, timeoutIsAssigned: Bool = false) -> URLRequest {
+    ///
+    /// - Throws: ``HTTPError/urlRequestValidationFailed(reason:)`` when the
+    ///   method or a header field of the request as it would be sent (the
+    ///   configuration's `httpAdditionalHeaders` included) breaks RFC 9110's
+    ///   syntax; values' leading and trailing spaces and tabs are trimmed.
+    func prepare(_ request: URLRequest, timeoutIsAssigned: Bool = false) throws(HTTPError) -> URLRequest {
+        if let configuredHeadersError { throw configuredHeadersError }
         // One assignment of the whole header dictionary: each
         // `setValue(_:forHTTPHeaderField:)` compares every field's name.
         var fields = request.allHTTPHeaderFields ?? [:]
@@ -210,6 +219,7 @@ public final class Session: Sendable {
            let url = request.url, let cookies = cookieStore.cookieHeader(for: url) {
             fields["Cookie"] = cookies
         }
+        try RequestSyntax.validate(method: request.httpMethod ?? "GET", fields: &fields)
         var prepared: URLRequest
         if timeoutIsAssigned {
             prepared = request.duplicatedWithAssignedTimeout(headerFields: fields)

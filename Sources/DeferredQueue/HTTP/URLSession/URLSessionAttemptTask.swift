@@ -27,6 +27,8 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         var body: Data?
         /// The collected body grew past the limit and the task was stopped.
         var exceededLimit = false
+        /// The response head's framing is ambiguous (``ResponseFraming``) and the task was stopped.
+        var framingViolation: String?
     }
 
     private let delegateQueue: OperationQueue
@@ -69,6 +71,12 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         state.withLock(owner: self) { $0.declinedChallenge = true }
     }
 
+    /// Records that the task is being stopped because its response head's
+    /// framing is ambiguous (on the delegate queue).
+    func refuseFraming(_ violation: String) {
+        state.withLock(owner: self) { $0.framingViolation = violation }
+    }
+
     /// Records that a download's file could not be taken over (on the delegate queue).
     func failDownload(_ error: any Error) {
         state.withLock(owner: self) { $0.downloadError = error }
@@ -93,15 +101,27 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     ///   `CURLE_PARTIAL_FILE`); it is reported as `networkConnectionLost`, as
     ///   on Apple platforms. A head corelibs cannot parse ("Failed writing
     ///   header") is `badServerResponse`.
+    /// - Ambiguous framing is `badServerResponse`, as on AsyncHTTPClient:
+    ///   a head ``ResponseFraming`` refuses (without the response, which
+    ///   AsyncHTTPClient's parser refuses before handing it over), and the
+    ///   lengths and chunk sizes libcurl refuses itself (`URLError.unknown`,
+    ///   "Invalid Content-Length", "… in chunked-encoding").
     /// - When the delegate's completion carries no response, the task's own
     ///   `response` is used.
     func complete(response: URLResponse?, error: (any Error)?) -> (response: HTTPURLResponse?, body: Data?, error: (any Error)?) {
-        let (task, declined, downloadError, exceededLimit, collected) = state.withLock(owner: self) { state in
+        let (task, declined, downloadError, exceededLimit, collected, framing) = state.withLock(owner: self) { state in
             state.completed = true
             defer { (state.task, state.body) = (nil, nil) }
-            return (state.task, state.declinedChallenge, state.downloadError, state.exceededLimit, state.body)
+            return (
+                state.task, state.declinedChallenge, state.downloadError, state.exceededLimit, state.body,
+                state.framingViolation
+            )
         }
         let response = (response ?? task?.response) as? HTTPURLResponse
+        // Also checked here: a download task on Apple platforms reports no head before.
+        if let violation = framing ?? response.flatMap(ResponseFraming.violation(in:)) {
+            return (nil, nil, Self.badServerResponse(violation, url: response?.url ?? task?.originalRequest?.url))
+        }
         if exceededLimit { return (response, nil, HTTPError.responseTooLarge(limit: limit)) }
         let outcome = Self.outcome(response: response, error: error, declined: declined, downloadError: downloadError)
         return (outcome.response, outcome.response == nil ? nil : collected, outcome.error)
@@ -120,6 +140,9 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         let message = urlError.userInfo[NSLocalizedDescriptionKey] as? String ?? ""
         var userInfo = urlError.userInfo
         userInfo[NSUnderlyingErrorKey] = urlError
+        if message.hasPrefix("Invalid Content-Length") || message.hasSuffix("in chunked-encoding") {
+            return (response, URLError(.badServerResponse, userInfo: userInfo))
+        }
         if response != nil || message.hasPrefix("transfer closed with") {
             return (response, URLError(.networkConnectionLost, userInfo: userInfo))
         }
@@ -127,5 +150,12 @@ final class URLSessionAttemptTask: HTTPTransportTask {
             return (response, URLError(.badServerResponse, userInfo: userInfo))
         }
         return (response, error)
+    }
+
+    /// `URLError.badServerResponse` saying why the response was refused.
+    private static func badServerResponse(_ reason: String, url: URL?) -> URLError {
+        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: reason]
+        if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+        return URLError(.badServerResponse, userInfo: userInfo)
     }
 }

@@ -146,6 +146,12 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
         didReceive response: URLResponse,
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
+        // Ambiguous framing: stop before any of the body is delivered; the
+        // task then completes with `badServerResponse` and no response.
+        if let http = response as? HTTPURLResponse, let violation = ResponseFraming.violation(in: http) {
+            handle.refuseFraming(violation)
+            return completionHandler(.cancel)
+        }
         // A collecting attempt reports its head with its completion.
         if !handle.collects, let response = response as? HTTPURLResponse { events.didReceive(response: response) }
         completionHandler(.allow)

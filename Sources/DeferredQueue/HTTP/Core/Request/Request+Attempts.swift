@@ -66,7 +66,16 @@ extension Request {
 
     /// Sends one attempt, unless the request stopped running meanwhile.
     private func send(_ adapted: URLRequest, base: URLRequest, timeoutIsAssigned: Bool) {
-        var prepared = session.prepare(adapted, timeoutIsAssigned: timeoutIsAssigned)
+        // Checked here, on the request as it will be sent, so that no path
+        // (parameters, adapters, redirects, the session's fields) skips it.
+        var prepared: URLRequest
+        do {
+            prepared = try session.prepare(adapted, timeoutIsAssigned: timeoutIsAssigned)
+        } catch {
+            guard state == .resumed else { return }
+            session.eventMonitor?.request(self, didFailToCreateURLRequestWithError: error)
+            return finish(failingWith: error)
+        }
         let collects = collectsBodies
         let begun = mutableState.withLock(owner: self) { state in
             if let body = state.encodedBody { prepared.httpBody = body }

@@ -9,7 +9,8 @@ import FoundationNetworking
 ///
 /// Each method is called on the monitor's ``queue``, in the order the events
 /// happen for a request: ``requestDidResume(_:)``, then for every attempt
-/// ``request(_:didReceive:)`` and, before each retry, ``requestIsRetrying(_:)``;
+/// ``request(_:didReceive:)`` (or ``request(_:didFailToCreateURLRequestWithError:)``
+/// when the attempt's request may not be sent) and, before each retry, ``requestIsRetrying(_:)``;
 /// finally ``requestDidCancel(_:)`` (if cancelled) and ``requestDidFinish(_:)``,
 /// exactly once. Every method has an empty default implementation.
 ///
@@ -39,6 +40,10 @@ public protocol EventMonitor: Sendable {
     func requestDidFinish(_ request: Request)
     /// An attempt received its response head (a redirect or a 401 included).
     func request(_ request: Request, didReceive response: HTTPURLResponse)
+    /// An attempt's request could not be sent as it was built — for example
+    /// ``HTTPError/urlRequestValidationFailed(reason:)`` for a header value
+    /// holding a line break — so the request fails with `error`.
+    func request(_ request: Request, didFailToCreateURLRequestWithError error: HTTPError)
 }
 
 /// The default queue of event monitors.
@@ -51,6 +56,7 @@ extension EventMonitor {
     public func requestDidCancel(_ request: Request) {}
     public func requestDidFinish(_ request: Request) {}
     public func request(_ request: Request, didReceive response: HTTPURLResponse) {}
+    public func request(_ request: Request, didFailToCreateURLRequestWithError error: HTTPError) {}
 }
 
 /// Forwards each event to every monitor of a session, on its own queue.
@@ -78,5 +84,8 @@ struct CompositeEventMonitor: Sendable {
     func requestDidFinish(_ request: Request) { each { $0.requestDidFinish(request) } }
     func request(_ request: Request, didReceive response: HTTPURLResponse) {
         each { $0.request(request, didReceive: response) }
+    }
+    func request(_ request: Request, didFailToCreateURLRequestWithError error: HTTPError) {
+        each { $0.request(request, didFailToCreateURLRequestWithError: error) }
     }
 }

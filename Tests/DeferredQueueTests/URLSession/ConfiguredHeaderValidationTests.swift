@@ -1,0 +1,57 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LoopbackServer
+import Testing
+@testable import DeferredQueue
+
+/// URLSession adds a configuration's `httpAdditionalHeaders` itself, after the
+/// session prepared the request: the session checks them once, and refuses
+/// every request while they are invalid.
+@Suite("URLSession: the configuration's additional header fields are checked before sending")
+struct ConfiguredHeaderValidationTests {
+    @Test(arguments: [
+        ["X-Default": "1\r\nX-Injected: 1"], ["X-Default": "\u{0}"], ["X-Default\r\nX-Injected": "1"], ["X Default": "1"],
+    ])
+    func invalidAdditionalHeadersFailEveryRequestUnsent(_ headers: [String: String]) async throws {
+        let server = try LoopbackServer { .echo($0) }
+        defer { server.shutdown() }
+        let configuration = URLSessionConfiguration.default
+        configuration.httpAdditionalHeaders = headers
+        let session = Session(configuration: configuration)
+        for path in ["/a", "/b"] {
+            let result = await response { session.request(server.url(path)).responseData(queue: handlerQueue, completionHandler: $0) }
+            guard case .urlRequestValidationFailed? = result?.error else {
+                Issue.record("\(headers.keys.first?.debugDescription ?? ""): \(String(describing: result?.result))")
+                return
+            }
+        }
+        #expect(server.connectionCount == 0)
+    }
+
+    @Test func validAdditionalHeadersAreSent() async throws {
+        let server = try LoopbackServer { .echo($0) }
+        defer { server.shutdown() }
+        let configuration = URLSessionConfiguration.default
+        configuration.httpAdditionalHeaders = ["X-Default": "tab\tinside"]
+        let result = await response {
+            Session(configuration: configuration).request(server.url("/")).responseJSON(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(result?.value?["headers"]["X-Default"].string == "tab\tinside")
+    }
+
+    /// What the check cannot reach: Foundation itself drops such a value when it is
+    /// set with `setValue(_:forHTTPHeaderField:)` on Linux, before the request is
+    /// handed over. `URLRequest.headers` keeps it, so it is refused instead.
+    @Test func foundationsSetValueDropsALineBreakWhereHeadersKeepsIt() throws {
+        var viaSetValue = URLRequest(url: try #require(URL(string: "http://127.0.0.1/")))
+        viaSetValue.setValue("a\r\nb", forHTTPHeaderField: "Authorization")
+        var viaHeaders = viaSetValue
+        viaHeaders.headers.update(name: "Authorization", value: "a\r\nb")
+        #if canImport(FoundationNetworking)
+        #expect(viaSetValue.value(forHTTPHeaderField: "Authorization") == nil)
+        #endif
+        #expect(viaHeaders.value(forHTTPHeaderField: "Authorization") == "a\r\nb")
+    }
+}
