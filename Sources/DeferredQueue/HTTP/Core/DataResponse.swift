@@ -89,19 +89,28 @@ public struct DataResponse<Value: Sendable>: Sendable {
     }
 }
 
-extension DataResponse: CustomStringConvertible {
+extension DataResponse: CustomStringConvertible, CustomDebugStringConvertible {
     /// One line: method, URL, status, body size, duration and outcome, e.g.
     /// `GET https://example.com/ -> 200, 1532 bytes, 0.120s: success`.
+    ///
+    /// A password in the URL reads `***` (see <doc:Security>).
     public var description: String {
-        let method = request?.httpMethod ?? "GET"
-        let url = request?.url?.absoluteString ?? response?.url?.absoluteString ?? "(no URL)"
-        let status = response.map { String($0.statusCode) } ?? "no response"
-        let size = data.map { ", \($0.count) bytes" } ?? ""
-        let outcome: String
-        switch result {
-        case .success: outcome = "success"
-        case .failure(let error): outcome = "failure: \(error)"
-        }
-        return "\(method) \(url) -> \(status)\(size), \(timing): \(outcome)"
+        ResponseSummary.line(
+            request: request, response: response, detail: data.map { "\($0.count) bytes" }, timing: timing, error: error
+        )
+    }
+
+    /// The request line and headers, the response's status and headers, the
+    /// body size, duration and outcome, one item per line.
+    ///
+    /// `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`
+    /// values and a URL's password read `***`; bodies are left out (a token
+    /// response is a body). ``Request/cURLDescription()`` reproduces the
+    /// request with its secrets.
+    public var debugDescription: String {
+        ResponseSummary.debugText(
+            request: request, response: response,
+            extra: ["[Data]: " + (data.map { "\($0.count) bytes" } ?? "None"), "[Timing]: \(timing)"], error: error
+        )
     }
 }

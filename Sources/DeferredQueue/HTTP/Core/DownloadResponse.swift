@@ -51,3 +51,25 @@ public struct DownloadResponse<Value: Sendable>: Sendable {
         return error
     }
 }
+
+extension DownloadResponse: CustomStringConvertible, CustomDebugStringConvertible {
+    /// One line: method, URL, status, file, duration and outcome, e.g.
+    /// `GET https://example.com/a.zip -> 200, file /tmp/a.zip, 0.120s: success`.
+    ///
+    /// A password in the URL reads `***` (see <doc:Security>).
+    public var description: String {
+        ResponseSummary.line(
+            request: request, response: response, detail: fileURL.map { "file \($0.path)" }, timing: timing, error: error
+        )
+    }
+
+    /// The request line and headers, the response's status and headers, the
+    /// file, duration and outcome, one item per line, with the same secrets
+    /// hidden as in ``DataResponse/debugDescription``.
+    public var debugDescription: String {
+        ResponseSummary.debugText(
+            request: request, response: response,
+            extra: ["[File URL]: " + (fileURL?.path ?? "None"), "[Timing]: \(timing)"], error: error
+        )
+    }
+}

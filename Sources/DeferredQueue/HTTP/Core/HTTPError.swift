@@ -145,7 +145,15 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
     }
 
     /// What happened and what to do about it.
+    ///
+    /// Secrets are hidden: a URL's password reads `***`, here and in every
+    /// error quoted in the text (see <doc:Security>).
     public var description: String {
+        Redaction.text(plainDescription)
+    }
+
+    /// The description before redaction.
+    private var plainDescription: String {
         switch self {
         case .invalidURL(let url):
             return "\"\(url)\" is not a valid URL: it needs an http or https scheme and a host, "
@@ -170,6 +178,10 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
             return "The request failed (\(originalError)) and its retrier gave up with: \(retryError)."
         case .downloadedFileMoveFailed(let error, let source, let destination):
             let route = [source.map { "from \($0.path)" }, destination.map { "to \($0.path)" }].compactMap { $0 }.joined(separator: " ")
+            if let refusal = error as? DownloadRequest.DestinationError {
+                return "The download finished, but its file was not moved\(route.isEmpty ? "" : " " + route): \(refusal) "
+                    + "The downloaded file was removed."
+            }
             return "The download finished, but its file could not be written or moved\(route.isEmpty ? "" : " " + route): \(error). "
                 + "Check that the destination's directory exists (or pass .createIntermediateDirectories), that no file is "
                 + "in the way (or pass .removePreviousFile), and that there is space on the disk."

@@ -18,9 +18,11 @@ public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible {
         self.value = value
     }
 
-    /// `"Name: value"`.
+    /// `"Name: value"`; the value of an `Authorization`, `Proxy-Authorization`,
+    /// `Cookie` or `Set-Cookie` field reads `***` (a scheme such as `Bearer`
+    /// stays), so headers can be logged. ``value`` holds the real value.
     public var description: String {
-        "\(name): \(value)"
+        "\(name): \(Redaction.headerValue(named: name, value))"
     }
 
     /// A `User-Agent` field.
@@ -243,7 +245,8 @@ public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral, 
         fields.makeIterator()
     }
 
-    /// One `"Name: value"` line per field.
+    /// One `"Name: value"` line per field, secret values hidden as in
+    /// ``HTTPHeader/description``.
     public var description: String {
         fields.map(\.description).joined(separator: "\n")
     }

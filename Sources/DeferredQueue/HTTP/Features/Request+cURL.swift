@@ -8,6 +8,14 @@ extension Request {
     ///
     /// Includes the method, the session's additional headers, the request's
     /// headers and body; every argument is shell-quoted.
+    ///
+    /// - Warning: The command contains the request's secrets on purpose, so
+    ///   that it reproduces the request: the URL's password, `Authorization`,
+    ///   `Proxy-Authorization` and `Cookie` values, and the body. Never log it
+    ///   or attach it to a bug report unedited; log ``description`` instead,
+    ///   which hides them (see <doc:Security>).
+    ///
+    /// - Returns: The `curl` command line.
     public func cURLDescription() -> String {
         guard let urlRequest, let url = urlRequest.url else {
             return "$ curl # the request has no valid URL"

@@ -8,7 +8,7 @@ import FoundationNetworking
 ///
 /// ```swift
 /// let monitor = ClosureEventMonitor(queue: logQueue, requestDidFinish: { request in
-///     print("finished", request.request?.url?.absoluteString ?? "?")
+///     print("finished", request)   // a URL's password reads ***
 /// })
 /// let session = Session(eventMonitors: [monitor])
 /// ```

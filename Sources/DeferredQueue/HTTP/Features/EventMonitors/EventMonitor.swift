@@ -18,11 +18,14 @@ import FoundationNetworking
 /// struct Logger: EventMonitor {
 ///     let queue = DispatchQueue(label: "logger")
 ///     func requestDidFinish(_ request: Request) {
-///         print(request.request?.url?.absoluteString ?? "?", request.response?.statusCode ?? 0)
+///         print(request)   // "GET https://user:***@example.com/entry (200)"
 ///     }
 /// }
 /// let session = Session(eventMonitors: [Logger()])
 /// ```
+///
+/// Log a request through its ``Request/description``, which hides a URL's
+/// password; `request.request?.url` is the real URL, secrets included.
 ///
 /// - Note: A monitor reads a request's properties when its method runs,
 ///   which may be later than the event itself.

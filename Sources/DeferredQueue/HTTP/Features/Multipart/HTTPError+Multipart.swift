@@ -77,10 +77,10 @@ extension HTTPError {
                 return "\"\(mimeType.debugDescription.dropFirst().dropLast())\" is not a valid MIME type for a multipart "
                     + "body part: it is empty or contains a control character. Pass a type such as \"image/png\"."
             case .bodyPartURLInvalid(let url):
-                return "\(url.absoluteString) is not a file URL, so it cannot be a multipart body part. "
+                return "\(Redaction.url(url)) is not a file URL, so it cannot be a multipart body part. "
                     + "Use URL(fileURLWithPath:), or download the resource first and append its data."
             case .bodyPartFilenameInvalid(let url):
-                return "The file URL \(url.absoluteString) has no file name to send with its multipart body part. "
+                return "The file URL \(Redaction.url(url)) has no file name to send with its multipart body part. "
                     + "Use append(_:withName:fileName:mimeType:) to give one."
             case .bodyPartFileNotReachable(let url):
                 return "The file \(url.path) of a multipart body part does not exist. Check the path, and that the "
@@ -107,7 +107,7 @@ extension HTTPError {
                 return "An input stream of a multipart body part was already read by an earlier encoding, and a stream "
                     + "can be read only once. Build a new form, or append the data or a file instead."
             case .outputStreamURLInvalid(let url):
-                return "\(url.absoluteString) is not a file URL, so the multipart form cannot be written to it. "
+                return "\(Redaction.url(url)) is not a file URL, so the multipart form cannot be written to it. "
                     + "Use URL(fileURLWithPath:)."
             case .outputStreamFileAlreadyExists(let url):
                 return "The multipart form cannot be written to \(url.path): something already exists there, and it "

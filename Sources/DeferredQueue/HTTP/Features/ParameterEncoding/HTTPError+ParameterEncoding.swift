@@ -40,7 +40,7 @@ extension HTTPError {
                 return "The parameters could not be added to the request's query because the request has no URL. "
                     + "Give the URLRequest a URL before encoding parameters into it."
             case .malformedURL(let url):
-                return "The parameters could not be added to the query of \"\(url.absoluteString)\": the URL could not "
+                return "The parameters could not be added to the query of \"\(Redaction.url(url))\": the URL could not "
                     + "be split into components. Use an absolute http or https URL."
             case .jsonEncodingFailed(let error):
                 return "The parameters could not be encoded as JSON: \(Self.describe(encodingError: error)). "

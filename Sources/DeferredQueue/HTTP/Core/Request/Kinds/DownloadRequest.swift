@@ -20,6 +20,10 @@ import FoundationNetworking
 /// ``HTTPError/downloadedFileMoveFailed(error:source:destination:)``. On
 /// cancellation or failure the partial file is removed.
 ///
+/// Whatever the destination, the move never writes through a symbolic link,
+/// never removes a directory, and refuses a path with a `..` component: see
+/// ``DestinationError`` and <doc:Security>.
+///
 /// - Note: ``resumeData`` is always `nil`: downloads run as streamed data
 ///   transfers on every transport (URLSession on Linux has no resumable
 ///   download tasks, and AsyncHTTPClient none at all), so an interrupted
@@ -38,45 +42,10 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         public init(rawValue: Int) { self.rawValue = rawValue }
         /// Create missing directories on the way to the destination.
         public static let createIntermediateDirectories = Options(rawValue: 1 << 0)
-        /// Replace a file already at the destination (otherwise the move fails).
+        /// Replace a regular file already at the destination (otherwise the
+        /// move fails); a directory, a symbolic link or a special file there
+        /// is never removed.
         public static let removePreviousFile = Options(rawValue: 1 << 1)
-    }
-
-    /// A destination in `directory` named after the response's suggested
-    /// file name (from `Content-Disposition`, else the URL's last path component).
-    ///
-    /// - Parameters:
-    ///   - directory: The directory (default: the user's documents).
-    ///   - domain: Where to look for it (default: the user's home).
-    ///   - options: How to move (default: create directories, replace an older file).
-    /// - Returns: The destination.
-    public static func suggestedDownloadDestination(
-        for directory: FileManager.SearchPathDirectory = .documentDirectory,
-        in domain: FileManager.SearchPathDomainMask = .userDomainMask,
-        options: Options = [.createIntermediateDirectories, .removePreviousFile]
-    ) -> Destination {
-        { temporaryURL, response in
-            let base = FileManager.default.urls(for: directory, in: domain).first
-                ?? FileManager.default.temporaryDirectory
-            return (base.appendingPathComponent(suggestedFileName(for: response) ?? temporaryURL.lastPathComponent), options)
-        }
-    }
-
-    /// The file name a response suggests: `Content-Disposition`'s `filename`,
-    /// else the URL's last path component; `nil` when neither is usable.
-    /// (corelibs' `suggestedFilename` answers "Unknown" for most responses.)
-    static func suggestedFileName(for response: HTTPURLResponse) -> String? {
-        if let disposition = response.value(forHTTPHeaderField: "Content-Disposition") {
-            for parameter in disposition.split(separator: ";") {
-                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                guard pair.count == 2, pair[0].lowercased() == "filename" else { continue }
-                let name = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-                let safe = (name as NSString).lastPathComponent
-                if !safe.isEmpty, safe != "/", safe != "..", safe != "." { return safe }
-            }
-        }
-        guard let last = response.url?.lastPathComponent, !last.isEmpty, last != "/" else { return nil }
-        return last
     }
 
     let destination: Destination?
@@ -144,7 +113,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
 
     override func finalOutcome(_ raw: RawResponse) -> RawResponse {
         var raw = raw
-        var file = mutableState.withLock(owner: self) { state -> DownloadFile? in
+        let file = mutableState.withLock(owner: self) { state -> DownloadFile? in
             defer { state.download = nil }
             return state.download
         }
@@ -155,8 +124,8 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         // An empty body never created a file: make an empty one.
         let temporary: URL
         do {
-            if file == nil { file = try DownloadFile(attempt: 0) }
-            temporary = try file?.close() ?? FileManager.default.temporaryDirectory
+            var ready = try file ?? DownloadFile(attempt: 0)
+            temporary = try ready.close()
         } catch {
             raw.error = .downloadedFileMoveFailed(error: error, source: nil, destination: nil)
             return raw
@@ -164,7 +133,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         let (destination, options) = destination?(temporary, response)
             ?? (FileManager.default.temporaryDirectory.appendingPathComponent("DeferredQueue-download-\(UUID().uuidString)"), [])
         do {
-            try Self.move(temporary, to: destination, options: options)
+            try DownloadMove.move(temporary, to: destination, options: options)
             raw.fileURL = destination
         } catch {
             try? FileManager.default.removeItem(at: temporary)
@@ -179,16 +148,5 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             return state.download
         }
         file?.discard()
-    }
-
-    private static func move(_ source: URL, to destination: URL, options: Options) throws {
-        let files = FileManager.default
-        if options.contains(.createIntermediateDirectories) {
-            try files.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
-        }
-        if options.contains(.removePreviousFile), files.fileExists(atPath: destination.path) {
-            try files.removeItem(at: destination)
-        }
-        try files.moveItem(at: source, to: destination)
     }
 }
