@@ -7,7 +7,7 @@
 // Its tests compile the root package's HTTP behaviour suites (symlinked
 // folders under Tests/) against this transport. Run them with
 //
-//     swift test --package-path Transports/AsyncHTTPClient
+//     swift test --package-path Transports/DeferredQueueAsyncHTTPClient
 import PackageDescription
 
 let package = Package(
