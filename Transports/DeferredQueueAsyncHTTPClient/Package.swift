@@ -4,11 +4,45 @@
 //
 //     let session = Session(transport: AsyncHTTPClientTransport())
 //
-// Its tests compile the root package's HTTP behaviour suites (symlinked
-// folders under Tests/) against this transport. Run them with
+// It lives in two places. In DeferredQueue's repository, at
+// Transports/DeferredQueueAsyncHTTPClient, it builds against the root package
+// two folders up and runs the root's HTTP behaviour suites (symlinked folders
+// under Tests/) on this transport:
 //
 //     swift test --package-path Transports/DeferredQueueAsyncHTTPClient
+//
+// Published, this folder is the root of its own repository
+// (https://github.com/deferredqueue/DeferredQueueAsyncHTTPClient, tagged with
+// DeferredQueue's versions), which depends on DeferredQueue by URL and has no
+// test target (the suites stay with the root). .ci/run builds a consumer
+// against exactly that split, offline.
+import Foundation
 import PackageDescription
+
+/// True in DeferredQueue's repository: the root package sits two folders up.
+let inRootRepository = FileManager.default.fileExists(
+    atPath: Context.packageDirectory + "/../../Sources/DeferredQueue/DeferredQueue.docc"
+)
+
+let deferredQueue: Package.Dependency = inRootRepository
+    ? .package(name: "DeferredQueue", path: "../..")
+    : .package(url: "https://github.com/deferredqueue/DeferredQueue", from: "0.3.0")
+
+// HTTP/ and Support/ are symlinks to the root test target's folders: the same
+// suites, run on this transport (see TestTransport.swift). In-tree only.
+let tests: [Target] = inRootRepository ? [
+    .testTarget(
+        name: "DeferredQueueAsyncHTTPClientTests",
+        dependencies: [
+            "DeferredQueueAsyncHTTPClient",
+            .product(name: "DeferredQueue", package: "DeferredQueue"),
+            .product(name: "LoopbackServer", package: "DeferredQueue"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
+        ]
+    ),
+] : []
 
 let package = Package(
     name: "DeferredQueueAsyncHTTPClient",
@@ -18,8 +52,9 @@ let package = Package(
         .library(name: "DeferredQueueAsyncHTTPClient", targets: ["DeferredQueueAsyncHTTPClient"]),
     ],
     dependencies: [
-        .package(name: "DeferredQueue", path: "../.."),
-        .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
+        deferredQueue,
+        // The floors: .ci/run builds this package at these versions and at the newest.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         // Already AsyncHTTPClient's dependencies: named for their error types.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
@@ -41,19 +76,6 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
-        // HTTP/ and Support/ are symlinks to the root test target's folders:
-        // the same suites, run on this transport (see TestTransport.swift).
-        .testTarget(
-            name: "DeferredQueueAsyncHTTPClientTests",
-            dependencies: [
-                "DeferredQueueAsyncHTTPClient",
-                .product(name: "DeferredQueue", package: "DeferredQueue"),
-                .product(name: "LoopbackServer", package: "DeferredQueue"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
-            ]
-        ),
-    ],
+    ] + tests,
     swiftLanguageModes: [.v6]
 )
