@@ -12,7 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "DeferredQueue", path: ".."),
-        .package(name: "DeferredQueueAsyncHTTPClient", path: "../Transports/AsyncHTTPClient"),
+        .package(name: "DeferredQueueAsyncHTTPClient", path: "../Transports/DeferredQueueAsyncHTTPClient"),
         .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.2"),

@@ -6,8 +6,8 @@ public enum DeferredQueueInfo {
     /// The library's version, `major.minor.patch` (Semantic Versioning).
     ///
     /// The one place it is written: the default `User-Agent`
-    /// (`… DeferredQueue/0.2.0`) and HTTPDemo use it, and a test checks that
+    /// (`… DeferredQueue/0.3.0`) and HTTPDemo use it, and a test checks that
     /// README.md's `.package(… from:)` line and CHANGELOG.md's latest release
     /// agree with it.
-    public static let version = "0.2.0"
+    public static let version = "0.3.0"
 }

@@ -5,7 +5,7 @@ import FoundationNetworking
 @testable import DeferredQueue
 
 /// The transport the shared HTTP behaviour suites run on in this test
-/// target: URLSession. The `Transports/AsyncHTTPClient` package's test
+/// target: URLSession. The `Transports/DeferredQueueAsyncHTTPClient` package's test
 /// target compiles the same suites with its own `TestTransport`.
 enum TestTransport {
     /// Whether the transport stops reading when the session falls behind

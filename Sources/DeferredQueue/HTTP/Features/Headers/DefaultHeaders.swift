@@ -12,7 +12,7 @@ enum DefaultHeaders {
     }
 
     /// `<app>/<version> (<OS> <version>) DeferredQueue/<version>`, e.g.
-    /// `HTTPDemo/unknown (Linux 6.1.0) DeferredQueue/0.2.0` — instead of
+    /// `HTTPDemo/unknown (Linux 6.1.0) DeferredQueue/0.3.0` — instead of
     /// URLSession's `<exe> (unknown version) curl/…` on Linux.
     static let userAgent: String = {
         let info = Bundle.main.infoDictionary ?? [:]

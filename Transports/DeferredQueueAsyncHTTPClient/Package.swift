@@ -1,0 +1,81 @@
+// swift-tools-version: 6.0
+// DeferredQueue's transport over swift-server's AsyncHTTPClient, in its own
+// package so that the root package stays dependency-free:
+//
+//     let session = Session(transport: AsyncHTTPClientTransport())
+//
+// It lives in two places. In DeferredQueue's repository, at
+// Transports/DeferredQueueAsyncHTTPClient, it builds against the root package
+// two folders up and runs the root's HTTP behaviour suites (symlinked folders
+// under Tests/) on this transport:
+//
+//     swift test --package-path Transports/DeferredQueueAsyncHTTPClient
+//
+// Published, this folder is the root of its own repository
+// (https://github.com/deferredqueue/DeferredQueueAsyncHTTPClient, tagged with
+// DeferredQueue's versions), which depends on DeferredQueue by URL and has no
+// test target (the suites stay with the root). .ci/run builds a consumer
+// against exactly that split, offline.
+import Foundation
+import PackageDescription
+
+/// True in DeferredQueue's repository: the root package sits two folders up.
+let inRootRepository = FileManager.default.fileExists(
+    atPath: Context.packageDirectory + "/../../Sources/DeferredQueue/DeferredQueue.docc"
+)
+
+let deferredQueue: Package.Dependency = inRootRepository
+    ? .package(name: "DeferredQueue", path: "../..")
+    : .package(url: "https://github.com/deferredqueue/DeferredQueue", from: "0.3.0")
+
+// HTTP/ and Support/ are symlinks to the root test target's folders: the same
+// suites, run on this transport (see TestTransport.swift). In-tree only.
+let tests: [Target] = inRootRepository ? [
+    .testTarget(
+        name: "DeferredQueueAsyncHTTPClientTests",
+        dependencies: [
+            "DeferredQueueAsyncHTTPClient",
+            .product(name: "DeferredQueue", package: "DeferredQueue"),
+            .product(name: "LoopbackServer", package: "DeferredQueue"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
+        ]
+    ),
+] : []
+
+let package = Package(
+    name: "DeferredQueueAsyncHTTPClient",
+    // The root package's floor (the Synchronization module).
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "DeferredQueueAsyncHTTPClient", targets: ["DeferredQueueAsyncHTTPClient"]),
+    ],
+    dependencies: [
+        deferredQueue,
+        // The floors: .ci/run builds this package at these versions and at the newest.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // Already AsyncHTTPClient's dependencies: named for their error types.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // For its no-op tracer, which the transport's own client leaves out.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+    ],
+    targets: [
+        .target(
+            name: "DeferredQueueAsyncHTTPClient",
+            dependencies: [
+                .product(name: "DeferredQueue", package: "DeferredQueue"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
+        ),
+    ] + tests,
+    swiftLanguageModes: [.v6]
+)
