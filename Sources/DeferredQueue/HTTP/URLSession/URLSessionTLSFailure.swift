@@ -19,6 +19,10 @@ import FoundationNetworking
 /// untrusted. libcurl trusts only the system store here, so a private CA is
 /// always an unknown root on this transport.
 struct URLSessionTLSFailure: Equatable {
+    /// `NSURLErrorFailingURLStringErrorKey`'s value: swift-corelibs-foundation
+    /// deprecates the name, yet fills the key (and Apple's URLSession does).
+    static let failingURLStringKey = "NSErrorFailingURLStringKey"
+
     /// The `URLError` code for the failure.
     let code: URLError.Code
     /// Why, in words, for the error's description.
@@ -79,7 +83,7 @@ struct URLSessionTLSFailure: Equatable {
         let url = url ?? error.failingURL
         if let url {
             userInfo[NSURLErrorFailingURLErrorKey] = url
-            userInfo[NSURLErrorFailingURLStringErrorKey] = url.absoluteString
+            userInfo[Self.failingURLStringKey] = url.absoluteString
         }
         let host = url?.host.map { " with \($0)" } ?? ""
         let detail = (error.userInfo[NSLocalizedDescriptionKey] as? String).map { " (libcurl: \($0))" } ?? ""

@@ -259,10 +259,9 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         guard ending.head == nil, let diagnosis, TLSFailure(error)?.isUnverifiedChain == true else {
             return report(ending, failure: failure)
         }
-        let url = self.url
         diagnosis.diagnose(url).whenComplete { result in
             let finer = (try? result.get()) ?? nil
-            self.report(ending, failure: finer?.urlError(underlying: error, url: url) ?? failure)
+            self.report(ending, failure: finer?.refining(failure) ?? failure)
         }
     }
 

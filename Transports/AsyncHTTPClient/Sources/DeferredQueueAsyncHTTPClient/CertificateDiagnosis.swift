@@ -81,10 +81,13 @@ struct CertificateDiagnosis: Sendable {
         let serverName = host.contains(":") || host.allSatisfy({ $0.isNumber || $0 == "." }) ? nil : host
         let connected = bootstrap.connectTimeout(Self.deadline).channelInitializer { channel in
             channel.eventLoop.makeCompletedFuture {
-                let handler = try NIOSSLClientHandler(context: context, serverHostname: serverName) { chain, verdict in
-                    presented.set(chain)
-                    verdict.succeed(.failed)
-                }
+                let handler = try NIOSSLClientHandler(
+                    context: context, serverHostname: serverName,
+                    customVerificationCallback: { chain, verdict in
+                        presented.set(chain)
+                        verdict.succeed(.failed)
+                    }
+                )
                 try channel.pipeline.syncOperations.addHandler(handler)
             }
         }.connect(host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: url.port ?? 443)

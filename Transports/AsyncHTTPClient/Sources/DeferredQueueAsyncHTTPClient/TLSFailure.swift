@@ -1,9 +1,8 @@
-import NIOSSL
+import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-#else
-import Foundation
 #endif
+import NIOSSL
 
 /// A TLS failure of SwiftNIO SSL, as the `URLError` code Apple's URLSession
 /// gives for it, with the reason in words.
@@ -16,6 +15,10 @@ import Foundation
 /// A host name that does not match the certificate is found after a verified
 /// handshake, and reported on its own (`NIOSSLExtraError.failedToValidateHostname`).
 struct TLSFailure: Equatable {
+    /// `NSURLErrorFailingURLStringErrorKey`'s value: swift-corelibs-foundation
+    /// deprecates the name, yet fills the key (and Apple's URLSession does).
+    static let failingURLStringKey = "NSErrorFailingURLStringKey"
+
     let code: URLError.Code
     let reason: String
 
@@ -87,10 +90,16 @@ struct TLSFailure: Equatable {
         var userInfo: [String: Any] = [NSUnderlyingErrorKey: error]
         if let url {
             userInfo[NSURLErrorFailingURLErrorKey] = url
-            userInfo[NSURLErrorFailingURLStringErrorKey] = url.absoluteString
+            userInfo[Self.failingURLStringKey] = url.absoluteString
         }
         let host = url?.host.map { " with \($0)" } ?? ""
         userInfo[NSLocalizedDescriptionKey] = "TLS failure\(host): \(reason) (\(error))."
         return URLError(code, userInfo: userInfo)
+    }
+
+    /// `error` (a TLS failure made by ``urlError(underlying:url:)``) with
+    /// this failure's code and reason instead.
+    func refining(_ error: URLError) -> URLError {
+        urlError(underlying: error.userInfo[NSUnderlyingErrorKey] as? any Error ?? error, url: error.failingURL)
     }
 }

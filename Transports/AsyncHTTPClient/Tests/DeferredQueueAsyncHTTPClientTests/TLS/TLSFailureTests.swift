@@ -4,7 +4,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import LoopbackServer
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -80,7 +79,7 @@ struct TLSFailureTests {
         #expect(urlError.code == code, "\(urlError.localizedDescription)", sourceLocation: sourceLocation)
         #expect(urlError.failingURL == outcome.url, sourceLocation: sourceLocation)
         #expect(
-            urlError.userInfo[NSURLErrorFailingURLStringErrorKey] as? String == outcome.url.absoluteString,
+            urlError.userInfo["NSErrorFailingURLStringKey"] as? String == outcome.url.absoluteString,
             sourceLocation: sourceLocation
         )
         #expect(urlError.localizedDescription.contains("TLS failure with 127.0.0.1"), "\(urlError.localizedDescription)",
@@ -135,11 +134,11 @@ struct TLSFailureTests {
 
     @Test(arguments: TLSClient.allCases)
     func aServerThatDoesNotSpeakTLSIsASecureConnectionFailure(client: TLSClient) async throws {
-        let server = try LoopbackServer { _ in .text("plain") }
-        defer { server.shutdown() }
-        let url = try #require(URL(string: "https://127.0.0.1:\(server.url("/").port ?? 0)/tls"))
+        let server = try await TLSTestServer(identity: nil)
         let (session, httpClient) = client.makeSession(trusting: certificates.ca)
+        let url = server.url()
         let response = try await session.request(url).serializingResponse().value
+        await server.stop()
         try? await httpClient?.shutdown()
         expectTLSFailure((response, url, 0), .secureConnectionFailed, reason: "TLS handshake failed")
     }

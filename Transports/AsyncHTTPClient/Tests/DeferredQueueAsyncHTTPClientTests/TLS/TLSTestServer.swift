@@ -16,18 +16,20 @@ final class TLSTestServer: Sendable {
     var requestsAnswered: Int { answers.count.withLock { $0 } }
 
     /// Starts a server presenting `identity`'s certificate (followed by
-    /// `chain`, e.g. the CA) with its key.
-    init(identity: TestCertificates.Identity, chain: [NIOSSLCertificate] = []) async throws {
-        let configuration = TLSConfiguration.makeServerConfiguration(
-            certificateChain: ([identity.certificate] + chain).map { .certificate($0) },
-            privateKey: .privateKey(identity.key)
-        )
-        let context = try NIOSSLContext(configuration: configuration)
+    /// `chain`, e.g. the CA) with its key; with no identity, a server that
+    /// does not speak TLS (it answers a ClientHello with plain HTTP).
+    init(identity: TestCertificates.Identity?, chain: [NIOSSLCertificate] = []) async throws {
+        let context = try identity.map { identity in
+            try NIOSSLContext(configuration: TLSConfiguration.makeServerConfiguration(
+                certificateChain: ([identity.certificate] + chain).map { .certificate($0) },
+                privateKey: .privateKey(identity.key)
+            ))
+        }
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { [answers] channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+                    if let context { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context)) }
                     try channel.pipeline.syncOperations.addHandler(OKResponder(answers: answers))
                 }
             }
