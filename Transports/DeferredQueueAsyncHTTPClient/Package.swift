@@ -40,8 +40,22 @@ let tests: [Target] = inRootRepository ? [
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
             .product(name: "Tracing", package: "swift-distributed-tracing"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "X509", package: "swift-certificates"),
+            .product(name: "SwiftASN1", package: "swift-asn1"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]
     ),
+] : []
+
+// Test-only, in-tree only: the TLS tests make their CA and certificates at
+// run time, so no private key is committed.
+let testDependencies: [Package.Dependency] = inRootRepository ? [
+    .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+    .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+    .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
 ] : []
 
 let package = Package(
@@ -61,7 +75,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // For its no-op tracer, which the transport's own client leaves out.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
-    ],
+    ] + testDependencies,
     targets: [
         .target(
             name: "DeferredQueueAsyncHTTPClient",

@@ -207,9 +207,22 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
         case .cannotConnectToHost: return "the server refused the connection; check the host and port and that the server is running"
         case .networkConnectionLost: return "the connection was lost mid-request; retry"
         case .notConnectedToInternet: return "the device is not connected to the internet"
-        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:
-            return "the TLS connection could not be established; check the server's certificate"
+        // A certificate failure can be an attack: say so, never "retry".
+        case .serverCertificateUntrusted:
+            return "TLS certificate failure: the server's certificate is not trusted (self-signed, or not issued for "
+                + "this host name); this may be an attack or a misconfigured server, so check the certificate before trusting it"
+        case .serverCertificateHasUnknownRoot:
+            return "TLS certificate failure: the server's certificate was issued by a certificate authority that is not "
+                + "trusted; this may be an attack, or a private CA the client must be configured to trust"
+        case .serverCertificateHasBadDate:
+            return "TLS certificate failure: the server's certificate has expired (or is outside its validity period); "
+                + "the server must renew it, or this machine's clock is wrong"
+        case .serverCertificateNotYetValid:
+            return "TLS certificate failure: the server's certificate is not yet valid; check this machine's clock"
+        case .secureConnectionFailed:
+            return "the TLS handshake failed (no common protocol version or cipher, or the server does not speak TLS)"
+        case .clientCertificateRejected, .clientCertificateRequired:
+            return "TLS failure: the server requires or rejected the client's certificate"
         case .badServerResponse: return "the server sent a malformed response"
         case .cancelled: return "the underlying task was cancelled"
         case .badURL, .unsupportedURL: return "the URL is not supported by the URL loading system"

@@ -106,6 +106,8 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     ///   AsyncHTTPClient's parser refuses before handing it over), and the
     ///   lengths and chunk sizes libcurl refuses itself (`URLError.unknown`,
     ///   "Invalid Content-Length", "… in chunked-encoding").
+    /// - A TLS failure (also `URLError.unknown` there) gets the code Apple's
+    ///   URLSession gives, read from libcurl's message (``URLSessionTLSFailure``).
     /// - When the delegate's completion carries no response, the task's own
     ///   `response` is used.
     func complete(response: URLResponse?, error: (any Error)?) -> (response: HTTPURLResponse?, body: Data?, error: (any Error)?) {
@@ -123,13 +125,14 @@ final class URLSessionAttemptTask: HTTPTransportTask {
             return (nil, nil, Self.badServerResponse(violation, url: response?.url ?? task?.originalRequest?.url))
         }
         if exceededLimit { return (response, nil, HTTPError.responseTooLarge(limit: limit)) }
-        let outcome = Self.outcome(response: response, error: error, declined: declined, downloadError: downloadError)
+        let url = task?.currentRequest?.url ?? task?.originalRequest?.url
+        let outcome = Self.outcome(response: response, error: error, url: url, declined: declined, downloadError: downloadError)
         return (outcome.response, outcome.response == nil ? nil : collected, outcome.error)
     }
 
     /// The response and error as the session should see them (see ``complete(response:error:)``).
     private static func outcome(
-        response: HTTPURLResponse?, error: (any Error)?, declined: Bool, downloadError: (any Error)?
+        response: HTTPURLResponse?, error: (any Error)?, url: URL?, declined: Bool, downloadError: (any Error)?
     ) -> (response: HTTPURLResponse?, error: (any Error)?) {
         if error == nil, let downloadError {
             return (response, URLError(.cannotMoveFile, userInfo: [NSUnderlyingErrorKey: downloadError]))
@@ -148,6 +151,9 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         }
         if message.hasPrefix("Failed writing header") {
             return (response, URLError(.badServerResponse, userInfo: userInfo))
+        }
+        if let failure = URLSessionTLSFailure(libcurlMessage: message) {
+            return (response, failure.urlError(replacing: urlError, url: url))
         }
         return (response, error)
     }

@@ -68,12 +68,16 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     let requestBodySize: Int64?
     /// Counts the request body bytes written, for a body streamed from a file.
     let requestBodyWindow: RequestBodyWindow
+    /// Finds the reason for a certificate chain that did not verify (`nil`: none).
+    let diagnosis: CertificateDiagnosis?
     private let state = Mutex(State())
 
     init(
         url: URL, collectsBody: Bool, maximumBodySize: Int, events: any HTTPTransportEvents, queue: DispatchQueue,
-        idleTimeout: TimeAmount, requestBodyWindow: RequestBodyWindow, requestBodySize: Int64?
+        idleTimeout: TimeAmount, requestBodyWindow: RequestBodyWindow, requestBodySize: Int64?,
+        diagnosis: CertificateDiagnosis? = nil
     ) {
+        self.diagnosis = diagnosis
         self.url = url
         self.collectsBody = collectsBody
         self.maximumBodySize = maximumBodySize
@@ -249,10 +253,16 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     /// Reports the attempt's failure, once.
     private func complete(with error: any Error) {
         guard let ending = end() else { return }
-        let failure: any Error =
-            ending.exceededLimit
-            ? HTTPError.responseTooLarge(limit: maximumBodySize) : ErrorMapping.urlError(for: error, url: url)
-        report(ending, failure: failure)
+        if ending.exceededLimit { return report(ending, failure: HTTPError.responseTooLarge(limit: maximumBodySize)) }
+        let failure = ErrorMapping.urlError(for: error, url: url)
+        // BoringSSL does not say why a chain failed: look at it again.
+        guard ending.head == nil, let diagnosis, TLSFailure(error)?.isUnverifiedChain == true else {
+            return report(ending, failure: failure)
+        }
+        diagnosis.diagnose(url).whenComplete { result in
+            let finer = (try? result.get()) ?? nil
+            self.report(ending, failure: finer?.refining(failure) ?? failure)
+        }
     }
 
     /// Reports a failed attempt with the head (and collected body) it got.

@@ -85,9 +85,24 @@ import Synchronization
 /// connect timeout), `.cannotConnectToHost` (refused, unreachable),
 /// `.cannotFindHost`, `.networkConnectionLost` (the connection closed early,
 /// a body cut short), `.badServerResponse` (a malformed response),
-/// `.cannotDecodeContentData` (a corrupt compressed body),
-/// `.secureConnectionFailed` (TLS), `.cancelled`, and otherwise `.unknown`;
-/// the client's own error is in `userInfo[NSUnderlyingErrorKey]`.
+/// `.cannotDecodeContentData` (a corrupt compressed body), a TLS code (below),
+/// `.cancelled`, and otherwise `.unknown`; the client's own error is in
+/// `userInfo[NSUnderlyingErrorKey]`.
+///
+/// A TLS failure says so in its description, names the host, and carries
+/// Apple's code for it: `.serverCertificateUntrusted` (self-signed, or not
+/// issued for the URL's host), `.serverCertificateHasUnknownRoot` (issued by
+/// a CA the client does not trust), `.serverCertificateHasBadDate` (expired),
+/// `.serverCertificateNotYetValid`, `.clientCertificateRequired` /
+/// `.clientCertificateRejected`, and `.secureConnectionFailed` (any other
+/// handshake failure). BoringSSL reports only that a chain did not verify,
+/// so for that failure the transport opens one more TLS handshake to the
+/// same server, reads the certificates it presents and rejects them
+/// (nothing of the request is sent; not through a proxy; at most 10
+/// seconds); see `CertificateDiagnosis`. To trust a private CA, pass a client
+/// whose `HTTPClient.Configuration.tlsConfiguration` adds it
+/// (`additionalTrustRoots`): an expired or misnamed certificate under it
+/// still fails, with its own code.
 public final class AsyncHTTPClientTransport: HTTPTransport {
     public let callbackQueue: DispatchQueue
     /// `"gzip, deflate"` when the client decodes them, otherwise `nil`.
@@ -98,6 +113,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
     /// Whether ``client`` was created by the transport (and is shut down by it).
     let ownsClient: Bool
+    /// Finds why a server's certificate chain did not verify (see "Errors").
+    let diagnosis: CertificateDiagnosis?
     private let isShutDown = Atomic(false)
 
     /// Creates a transport.
@@ -111,6 +128,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         self.client = setup.client
         ownsClient = setup.ownsClient
         acceptEncoding = setup.decompresses ? "gzip, deflate" : nil
+        diagnosis = ClientSetup.configuration(of: setup.client).flatMap {
+            CertificateDiagnosis(configuration: $0, group: setup.client.eventLoopGroup)
+        }
     }
 
     deinit {
@@ -135,7 +155,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             events: events, queue: callbackQueue,
             idleTimeout: Self.idleTimeout(attempt.request.timeoutInterval), requestBodyWindow: window,
             requestBodySize: attempt.bodyFile.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int64 }
-                ?? attempt.request.httpBody.map { Int64($0.count) }
+                ?? attempt.request.httpBody.map { Int64($0.count) },
+            diagnosis: diagnosis
         )
         let task = client.execute(request: request, delegate: running)
         running.attach(task)

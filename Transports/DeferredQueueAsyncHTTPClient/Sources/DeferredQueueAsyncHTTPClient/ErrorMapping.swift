@@ -21,9 +21,11 @@ import NIOSSL
 /// for the same failures).
 enum ErrorMapping {
     /// `error` as a `URLError`, with `error` itself in `NSUnderlyingErrorKey`
-    /// and `url` in `NSURLErrorFailingURLErrorKey`. A `URLError` is returned as it is.
+    /// and `url` in `NSURLErrorFailingURLErrorKey`. A `URLError` is returned as
+    /// it is; a TLS failure is described as one (``TLSFailure``).
     static func urlError(for error: any Error, url: URL?) -> URLError {
         if let urlError = error as? URLError { return urlError }
+        if let failure = TLSFailure(error) { return failure.urlError(underlying: error, url: url) }
         var userInfo: [String: Any] = [NSUnderlyingErrorKey: error]
         if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
         return URLError(code(for: error), userInfo: userInfo)
@@ -51,7 +53,7 @@ enum ErrorMapping {
             return error == .invalidEOFState ? .networkConnectionLost : .badServerResponse
         case is NIOHTTPDecompression.DecompressionError, is NIOHTTPDecompression.ExtraDecompressionError:
             return .cannotDecodeContentData
-        case is NIOSSLError, is BoringSSLError: return .secureConnectionFailed
+        case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError: return TLSFailure(error)?.code ?? .secureConnectionFailed
         default: return .unknown
         }
     }

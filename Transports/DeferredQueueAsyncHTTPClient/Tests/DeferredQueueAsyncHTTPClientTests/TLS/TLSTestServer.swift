@@ -1,0 +1,79 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// An HTTPS server on 127.0.0.1 (an ephemeral port) that presents a given
+/// certificate chain and answers every request with `200 ok`, then closes.
+final class TLSTestServer: Sendable {
+    let port: Int
+    private let channel: any Channel
+    private let answers = Answers()
+
+    /// How many requests reached the server through TLS (none may, when
+    /// the client rejects the certificate).
+    var requestsAnswered: Int { answers.count.withLock { $0 } }
+
+    /// Starts a server presenting `identity`'s certificate (followed by
+    /// `chain`, e.g. the CA) with its key; with no identity, a server that
+    /// does not speak TLS (it answers a ClientHello with plain HTTP).
+    init(identity: TestCertificates.Identity?, chain: [NIOSSLCertificate] = []) async throws {
+        let context = try identity.map { identity in
+            try NIOSSLContext(configuration: TLSConfiguration.makeServerConfiguration(
+                certificateChain: ([identity.certificate] + chain).map { .certificate($0) },
+                privateKey: .privateKey(identity.key)
+            ))
+        }
+        channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { [answers] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let context { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context)) }
+                    try channel.pipeline.syncOperations.addHandler(OKResponder(answers: answers))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        port = channel.localAddress?.port ?? 0
+    }
+
+    /// `https://127.0.0.1:port/path`.
+    func url(_ path: String = "/tls") -> URL {
+        URL(string: "https://127.0.0.1:\(port)\(path)")!
+    }
+
+    func stop() async {
+        try? await channel.close()
+    }
+}
+
+/// The count of requests answered; its one lock is `count`.
+private final class Answers: Sendable {
+    let count = Mutex(0)
+}
+
+/// Answers the first bytes of a request with a complete `200` response.
+private final class OKResponder: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let answers: Answers
+
+    init(answers: Answers) {
+        self.answers = answers
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        answers.count.withLock { $0 += 1 }
+        let response = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: response))).whenComplete { _ in
+            bound.value.close(promise: nil)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A client that rejects the certificate ends the handshake: expected.
+        context.close(promise: nil)
+    }
+}
