@@ -98,7 +98,7 @@ struct APIKeyAdapter: RequestInterceptor {
 
     func adapt(_ urlRequest: URLRequest, for session: Session) async throws -> URLRequest {
         var request = urlRequest
-        request.setValue(key, forHTTPHeaderField: "X-API-Key")
+        request.headers.update(name: "X-API-Key", value: key)
         return request
     }
 }

@@ -32,7 +32,7 @@ struct OAuthAuthenticator: Authenticator {
     }
 
     func apply(_ credential: OAuthCredential, to urlRequest: inout URLRequest) {
-        urlRequest.setValue("Bearer \(credential.accessToken)", forHTTPHeaderField: "Authorization")
+        urlRequest.headers.update(.authorization(bearerToken: credential.accessToken))
     }
 
     func refresh(_ credential: OAuthCredential, for session: Session) async throws -> OAuthCredential {
