@@ -17,6 +17,13 @@ enum HostileBody: String, CaseIterable, CustomStringConvertible, Sendable {
 
     var description: String { rawValue }
 
+    /// Whether this transport cannot keep the memory bound for this body:
+    /// URLSession on Linux, where libcurl inflates a compressed body itself
+    /// and cannot be paused (Security.md, "Body limits and compression bombs").
+    var exceedsTheMemoryBoundOnThisTransport: Bool {
+        TestTransport.name == "URLSession" && self != .endless
+    }
+
     var reply: Reply {
         switch self {
         case .endless: .generated(length: 1 << 50, chunked: true, chunkSize: 256 << 10)
@@ -52,7 +59,9 @@ struct BodyLimitTests {
             }
             report("in memory", body, growth: growth, seconds: seconds)
             #expect(error?.kind == "tooLarge")
-            #expect(growth <= Self.bound, "resident memory grew by \(growth) MiB")
+            withKnownIssue("libcurl inflates a bomb before the stop lands", isIntermittent: true) {
+                #expect(growth <= Self.bound, "resident memory grew by \(growth) MiB")
+            } when: { body.exceedsTheMemoryBoundOnThisTransport }
         }
     }
 
@@ -83,7 +92,9 @@ struct BodyLimitTests {
             }
             report("download", body, growth: growth, seconds: seconds)
             #expect(error?.kind == "tooLarge")
-            #expect(growth <= Self.bound, "resident memory grew by \(growth) MiB")
+            withKnownIssue("libcurl inflates a bomb before the stop lands", isIntermittent: true) {
+                #expect(growth <= Self.bound, "resident memory grew by \(growth) MiB")
+            } when: { body.exceedsTheMemoryBoundOnThisTransport }
             if !session.transport.supportsDownloadsToFile {
                 #expect(!partial.events.isEmpty, "the session wrote a partial file")
             }
@@ -115,7 +126,9 @@ struct BodyLimitTests {
             report("stream", body, growth: growth, seconds: seconds)
             #expect((error as? HTTPError)?.kind == "tooLarge")
             #expect(total <= Self.limit, "the stream handed over \(total) bytes")
-            #expect(growth <= Self.bound, "resident memory grew by \(growth) MiB")
+            withKnownIssue("libcurl inflates a bomb before the stop lands", isIntermittent: true) {
+                #expect(growth <= Self.bound, "resident memory grew by \(growth) MiB")
+            } when: { body.exceedsTheMemoryBoundOnThisTransport }
         }
     }
 

@@ -92,16 +92,7 @@ final class URLSessionAttemptTask: HTTPTransportTask {
 
     private func cancelTask() {
         let task = state.withLock(owner: self) { $0.completed ? nil : $0.task }
-        if let task, task.state == .running { stop(task) }
-    }
-
-    /// Cancels `task` (on the delegate queue); URLSession's work queue is not held back meanwhile.
-    func stop(_ task: URLSessionTask) {
-        if let queue = delegateQueue as? DelegateOperationQueue {
-            queue.withoutHoldingBack { task.cancel() }
-        } else {
-            task.cancel()
-        }
+        if let task, task.state == .running { task.cancel() }
     }
 
     /// Marks the queue the delegate queue runs on (and every queue that targets it).

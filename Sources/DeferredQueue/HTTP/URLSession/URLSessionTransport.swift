@@ -40,8 +40,6 @@ public final class URLSessionTransport: HTTPTransport {
     #endif
 
     let urlSession: URLSession
-    /// `urlSession`'s delegate queue, which holds URLSession back while events pile up.
-    private let delegateQueue: DelegateOperationQueue
 
     /// Creates a transport.
     ///
@@ -49,13 +47,12 @@ public final class URLSessionTransport: HTTPTransport {
     ///   copy without redirects, cookies, credentials (and, on Linux, cache).
     public init(configuration: URLSessionConfiguration = .default) {
         let queue = DispatchQueue(label: "DeferredQueue.URLSessionTransport")
-        let delegateQueue = DelegateOperationQueue()
+        let delegateQueue = OperationQueue()
         delegateQueue.maxConcurrentOperationCount = 1
         delegateQueue.name = "DeferredQueue.URLSessionTransport.delegate"
         delegateQueue.underlyingQueue = queue
         queue.setSpecific(key: URLSessionAttemptTask.delegateQueueKey, value: ObjectIdentifier(delegateQueue))
         callbackQueue = queue
-        self.delegateQueue = delegateQueue
         urlSession = URLSession(
             configuration: Self.transportConfiguration(configuration),
             delegate: URLSessionTransportDelegate(), delegateQueue: delegateQueue
@@ -86,10 +83,13 @@ public final class URLSessionTransport: HTTPTransport {
         // with a completion handler holds the whole body before anyone sees
         // it (so no limit could stop a huge or compressed one in time), and
         // on corelibs it loses the body of a declined 401.
-        let task: URLSessionTask = delegateQueue.withoutHoldingBack {
-            if attempt.downloadsToFile { return urlSession.downloadTask(with: request) }
-            if let file = attempt.bodyFile { return urlSession.uploadTask(with: request, fromFile: file) }
-            return urlSession.dataTask(with: request)
+        let task: URLSessionTask
+        if attempt.downloadsToFile {
+            task = urlSession.downloadTask(with: request)
+        } else if let file = attempt.bodyFile {
+            task = urlSession.uploadTask(with: request, fromFile: file)
+        } else {
+            task = urlSession.dataTask(with: request)
         }
         let handle = URLSessionAttemptTask(
             task: task, delegateQueue: urlSession.delegateQueue,
@@ -99,12 +99,12 @@ public final class URLSessionTransport: HTTPTransport {
         // delegate (response, data and completion go to the session's, which
         // forwards them here); Apple platforms route everything to it.
         task.delegate = URLSessionAttemptDelegate(events: events, handle: handle)
-        delegateQueue.withoutHoldingBack { task.resume() }
+        task.resume()
         return handle
     }
 
     public func shutdown() {
-        delegateQueue.withoutHoldingBack { urlSession.finishTasksAndInvalidate() }
+        urlSession.finishTasksAndInvalidate()
     }
 
     /// The longest idle timeout passed on (a year); swift-corelibs-foundation

@@ -154,7 +154,7 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         guard handle.collects else { return events.didReceive(data: data) }
         // Past the limit: stop at once (on the delegate queue, before completion: no race).
-        if !handle.collect(data) { handle.stop(dataTask) }
+        if !handle.collect(data) { dataTask.cancel() }
     }
 
     func urlSession(
