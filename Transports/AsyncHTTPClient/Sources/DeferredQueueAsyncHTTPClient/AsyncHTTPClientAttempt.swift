@@ -198,7 +198,7 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         }
         if collectsBody {
             // Past the limit: stop now; the delegate then sees the cancellation.
-            if !collect(buffer.readableBytes, { buffer.withUnsafeReadableBytes { bytes in $0.append(contentsOf: bytes) } }) {
+            if !collect(buffer.readableBytes, { body in buffer.withUnsafeReadableBytes { body.append(contentsOf: $0) } }) {
                 task.cancel()
             }
         } else if let gate = stream(Data(buffer.readableBytesView), on: task.eventLoop) {
