@@ -17,7 +17,10 @@ let package = Package(
     targets: [
         // Package-internal: Mutex critical sections that ThreadSanitizer can see.
         .target(name: "LockSupport"),
-        .target(name: "DeferredQueue", dependencies: ["LockSupport"]),
+        // Package-internal: the system's zlib, for decoding gzip and deflate
+        // bodies a bounded step at a time (ContentDecoder).
+        .target(name: "CDeferredQueueZlib", linkerSettings: [.linkedLibrary("z")]),
+        .target(name: "DeferredQueue", dependencies: ["LockSupport", "CDeferredQueueZlib"]),
         .target(name: "LoopbackServer", dependencies: ["LockSupport"]),
         .executableTarget(name: "HTTPDemo", dependencies: ["DeferredQueue", "LoopbackServer"]),
         .testTarget(name: "DeferredQueueTests", dependencies: ["DeferredQueue", "LoopbackServer", "LockSupport"]),

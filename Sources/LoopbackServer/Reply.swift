@@ -102,6 +102,17 @@ public enum Reply: Sendable {
         content: GeneratedContent = .pattern, chunked: Bool = false, chunkSize: Int = 64 * 1024, interval: Double = 0
     )
 
+    /// A body encoded `layers` times with gzip (`Content-Encoding: gzip, gzip, …`),
+    /// sent chunked: the innermost layer is the compression bomb of
+    /// ``gzip(status:headers:decodedLength:content:chunked:chunkSize:interval:)``
+    /// (about a hundredfold), each outer one a gzip member of stored blocks,
+    /// so a client must undo every layer to reach `decodedLength` bytes of `content`.
+    /// - Parameters:
+    ///   - layers: how many times the body is gzip-encoded (at least 1).
+    ///   - decodedLength: the decoded body length in bytes.
+    ///   - content: what the decoded bytes are; the offset pattern by default.
+    case nestedGzip(layers: Int, decodedLength: Int64, content: GeneratedContent = .pattern)
+
     /// A redirect (normally a 3xx status) with a `Location` header and an empty body.
     case redirect(to: String, status: Int = 302)
 

@@ -108,6 +108,12 @@ struct ReplyPlan: Sendable {
             let body = BodyStream(producer, chunked: chunked, pieceSize: chunkSize, interval: interval)
             let encoding = [("Content-Encoding", "gzip")]
             addStream(status, headers, encoding, body, length: producer.compressedLength, chunked: chunked)
+        case let .nestedGzip(layers, decodedLength, content):
+            var producer: any BodyProducer = GzipProducer(content: content, decodedLength: decodedLength)
+            for _ in 1..<max(1, layers) { producer = StoredGzipProducer(wrapping: producer) }
+            let body = BodyStream(producer, chunked: true, pieceSize: 64 * 1024, interval: 0)
+            let encoding = [("Content-Encoding", Array(repeating: "gzip", count: max(1, layers)).joined(separator: ", "))]
+            addStream(200, [], encoding, body, length: 0, chunked: true)
         }
     }
 

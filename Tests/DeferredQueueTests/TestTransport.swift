@@ -23,13 +23,15 @@ enum TestTransport {
         eventMonitors: [any EventMonitor] = [],
         retryPolicy: RetryPolicy? = nil,
         maximumResponseBodySize: Int = 256 << 20,
+        maximumStreamedBodySize: Int = Session.defaultMaximumStreamedBodySize,
         resourceTimeout: Double? = nil
     ) -> Session {
         let configuration = URLSessionConfiguration.default
         if let resourceTimeout { configuration.timeoutIntervalForResource = resourceTimeout }
         return Session(
             configuration: configuration, interceptor: interceptor, redirectHandler: redirectHandler,
-            eventMonitors: eventMonitors, retryPolicy: retryPolicy, maximumResponseBodySize: maximumResponseBodySize
+            eventMonitors: eventMonitors, retryPolicy: retryPolicy, maximumResponseBodySize: maximumResponseBodySize,
+            maximumStreamedBodySize: maximumStreamedBodySize
         )
     }
 }

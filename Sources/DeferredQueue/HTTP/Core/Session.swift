@@ -43,6 +43,11 @@ public final class Session: Sendable {
     /// nothing for this long fails with `URLError.timedOut`.
     public static let defaultTimeout: Double = 60
 
+    /// The default ``maximumStreamedBodySize``: 4 GiB, so that a download or
+    /// stream that never ends (or a compression bomb) cannot fill the disk
+    /// or run forever, while real files fit.
+    public static let defaultMaximumStreamedBodySize = 4 << 30
+
     /// A redirect chain longer than this fails with `URLError.httpTooManyRedirects`.
     public static let redirectLimit = 16
 
@@ -57,6 +62,11 @@ public final class Session: Sendable {
     /// The largest response body, in decoded bytes, held in memory; a larger
     /// one fails with ``HTTPError/responseTooLarge(limit:)``.
     public let maximumResponseBodySize: Int
+    /// The most decoded bytes a download writes to its file, or a stream
+    /// hands over in total; past it the transfer stops at once with
+    /// ``HTTPError/responseTooLarge(limit:)`` (and a download's partial file
+    /// is removed). Alamofire has no such limit: see MIGRATING.md.
+    public let maximumStreamedBodySize: Int
     /// The deadline for a whole request, retries and redirects included, in
     /// seconds; `nil` for none.
     public let resourceTimeout: Double?
@@ -90,19 +100,22 @@ public final class Session: Sendable {
     ///   - eventMonitors: Observe every request.
     ///   - retryPolicy: When to retry failed attempts; `nil` never retries.
     ///   - maximumResponseBodySize: The largest body held in memory (256 MiB).
+    ///   - maximumStreamedBodySize: The largest body a download writes or a
+    ///     stream hands over (4 GiB; `Int.max` for none).
     public convenience init(
         configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration,
         interceptor: (any RequestInterceptor)? = nil,
         redirectHandler: Redirector = .follow,
         eventMonitors: [any EventMonitor] = [],
         retryPolicy: RetryPolicy? = nil,
-        maximumResponseBodySize: Int = 256 << 20
+        maximumResponseBodySize: Int = 256 << 20,
+        maximumStreamedBodySize: Int = Session.defaultMaximumStreamedBodySize
     ) {
         let transport = URLSessionTransport(configuration: configuration)
         self.init(
             transport: transport, interceptor: interceptor, redirectHandler: redirectHandler,
             eventMonitors: eventMonitors, retryPolicy: retryPolicy, maximumResponseBodySize: maximumResponseBodySize,
-            resourceTimeout: configuration.timeoutIntervalForResource,
+            maximumStreamedBodySize: maximumStreamedBodySize, resourceTimeout: configuration.timeoutIntervalForResource,
             cookieStore: Self.cookieStore(for: configuration),
             configuredHeaders: (configuration.httpAdditionalHeaders ?? [:]).map { (name: "\($0.key)", value: "\($0.value)") }
         )
@@ -117,6 +130,8 @@ public final class Session: Sendable {
     ///   - eventMonitors: Observe every request.
     ///   - retryPolicy: When to retry failed attempts; `nil` never retries.
     ///   - maximumResponseBodySize: The largest body held in memory (256 MiB).
+    ///   - maximumStreamedBodySize: The largest body a download writes or a
+    ///     stream hands over (4 GiB; `Int.max` for none).
     ///   - resourceTimeout: The deadline for a whole request, in seconds
     ///     (default: 7 days, as URLSession's); `nil` for none.
     public convenience init(
@@ -126,19 +141,20 @@ public final class Session: Sendable {
         eventMonitors: [any EventMonitor] = [],
         retryPolicy: RetryPolicy? = nil,
         maximumResponseBodySize: Int = 256 << 20,
+        maximumStreamedBodySize: Int = Session.defaultMaximumStreamedBodySize,
         resourceTimeout: Double? = 7 * 86_400
     ) {
         self.init(
             transport: transport, interceptor: interceptor, redirectHandler: redirectHandler,
             eventMonitors: eventMonitors, retryPolicy: retryPolicy, maximumResponseBodySize: maximumResponseBodySize,
-            resourceTimeout: resourceTimeout, cookieStore: InMemoryCookieStore(), configuredHeaders: []
+            maximumStreamedBodySize: maximumStreamedBodySize, resourceTimeout: resourceTimeout, cookieStore: InMemoryCookieStore(), configuredHeaders: []
         )
     }
 
     private init(
         transport: any HTTPTransport, interceptor: (any RequestInterceptor)?, redirectHandler: Redirector,
         eventMonitors: [any EventMonitor], retryPolicy: RetryPolicy?, maximumResponseBodySize: Int,
-        resourceTimeout: Double?, cookieStore: (any CookieStore)?, configuredHeaders: [(name: String, value: String)]
+        maximumStreamedBodySize: Int, resourceTimeout: Double?, cookieStore: (any CookieStore)?, configuredHeaders: [(name: String, value: String)]
     ) {
         self.transport = transport
         self.interceptor = interceptor
@@ -146,6 +162,7 @@ public final class Session: Sendable {
         self.eventMonitor = CompositeEventMonitor(eventMonitors)
         self.retryPolicy = retryPolicy
         self.maximumResponseBodySize = max(0, maximumResponseBodySize)
+        self.maximumStreamedBodySize = max(0, maximumStreamedBodySize)
         self.resourceTimeout = resourceTimeout.flatMap { $0.isNaN || $0 <= 0 || $0 >= 1e9 ? nil : $0 }
         self.cookieStore = cookieStore
         self.registry = RequestRegistry(resourceTimeout: self.resourceTimeout, queue: transport.callbackQueue)

@@ -51,11 +51,16 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     }
 
     /// Adds a chunk to a collecting attempt's body (on the delegate queue).
-    /// `false` once the body has grown past the limit: the caller stops the
+    /// `false` when the body first grows past the limit: the caller stops the
     /// task, which then completes with ``HTTPError/responseTooLarge(limit:)``.
+    /// Later chunks (already decoded and queued by URLSession) are dropped
+    /// and answer `true`: stopping the task again for each would make the
+    /// delegate queue wait on URLSession's work queue once per chunk, and
+    /// the queued chunks of a compression bomb pile up meanwhile.
     func collect(_ data: Data) -> Bool {
         state.withLock(owner: self) { state in
-            guard !state.exceededLimit, let count = state.body?.count else { return false }
+            if state.exceededLimit { return true }
+            guard let count = state.body?.count else { return false }
             guard count + data.count <= limit else {
                 state.exceededLimit = true
                 state.body = nil
@@ -82,12 +87,24 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         state.withLock(owner: self) { $0.downloadError = error }
     }
 
+    /// Cancels the task on the delegate queue; at once when already there
+    /// (the session stopping a body at its limit, on a transport event):
+    /// enqueued, the cancellation would wait behind every chunk URLSession
+    /// queued meanwhile, and a compression bomb keeps queueing them.
     func cancel() {
-        delegateQueue.addOperation {
-            let task = self.state.withLock(owner: self) { $0.completed ? nil : $0.task }
-            if let task, task.state == .running { task.cancel() }
+        guard DispatchQueue.getSpecific(key: Self.delegateQueueKey) == ObjectIdentifier(delegateQueue) else {
+            return delegateQueue.addOperation { self.cancelTask() }
         }
+        cancelTask()
     }
+
+    private func cancelTask() {
+        let task = state.withLock(owner: self) { $0.completed ? nil : $0.task }
+        if let task, task.state == .running { task.cancel() }
+    }
+
+    /// Marks the queue the delegate queue runs on (and every queue that targets it).
+    static let delegateQueueKey = DispatchSpecificKey<ObjectIdentifier>()
 
     /// Marks the task completed (on the delegate queue) and returns its
     /// response, collected body (`nil` for a streamed attempt or when no

@@ -53,6 +53,7 @@ public final class URLSessionTransport: HTTPTransport {
         delegateQueue.maxConcurrentOperationCount = 1
         delegateQueue.name = "DeferredQueue.URLSessionTransport.delegate"
         delegateQueue.underlyingQueue = queue
+        queue.setSpecific(key: URLSessionAttemptTask.delegateQueueKey, value: ObjectIdentifier(delegateQueue))
         callbackQueue = queue
         urlSession = URLSession(
             configuration: Self.transportConfiguration(configuration),

@@ -51,7 +51,14 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         var pendingBodyBytes = 0
         /// Succeeds to let the client read on; set while reading is held back.
         var readGate: EventLoopPromise<Void>?
+        /// Decodes the body from its `Content-Encoding`, when the transport decodes.
+        var decoder: ContentDecoder?
     }
+
+    /// The most decoded bytes one step of a ``ContentDecoder`` hands over:
+    /// a bomb's read is decoded this much at a time, each step checked
+    /// against the limit (collected) or held back like any chunk (streamed).
+    static let decodingStep = 256 << 10
 
     /// The most streamed body bytes that wait on the callback queue before
     /// the client stops reading from the socket. (4 MiB downloaded no faster
@@ -60,6 +67,8 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
 
     let url: URL
     let collectsBody: Bool
+    /// Whether the body is decoded here (the client does not decompress).
+    let decodesBody: Bool
     /// The most bytes a collecting attempt holds.
     let maximumBodySize: Int
     let events: any HTTPTransportEvents
@@ -73,13 +82,14 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     private let state = Mutex(State())
 
     init(
-        url: URL, collectsBody: Bool, maximumBodySize: Int, events: any HTTPTransportEvents, queue: DispatchQueue,
-        idleTimeout: TimeAmount, requestBodyWindow: RequestBodyWindow, requestBodySize: Int64?,
+        url: URL, collectsBody: Bool, maximumBodySize: Int, decodesBody: Bool, events: any HTTPTransportEvents,
+        queue: DispatchQueue, idleTimeout: TimeAmount, requestBodyWindow: RequestBodyWindow, requestBodySize: Int64?,
         diagnosis: CertificateDiagnosis? = nil
     ) {
         self.diagnosis = diagnosis
         self.url = url
         self.collectsBody = collectsBody
+        self.decodesBody = decodesBody
         self.maximumBodySize = maximumBodySize
         self.events = events
         self.queue = queue
@@ -156,7 +166,18 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        var decoder: ContentDecoder?
+        if decodesBody {
+            do {
+                let encoding = head.headers["content-encoding"].joined(separator: ", ")
+                decoder = try ContentDecoder(contentEncoding: encoding)
+            } catch {
+                // An encoding that cannot be decoded (or too many layers): refused, never passed on encoded.
+                return task.eventLoop.makeFailedFuture(error)
+            }
+        }
         state.withLock { state in
+            state.decoder = decoder
             state.lastActivity = .now()
             state.head = head
             if collectsBody, let length = head.headers.first(name: "content-length").flatMap(Int.init),
@@ -175,30 +196,63 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        if let decoder = state.withLock({ $0.decoder }) {
+            decoder.feed(Data(buffer.readableBytesView))
+            return decode(with: decoder, task: task)
+        }
         if collectsBody {
-            let withinLimit = state.withLock { state -> Bool in
-                state.lastActivity = .now()
-                guard state.body.count + buffer.readableBytes <= maximumBodySize else {
-                    state.exceededLimit = true
-                    state.body = Data()
-                    return false
-                }
-                buffer.withUnsafeReadableBytes { state.body.append(contentsOf: $0) }
-                return true
-            }
             // Past the limit: stop now; the delegate then sees the cancellation.
-            if !withinLimit { task.cancel() }
-        } else {
-            return stream(buffer, on: task.eventLoop)
+            if !collect(buffer.readableBytes, { body in buffer.withUnsafeReadableBytes { body.append(contentsOf: $0) } }) {
+                task.cancel()
+            }
+        } else if let gate = stream(Data(buffer.readableBytesView), on: task.eventLoop) {
+            return gate
         }
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
-    /// Hands a chunk of a streamed body to the callback queue; the future
-    /// succeeds when the client may read the next one (see "Back-pressure").
-    private func stream(_ buffer: ByteBuffer, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
-        let count = buffer.readableBytes
-        let data = Data(buffer.readableBytesView)
+    /// Decodes what `decoder` was fed a step at a time, collecting or
+    /// streaming each step as it comes; the future succeeds when all of it
+    /// was handed over and the client may read on.
+    private func decode(with decoder: ContentDecoder, task: HTTPClient.Task<Void>) -> EventLoopFuture<Void> {
+        do {
+            while let piece = try decoder.read(upTo: Self.decodingStep) {
+                if collectsBody {
+                    guard collect(piece.count, { $0.append(piece) }) else {
+                        task.cancel()
+                        break
+                    }
+                } else if let gate = stream(piece, on: task.eventLoop) {
+                    // Held back: go on decoding once the session caught up.
+                    return gate.flatMap { self.decode(with: decoder, task: task) }
+                }
+            }
+        } catch {
+            return task.eventLoop.makeFailedFuture(error)
+        }
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    /// Adds `count` bytes to a collected body with `append`; `false` (and
+    /// the body dropped) once it would grow past the limit.
+    private func collect(_ count: Int, _ append: (inout Data) -> Void) -> Bool {
+        state.withLock { state -> Bool in
+            state.lastActivity = .now()
+            guard !state.exceededLimit, state.body.count + count <= maximumBodySize else {
+                state.exceededLimit = true
+                state.body = Data()
+                return false
+            }
+            append(&state.body)
+            return true
+        }
+    }
+
+    /// Hands a chunk of a streamed body to the callback queue; returns a
+    /// future that succeeds when the client may read on, or `nil` when it
+    /// may at once (see "Back-pressure").
+    private func stream(_ data: Data, on eventLoop: any EventLoop) -> EventLoopFuture<Void>? {
+        let count = data.count
         let gate = state.withLock { state -> EventLoopPromise<Void>? in
             state.lastActivity = .now()
             state.pendingBodyBytes += count
@@ -211,7 +265,7 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         queue.async {
             events.didReceive(data: data, handled: { self.handled(count) })
         }
-        return gate?.futureResult ?? eventLoop.makeSucceededVoidFuture()
+        return gate?.futureResult
     }
 
     /// The session handled `count` bytes of the body: once half of
@@ -233,6 +287,14 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+        // A compressed body must end where its encoding does.
+        if let decoder = state.withLock({ $0.decoder }) {
+            do {
+                try decoder.finish()
+            } catch {
+                return complete(with: error)
+            }
+        }
         guard let ending = end() else { return }
         // The last part went past the limit before the cancellation landed.
         if ending.exceededLimit { return report(ending, failure: HTTPError.responseTooLarge(limit: maximumBodySize)) }
@@ -283,7 +345,7 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         let ending = state.withLock { state -> Ending? in
             guard !state.completed else { return nil }
             state.completed = true
-            defer { state.body = Data(); state.task = nil; state.idleTimer = nil; state.readGate = nil }
+            defer { state.body = Data(); state.task = nil; state.idleTimer = nil; state.readGate = nil; state.decoder = nil }
             return (state.head, state.body, state.exceededLimit, state.idleTimer, state.readGate)
         }
         guard let ending else { return nil }

@@ -21,7 +21,8 @@ import Synchronization
 ///
 /// The ``Session`` still decides redirects, authentication, cookies, retries
 /// and deadlines: requests behave as they do on ``URLSessionTransport``.
-/// AsyncHTTPClient only moves bytes, and decodes `gzip` and `deflate` bodies.
+/// AsyncHTTPClient only moves bytes; the transport decodes `gzip` and
+/// `deflate` bodies (nested too) with the library's ``ContentDecoder``.
 ///
 /// ## Threads
 ///
@@ -31,8 +32,8 @@ import Synchronization
 ///   (the one that resumed the request, or ``callbackQueue`` for a redirect,
 ///   a retry or an authentication round trip). It converts the `URLRequest`
 ///   and hands it to the client; it never waits.
-/// - A SwiftNIO event loop of the client connects, writes, reads, parses and
-///   decompresses. The transport's code there only copies bytes, notes the
+/// - A SwiftNIO event loop of the client connects, writes, reads and parses;
+///   the transport decodes compressed bodies there, a bounded step at a time. The transport's code there only copies bytes, notes the
 ///   time of the last activity (the idle timeout) and hands every event over
 ///   to ``callbackQueue`` with `async`: no handler, validator, serializer,
 ///   event monitor or adapter of the session ever runs on an event loop.
@@ -60,12 +61,13 @@ import Synchronization
 ///
 /// ## The client
 ///
-/// AsyncHTTPClient must not follow redirects itself (the session does), and
-/// should decompress bodies. `HTTPClient.shared` follows redirects, so for it
+/// AsyncHTTPClient must not follow redirects itself (the session does).
+/// `HTTPClient.shared` follows redirects, so for it
 /// the transport creates a client of its own, on the same event loop group,
-/// with `HTTPClient.shared`'s configuration except: no redirects, `gzip` and
-/// `deflate` decoded without a ratio limit (the session's
-/// ``Session/maximumResponseBodySize`` bounds decoded bodies), no read
+/// with `HTTPClient.shared`'s configuration except: no redirects, no
+/// decompression by the client (NIO inflates a whole read into one buffer:
+/// the transport decodes `gzip` and `deflate` itself, a bounded step at a
+/// time, so the session's limits stop a compression bomb in time), no read
 /// timeout (the transport applies each request's own), no retry of a
 /// refused connection (the session's ``RetryPolicy`` decides retries), and
 /// no tracer unless the process bootstrapped one (for the no-op tracer,
@@ -73,11 +75,12 @@ import Synchronization
 ///
 /// A client you pass is used as it is when its configuration disallows
 /// redirects: configure it with `redirectConfiguration: .disallow`, and with
-/// `decompression: .enabled(limit:)` if responses may be compressed. If it
-/// follows redirects, the transport creates a client of its own from a copy
-/// of its configuration with redirects disallowed (your TLS, proxy, HTTP
-/// version, pool and tracing settings are kept, except a no-op tracer;
-/// connections are not shared).
+/// `decompression: .enabled(limit:)` if responses may be compressed (NIO
+/// then decodes, bounded only by that limit). If it follows redirects, the
+/// transport creates a client of its own from a copy of its configuration
+/// with redirects disallowed and decompression left to the transport's
+/// bounded decoder (your TLS, proxy, HTTP version, pool and tracing settings
+/// are kept, except a no-op tracer; connections are not shared).
 ///
 /// ## Errors
 ///
@@ -115,6 +118,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     let ownsClient: Bool
     /// Finds why a server's certificate chain did not verify (see "Errors").
     let diagnosis: CertificateDiagnosis?
+    /// Whether attempts decode bodies with a ``ContentDecoder`` (the client does not).
+    let decodesBodies: Bool
     private let isShutDown = Atomic(false)
 
     /// Creates a transport.
@@ -127,7 +132,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         let setup = ClientSetup(client)
         self.client = setup.client
         ownsClient = setup.ownsClient
-        acceptEncoding = setup.decompresses ? "gzip, deflate" : nil
+        acceptEncoding = setup.acceptEncoding
+        decodesBodies = setup.transportDecodes
         diagnosis = ClientSetup.configuration(of: setup.client).flatMap {
             CertificateDiagnosis(configuration: $0, group: setup.client.eventLoopGroup)
         }
@@ -152,6 +158,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         }
         let running = AsyncHTTPClientAttempt(
             url: request.url, collectsBody: attempt.collectsBody, maximumBodySize: attempt.maximumBodySize ?? .max,
+            decodesBody: decodesBodies,
             events: events, queue: callbackQueue,
             idleTimeout: Self.idleTimeout(attempt.request.timeoutInterval), requestBodyWindow: window,
             requestBodySize: attempt.bodyFile.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int64 }

@@ -23,12 +23,13 @@ enum TestTransport {
         eventMonitors: [any EventMonitor] = [],
         retryPolicy: RetryPolicy? = nil,
         maximumResponseBodySize: Int = 256 << 20,
+        maximumStreamedBodySize: Int = Session.defaultMaximumStreamedBodySize,
         resourceTimeout: Double? = nil
     ) -> Session {
         Session(
             transport: AsyncHTTPClientTransport(), interceptor: interceptor, redirectHandler: redirectHandler,
             eventMonitors: eventMonitors, retryPolicy: retryPolicy, maximumResponseBodySize: maximumResponseBodySize,
-            resourceTimeout: resourceTimeout
+            maximumStreamedBodySize: maximumStreamedBodySize, resourceTimeout: resourceTimeout
         )
     }
 }

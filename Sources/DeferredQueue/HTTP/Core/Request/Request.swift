@@ -337,9 +337,11 @@ public class Request: @unchecked Sendable {
         mutableState.withLock(owner: self) { $0.maximumResponseBodySize } ?? session.maximumResponseBodySize
     }
 
-    /// Limits the body this request holds in memory to `limit` decoded
-    /// bytes, instead of the session's ``Session/maximumResponseBodySize``;
-    /// past it the transfer stops with ``HTTPError/responseTooLarge(limit:)``.
+    /// Limits the body this request receives to `limit` decoded bytes:
+    /// the body held in memory (instead of the session's
+    /// ``Session/maximumResponseBodySize``), a download's file or a stream's
+    /// chunks in total (instead of ``Session/maximumStreamedBodySize``); past
+    /// it the transfer stops with ``HTTPError/responseTooLarge(limit:)``.
     ///
     /// - Parameter limit: The largest body, in bytes.
     /// - Returns: The request, for chaining.
@@ -347,6 +349,12 @@ public class Request: @unchecked Sendable {
     public func maximumResponseBodySize(_ limit: Int) -> Self {
         mutableState.withLock(owner: self) { $0.maximumResponseBodySize = max(0, limit) }
         return self
+    }
+
+    /// The most decoded bytes a download writes or a stream hands over:
+    /// this request's own limit, else the session's ``Session/maximumStreamedBodySize``.
+    var streamedBodyLimit: Int {
+        mutableState.withLock(owner: self) { $0.maximumResponseBodySize } ?? session.maximumStreamedBodySize
     }
 
     /// Adds a validator: a step on the handler queue, seen by later handlers

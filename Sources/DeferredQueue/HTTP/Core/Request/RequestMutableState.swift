@@ -47,6 +47,8 @@ struct RequestMutableState: Sendable {
     var uploadProgressHandlers: [ProgressHandler] = []
     /// A download's file for the current attempt, and its open handle.
     var download: DownloadFile?
+    /// The decoded bytes the current attempt's stream handed over, against its limit.
+    var streamedBytes: Int64 = 0
     /// A stream's chunk handlers and head validators.
     var streamHandlers: [StreamHandler] = []
     var headValidators: [Request.Validation] = []
@@ -71,6 +73,7 @@ struct RequestMutableState: Sendable {
         self.base = base
         response = nil
         body = Data()
+        streamedBytes = 0
         return (attempt, progressHandlers.isEmpty && uploadProgressHandlers.isEmpty)
     }
 

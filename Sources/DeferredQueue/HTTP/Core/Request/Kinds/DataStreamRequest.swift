@@ -39,7 +39,10 @@ import FoundationNetworking
 /// already went by. ``Request/validate()`` here judges the response head: a rejected
 /// response's body is dropped (the transfer is cancelled) and `.complete`
 /// carries the validation error. Chunks are not kept, so the session's
-/// ``Session/maximumResponseBodySize`` does not apply.
+/// ``Session/maximumResponseBodySize`` does not apply; their total is bounded
+/// by ``Session/maximumStreamedBodySize`` (or the request's
+/// ``Request/maximumResponseBodySize(_:)``): past it the transfer stops and
+/// `.complete` carries ``HTTPError/responseTooLarge(limit:)``.
 // `@unchecked Sendable` as `Request`: constants only here; what changes is in
 // `Request.mutableState`, behind its one lock.
 public final class DataStreamRequest: Request, @unchecked Sendable {
@@ -136,11 +139,18 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
 
     override func consume(_ data: Data, attempt number: Int, handled: (@Sendable () -> Void)?) {
         let callbackQueue = session.transport.callbackQueue
+        let limit = streamedBodyLimit
+        var tooLarge = false
         let (inPlace, countdown) = mutableState.withLock(owner: self) { state -> ([StreamHandler], Countdown?) in
             // A redirect's body is not the stream.
             guard state.isCurrent(number), let status = state.response?.statusCode, !(300..<400).contains(status) else {
                 return ([], nil)
             }
+            guard state.streamedBytes + Int64(data.count) <= Int64(limit) else {
+                tooLarge = true
+                return ([], nil)
+            }
+            state.streamedBytes += Int64(data.count)
             let elsewhere = state.streamHandlers.filter { $0.queue !== callbackQueue }
             // One arrival per handler elsewhere, and one for those run here.
             let countdown = handled.map { Countdown(elsewhere.count + 1, then: $0) }
@@ -157,6 +167,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         // Handlers on the callback queue (this one) run here, outside the
         // lock (they may cancel the request), and still before `.complete`,
         // which is enqueued on this queue later.
+        if tooLarge { finish(failingWith: .responseTooLarge(limit: limit)) }
         for handler in inPlace { handler.handler(Stream(event: .stream(data))) }
         if let countdown { countdown.arrive() } else { handled?() }
     }

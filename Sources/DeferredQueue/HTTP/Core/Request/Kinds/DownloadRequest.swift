@@ -24,6 +24,12 @@ import FoundationNetworking
 /// never removes a directory, and refuses a path with a `..` component: see
 /// ``DestinationError`` and <doc:Security>.
 ///
+/// The file never grows past ``Session/maximumStreamedBodySize`` decoded
+/// bytes (or the request's ``Request/maximumResponseBodySize(_:)``): a
+/// larger body stops the transfer with ``HTTPError/responseTooLarge(limit:)``
+/// and its partial file is removed, so an endless body or a compression
+/// bomb cannot fill the disk.
+///
 /// - Note: ``resumeData`` is always `nil`: downloads run as streamed data
 ///   transfers on every transport (URLSession on Linux has no resumable
 ///   download tasks, and AsyncHTTPClient none at all), so an interrupted
@@ -71,6 +77,13 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     override var downloadsToFile: Bool { true }
 
     override func attempt(_ number: Int, didDownload bytes: Int64, of expected: Int64?) {
+        let limit = streamedBodyLimit
+        if bytes > Int64(limit) {
+            // The transport's file grew past the limit: stop it now (its file goes with the cancelled task).
+            let current = mutableState.withLock(owner: self) { $0.isCurrent(number) }
+            if current { finish(failingWith: .responseTooLarge(limit: limit)) }
+            return
+        }
         let handlers = mutableState.withLock(owner: self) { $0.isCurrent(number) ? $0.progressHandlers : [] }
         guard !handlers.isEmpty else { return }
         let encoded = mutableState.withLock(owner: self) { $0.response }.map { Self.decodedLength(of: $0) == nil } ?? false
@@ -88,8 +101,13 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     }
 
     override func consume(_ data: Data, attempt number: Int) {
-        let update = mutableState.withLock(owner: self) { state -> (handlers: [ProgressHandler], progress: TransferProgress)? in
+        let limit = streamedBodyLimit
+        let update = mutableState.withLock(owner: self) { state -> Result<([ProgressHandler], TransferProgress), HTTPError>? in
             guard state.isCurrent(number) else { return nil }
+            let written = state.download?.attempt == number ? state.download?.length ?? 0 : 0
+            // Past the limit nothing more is written: the file (of a bomb, an
+            // endless body) is removed when the request finishes, right below.
+            guard written + Int64(data.count) <= Int64(limit) else { return .failure(.responseTooLarge(limit: limit)) }
             do {
                 if state.download?.attempt != number {
                     state.download?.discard()
@@ -97,18 +115,16 @@ public final class DownloadRequest: Request, @unchecked Sendable {
                 }
                 try state.download?.write(data)
             } catch {
-                return nil
+                return .failure(.downloadedFileMoveFailed(error: CocoaError(.fileWriteUnknown), source: nil, destination: nil))
             }
-            let written = state.download?.length ?? 0
             let expected = state.response.flatMap(Self.decodedLength(of:))
-            return (state.progressHandlers, TransferProgress(completed: written, expected: expected))
+            return .success((state.progressHandlers, TransferProgress(completed: written + Int64(data.count), expected: expected)))
         }
-        guard let update else {
-            let stillCurrent = mutableState.withLock(owner: self) { $0.isCurrent(number) }
-            if stillCurrent { finish(failingWith: .downloadedFileMoveFailed(error: CocoaError(.fileWriteUnknown), source: nil, destination: nil)) }
-            return
+        switch update {
+        case .none: return
+        case .failure(let error): finish(failingWith: error)
+        case .success(let (handlers, progress)): Self.report(progress, to: handlers)
         }
-        Self.report(update.progress, to: update.handlers)
     }
 
     override func finalOutcome(_ raw: RawResponse) -> RawResponse {
