@@ -13,9 +13,8 @@ struct CallerCookieStorageTests {
     }
 
     static func response(_ url: String, setCookie: String) throws -> HTTPURLResponse {
-        try #require(HTTPURLResponse(
-            url: try #require(URL(string: url)), statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Set-Cookie": setCookie]
-        ))
+        let url = try #require(URL(string: url))
+        return try #require(HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Set-Cookie": setCookie]))
     }
 
     static func cookie(_ name: String, domain: String, path: String = "/", secure: Bool = false) throws -> HTTPCookie {

@@ -44,7 +44,9 @@ struct HostileCookieTests {
 
     /// `url` with its host replaced by `localhost`, which resolves to the same server.
     static func onLocalhost(_ url: URL) -> URL {
-        URL(string: url.absoluteString.replacingOccurrences(of: "127.0.0.1", with: "localhost")) ?? url
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        components?.host = "localhost"
+        return components?.url ?? url
     }
 
     static func get(_ url: URL, on session: Session) async -> String? {

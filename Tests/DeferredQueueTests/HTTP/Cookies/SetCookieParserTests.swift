@@ -25,8 +25,8 @@ struct SetCookieParserTests {
     }
 
     @Test func aCookieWhoseNameAndValueExceed4096OctetsIsIgnored() {
-        #expect(SetCookieParser.parse(Substring("big=" + String(repeating: "x", count: 4093))) == nil)
-        #expect(SetCookieParser.parse(Substring("big=" + String(repeating: "x", count: 4093 - 1))) != nil)
+        #expect(SetCookieParser.parse(Substring("big=" + String(repeating: "x", count: 4094))) == nil)
+        #expect(SetCookieParser.parse(Substring("big=" + String(repeating: "x", count: 4093))) != nil, "4,096 octets exactly fit")
         #expect(SetCookieParser.parse(Substring("big=" + String(repeating: "x", count: 70_000))) == nil)
     }
 
