@@ -47,16 +47,16 @@ struct CookieJar: Sendable {
     /// - Returns: The cookies stored (expired ones, which only delete, excluded).
     @discardableResult
     mutating func store(_ received: [ParsedSetCookie], from url: URL, at now: Date) -> [StoredCookie] {
-        guard !received.isEmpty, let host = CookieRules.canonicalHost(of: url) else { return [] }
-        let site = Self.site(of: host)
-        let secureOrigin = CookieRules.isSecure(url)
+        guard !received.isEmpty, let origin = CookieRules.Origin(url) else { return [] }
+        let site = Self.site(of: origin.host)
+        let secureOrigin = origin.isSecure
         var bucket = sites.removeValue(forKey: site) ?? [:]
         let before = bucket.count
         // Secure cookies an insecure origin must not shadow, by name: looked up once per cookie.
         let secureByName = secureOrigin ? [:] : Dictionary(grouping: bucket.values.filter(\.secure), by: \.name)
         var stored: [StoredCookie] = []
         for parsed in received {
-            guard case .success(var cookie) = CookieRules.accept(parsed, from: url, at: now) else { continue }
+            guard case .success(var cookie) = CookieRules.accept(parsed, from: origin, at: now) else { continue }
             if !secureOrigin, let secure = secureByName[cookie.name],
                secure.contains(where: { CookieRules.wouldShadowSecure(cookie, $0) }) {
                 continue

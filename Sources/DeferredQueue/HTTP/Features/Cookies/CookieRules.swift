@@ -67,18 +67,42 @@ enum CookieRules {
 
     /// Whether `string` starts with `prefix`, ignoring ASCII case (cookie prefixes are case-insensitive).
     static func hasPrefix(_ string: some StringProtocol, _ prefix: String) -> Bool {
-        string.utf8.count >= prefix.utf8.count && string.prefix(prefix.count).lowercased() == prefix.lowercased()
+        string.utf8.first == UInt8(ascii: "_") && string.utf8.count >= prefix.utf8.count
+            && string.prefix(prefix.count).lowercased() == prefix.lowercased()
+    }
+
+    /// What the rules need to know about the URL a response came from,
+    /// worked out once per response rather than once per cookie.
+    struct Origin: Sendable {
+        var host: String
+        var hostIsIPAddress: Bool
+        var isSecure: Bool
+        var defaultPath: String
+
+        init?(_ url: URL) {
+            guard let host = CookieRules.canonicalHost(of: url) else { return nil }
+            self.host = host
+            hostIsIPAddress = CookieRules.isIPAddress(host)
+            isSecure = CookieRules.isSecure(url)
+            defaultPath = CookieRules.defaultPath(of: url)
+        }
     }
 
     /// The cookie `parsed` becomes when received in a response to `url` at
     /// `now`, or why it is refused (RFC 6265bis §5.7). Whether it may replace
     /// a `Secure` cookie already stored is the store's check.
     static func accept(_ parsed: ParsedSetCookie, from url: URL, at now: Date) -> Result<StoredCookie, Refusal> {
-        guard let host = canonicalHost(of: url) else { return .failure(.noHost) }
+        guard let origin = Origin(url) else { return .failure(.noHost) }
+        return accept(parsed, from: origin, at: now)
+    }
+
+    /// The cookie `parsed` becomes when received from `origin` at `now`, or why it is refused.
+    static func accept(_ parsed: ParsedSetCookie, from origin: Origin, at now: Date) -> Result<StoredCookie, Refusal> {
+        let host = origin.host
         var domain = host
         var hostOnly = true
         if let attribute = parsed.domain {
-            if isIPAddress(host) {
+            if origin.hostIsIPAddress {
                 // An IP host accepts no Domain but itself.
                 guard attribute == host else { return .failure(.ipAddressDomain) }
             } else if !attribute.allSatisfy(\.isASCII) || attribute.split(separator: ".", omittingEmptySubsequences: false).contains("") {
@@ -92,9 +116,8 @@ enum CookieRules {
                 domain = attribute
             }
         }
-        let secureOrigin = isSecure(url)
-        if parsed.secure, !secureOrigin { return .failure(.insecureSecure) }
-        let path = parsed.path ?? defaultPath(of: url)
+        if parsed.secure, !origin.isSecure { return .failure(.insecureSecure) }
+        let path = parsed.path ?? origin.defaultPath
         if hasPrefix(parsed.name, "__Secure-"), !parsed.secure { return .failure(.prefixViolation) }
         if hasPrefix(parsed.name, "__Host-"), !parsed.secure || !hostOnly || parsed.path != "/" {
             return .failure(.prefixViolation)

@@ -35,14 +35,14 @@ struct SystemCookieStore: CookieStore {
 
     func storeCookies(from response: HTTPURLResponse) {
         let received = Self.setCookies(in: response)
-        guard !received.isEmpty, let url = response.url else { return }
+        guard !received.isEmpty, let url = response.url, let origin = CookieRules.Origin(url) else { return }
         let now = Date()
-        let secureOrigin = CookieRules.isSecure(url)
+        let secureOrigin = origin.isSecure
         let existing = (storage.cookies ?? []).map { (cookie: $0, stored: Self.storedCookie($0, creation: 0)) }
         var written: [StoredCookie.Identity: HTTPCookie] = [:]
         var order: [StoredCookie.Identity] = []
         for parsed in received {
-            guard case .success(let cookie) = CookieRules.accept(parsed, from: url, at: now) else { continue }
+            guard case .success(let cookie) = CookieRules.accept(parsed, from: origin, at: now) else { continue }
             if !secureOrigin, existing.contains(where: { CookieRules.wouldShadowSecure(cookie, $0.stored) }) { continue }
             for old in existing where old.stored.identity == cookie.identity { storage.deleteCookie(old.cookie) }
             if written.removeValue(forKey: cookie.identity) != nil { order.removeAll { $0 == cookie.identity } }
