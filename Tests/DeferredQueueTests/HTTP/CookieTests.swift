@@ -57,20 +57,26 @@ struct CookieTests {
     }
 
     @Test func cookieMatchingFollowsDomainPathAndSecure() throws {
-        func cookie(_ properties: [HTTPCookiePropertyKey: Any]) throws -> HTTPCookie {
-            try #require(HTTPCookie(properties: properties))
+        func cookie(_ domain: String, hostOnly: Bool, path: String = "/", secure: Bool = false) -> StoredCookie {
+            StoredCookie(name: "a", value: "1", domain: domain, hostOnly: hostOnly, path: path, secure: secure, httpOnly: false, expires: nil)
         }
-        let hostOnly = try cookie([.name: "a", .value: "1", .domain: "example.com", .path: "/app"])
-        let url = { (string: String) in URL(string: string)! }
-        #expect(InMemoryCookieStore.matches(hostOnly, url("http://example.com/app")))
-        #expect(InMemoryCookieStore.matches(hostOnly, url("http://example.com/app/x")))
-        #expect(!InMemoryCookieStore.matches(hostOnly, url("http://example.com/application")))
-        #expect(!InMemoryCookieStore.matches(hostOnly, url("http://sub.example.com/app")))
-        let domain = try cookie([.name: "b", .value: "2", .domain: ".example.com", .path: "/"])
-        #expect(InMemoryCookieStore.matches(domain, url("http://sub.example.com/")))
-        #expect(!InMemoryCookieStore.matches(domain, url("http://badexample.com/")))
-        let secure = try cookie([.name: "c", .value: "3", .domain: "example.com", .path: "/", .secure: "TRUE"])
-        #expect(!InMemoryCookieStore.matches(secure, url("http://example.com/")))
-        #expect(InMemoryCookieStore.matches(secure, url("https://example.com/")))
+        func sends(_ cookie: StoredCookie, _ string: String) throws -> Bool {
+            let url = try #require(URL(string: string))
+            let host = try #require(CookieRules.canonicalHost(of: url))
+            return CookieRules.shouldSend(
+                cookie, host: host, path: CookieRules.requestPath(of: url), secure: CookieRules.isSecure(url), now: Date()
+            )
+        }
+        let hostOnly = cookie("example.com", hostOnly: true, path: "/app")
+        #expect(try sends(hostOnly, "http://example.com/app"))
+        #expect(try sends(hostOnly, "http://example.com/app/x"))
+        #expect(try !sends(hostOnly, "http://example.com/application"))
+        #expect(try !sends(hostOnly, "http://sub.example.com/app"))
+        let domain = cookie("example.com", hostOnly: false)
+        #expect(try sends(domain, "http://sub.example.com/"))
+        #expect(try !sends(domain, "http://badexample.com/"))
+        let secure = cookie("example.com", hostOnly: true, secure: true)
+        #expect(try !sends(secure, "http://example.com/"))
+        #expect(try sends(secure, "https://example.com/"))
     }
 }

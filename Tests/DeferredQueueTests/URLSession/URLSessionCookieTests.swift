@@ -36,4 +36,20 @@ struct URLSessionCookieTests {
         #expect(storage.cookies(for: server.url("/"))?.map(\.name) == ["theme"])
     }
 
+    // corelibs' cookies(for:) sends Secure cookies over http and ignores Path.
+    @Test func aCallersCookieStorageIsReadAndWrittenUnderTheSessionsRules() async throws {
+        let server = try HostileCookieTests.server()
+        defer { server.shutdown() }
+        let configuration = URLSessionConfiguration.ephemeral
+        let storage = try #require(configuration.httpCookieStorage)
+        let host = try #require(server.url("/").host)
+        storage.setCookie(try CallerCookieStorageTests.cookie("secret", domain: host, secure: true))
+        storage.setCookie(try CallerCookieStorageTests.cookie("admin", domain: host, path: "/admin"))
+        let session = Session(configuration: configuration)
+        #expect(await HostileCookieTests.get(server.url("/echo"), on: session) == "(none)")
+        #expect(await HostileCookieTests.get(server.url("/admin/x"), on: session) == "admin=1")
+        _ = await HostileCookieTests.get(server.url("/secure"), on: session)
+        _ = await HostileCookieTests.get(server.url("/plant?domain=localhost"), on: session)
+        #expect(storage.cookies?.map(\.name).sorted() == ["admin", "plain", "secret"], "refused cookies are never written")
+    }
 }
