@@ -8,11 +8,6 @@ import FoundationNetworking
 /// target: URLSession. The `Transports/DeferredQueueAsyncHTTPClient` package's test
 /// target compiles the same suites with its own `TestTransport`.
 enum TestTransport {
-    /// Whether the transport stops reading when the session falls behind
-    /// (it does not: corelibs cannot pause libcurl). Sets how much memory a
-    /// big download may add.
-    static let pausesReceiving = false
-
     /// A name for test output and transport-specific expectations.
     static let name = "URLSession"
 

@@ -17,16 +17,6 @@ enum HostileBody: String, CaseIterable, CustomStringConvertible, Sendable {
 
     var description: String { rawValue }
 
-    /// Whether this transport cannot keep the memory bound for this body:
-    /// URLSession on Linux, where libcurl inflates a compressed body itself
-    /// and cannot be paused, so what it reads while the session's queue is
-    /// starved (a loaded machine, the rest of the suite running beside) piles
-    /// up inside Foundation — an endless plain body included
-    /// (Security.md, "Body limits and compression bombs").
-    var exceedsTheMemoryBoundOnThisTransport: Bool {
-        TestTransport.name == "URLSession"
-    }
-
     var reply: Reply {
         switch self {
         case .endless: .generated(length: 1 << 50, chunked: true, chunkSize: 256 << 10)
@@ -62,9 +52,7 @@ struct BodyLimitTests {
             }
             report("in memory", body, growth: growth, seconds: seconds)
             #expect(error?.kind == "tooLarge")
-            withKnownIssue("corelibs cannot pause libcurl: what it reads before the stop lands piles up", isIntermittent: true) {
-                #expect(growth <= Self.bound, "resident memory grew by \(growth) MiB")
-            } when: { body.exceedsTheMemoryBoundOnThisTransport }
+            #expect(growth <= Self.bound, "resident memory grew by \(growth) MiB")
         }
     }
 
@@ -95,9 +83,7 @@ struct BodyLimitTests {
             }
             report("download", body, growth: growth, seconds: seconds)
             #expect(error?.kind == "tooLarge")
-            withKnownIssue("corelibs cannot pause libcurl: what it reads before the stop lands piles up", isIntermittent: true) {
-                #expect(growth <= Self.bound, "resident memory grew by \(growth) MiB")
-            } when: { body.exceedsTheMemoryBoundOnThisTransport }
+            #expect(growth <= Self.bound, "resident memory grew by \(growth) MiB")
             if !session.transport.supportsDownloadsToFile {
                 #expect(!partial.events.isEmpty, "the session wrote a partial file")
             }
@@ -129,9 +115,7 @@ struct BodyLimitTests {
             report("stream", body, growth: growth, seconds: seconds)
             #expect((error as? HTTPError)?.kind == "tooLarge")
             #expect(total <= Self.limit, "the stream handed over \(total) bytes")
-            withKnownIssue("corelibs cannot pause libcurl: what it reads before the stop lands piles up", isIntermittent: true) {
-                #expect(growth <= Self.bound, "resident memory grew by \(growth) MiB")
-            } when: { body.exceedsTheMemoryBoundOnThisTransport }
+            #expect(growth <= Self.bound, "resident memory grew by \(growth) MiB")
         }
     }
 

@@ -8,15 +8,9 @@ import LoopbackServer
 /// runs in the same process on the same two cores, so the bounds leave room
 /// for that while still catching a body held in memory (hundreds of MiB).
 enum TransferMemory {
-    /// Uploads on any transport, and receiving on a transport that pauses
-    /// the server when the session falls behind.
+    /// Sending or receiving 1 GiB, on any transport: each holds the other
+    /// side back when the session falls behind.
     static let bound = 48.0
-
-    /// Receiving a paced 1 GiB: on a transport without flow control
-    /// (corelibs' URLSession cannot pause libcurl) chunks queue inside the
-    /// transport whenever the loaded machine starves the session's queue
-    /// (58 MiB seen in a full run; 18 MiB alone).
-    static var receivingBound: Double { TestTransport.pausesReceiving ? bound : 96 }
 }
 
 /// How much resident memory `work` adds at its peak, in MiB: the smallest

@@ -10,9 +10,9 @@ import FoundationNetworking
 ///
 /// swift-corelibs-foundation aborts the process ("Trying to access a
 /// behaviour for a task that in not in the registry", TaskRegistry.swift)
-/// when `URLSessionTask.cancel()` races the task's completion. Completion is
-/// delivered on the delegate queue, so cancelling there, and only while the
-/// task has not completed, never races it.
+/// when `URLSessionTask.cancel()` is sent to a task whose completion has been
+/// delivered: the handle forgets its task at completion (on the delegate
+/// queue) and cancels only a task it still holds.
 final class URLSessionAttemptTask: HTTPTransportTask {
     private struct State {
         /// Released at completion: the task's delegate holds this handle, and
@@ -31,20 +31,17 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         var framingViolation: String?
     }
 
-    private let delegateQueue: OperationQueue
     private let state: Mutex<State>
     /// Whether the attempt collects its body here instead of streaming it.
     let collects: Bool
     /// The most body bytes a collecting attempt holds.
-    private let limit: Int
+    let limit: Int
 
     /// - Parameters:
     ///   - task: The attempt's task, not resumed yet.
-    ///   - delegateQueue: The queue the task's callbacks run on.
     ///   - limit: For a collecting attempt, the largest body it holds
     ///     (`Int.max`: no limit); `nil` for a streamed attempt.
-    init(task: URLSessionTask, delegateQueue: OperationQueue, collectingUpTo limit: Int?) {
-        self.delegateQueue = delegateQueue
+    init(task: URLSessionTask, collectingUpTo limit: Int?) {
         collects = limit != nil
         self.limit = limit ?? .max
         state = Mutex(State(task: task, body: limit == nil ? nil : Data()))
@@ -87,24 +84,24 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         state.withLock(owner: self) { $0.downloadError = error }
     }
 
-    /// Cancels the task on the delegate queue; at once when already there
-    /// (the session stopping a body at its limit, on a transport event):
-    /// enqueued, the cancellation would wait behind every chunk URLSession
-    /// queued meanwhile, and a compression bomb keeps queueing them.
+    /// Cancels the task, unless it has completed, on ``cancellations``.
+    ///
+    /// Never on the delegate queue: corelibs' `cancel()` waits for its work
+    /// queue, which may itself be waiting for the delegate queue to make room
+    /// (``BoundedDelegateQueue``). Never enqueued behind the delegate queue's
+    /// callbacks either: a compression bomb keeps queueing chunks. corelibs
+    /// checks the task's state on its work queue, so a cancellation that
+    /// arrives after the task completed there does nothing.
     func cancel() {
-        guard DispatchQueue.getSpecific(key: Self.delegateQueueKey) == ObjectIdentifier(delegateQueue) else {
-            return delegateQueue.addOperation { self.cancelTask() }
+        guard let task = state.withLock(owner: self, { $0.completed ? nil : $0.task }) else { return }
+        Self.cancellations.async {
+            if task.state == .running { task.cancel() }
         }
-        cancelTask()
     }
 
-    private func cancelTask() {
-        let task = state.withLock(owner: self) { $0.completed ? nil : $0.task }
-        if let task, task.state == .running { task.cancel() }
-    }
-
-    /// Marks the queue the delegate queue runs on (and every queue that targets it).
-    static let delegateQueueKey = DispatchSpecificKey<ObjectIdentifier>()
+    /// Where tasks are cancelled: a queue of its own, which may wait for
+    /// URLSession's work queue.
+    private static let cancellations = DispatchQueue(label: "DeferredQueue.URLSessionTransport.cancel")
 
     /// Marks the task completed (on the delegate queue) and returns its
     /// response, collected body (`nil` for a streamed attempt or when no

@@ -49,11 +49,7 @@ public final class URLSessionTransport: HTTPTransport {
     ///   nothing is written to disk unless you pass a `urlCache`.
     public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration) {
         let queue = DispatchQueue(label: "DeferredQueue.URLSessionTransport")
-        let delegateQueue = OperationQueue()
-        delegateQueue.maxConcurrentOperationCount = 1
-        delegateQueue.name = "DeferredQueue.URLSessionTransport.delegate"
-        delegateQueue.underlyingQueue = queue
-        queue.setSpecific(key: URLSessionAttemptTask.delegateQueueKey, value: ObjectIdentifier(delegateQueue))
+        let delegateQueue = BoundedDelegateQueue(runningOn: queue)
         callbackQueue = queue
         urlSession = URLSession(
             configuration: Self.transportConfiguration(configuration),
@@ -94,7 +90,7 @@ public final class URLSessionTransport: HTTPTransport {
             task = urlSession.dataTask(with: request)
         }
         let handle = URLSessionAttemptTask(
-            task: task, delegateQueue: urlSession.delegateQueue,
+            task: task,
             collectingUpTo: attempt.collectsBody ? attempt.maximumBodySize ?? .max : nil
         )
         // corelibs routes only redirects and challenges to a task's own

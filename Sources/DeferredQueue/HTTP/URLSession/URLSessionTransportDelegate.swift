@@ -150,6 +150,8 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
         // task then completes with `badServerResponse` and no response.
         if let http = response as? HTTPURLResponse, let violation = ResponseFraming.violation(in: http) {
             handle.refuseFraming(violation)
+            // corelibs ignores the disposition: the task is stopped by hand.
+            handle.cancel()
             return completionHandler(.cancel)
         }
         // A collecting attempt reports its head with its completion.
@@ -159,8 +161,15 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         guard handle.collects else { return events.didReceive(data: data) }
-        // Past the limit: stop at once (on the delegate queue, before completion: no race).
-        if !handle.collect(data) { dataTask.cancel() }
+        guard !handle.collect(data) else { return }
+        // Past the limit: stop the task, and report now. The task's own
+        // completion can be seconds away (libcurl inflating the rest of a
+        // compression bomb); the request ignores it.
+        handle.cancel()
+        events.didComplete(
+            response: dataTask.response as? HTTPURLResponse, body: nil,
+            error: HTTPError.responseTooLarge(limit: handle.limit)
+        )
     }
 
     func urlSession(

@@ -8,11 +8,6 @@ import FoundationNetworking
 /// The transport the shared HTTP behaviour suites (the symlinked `HTTP/` and
 /// `Support/` folders) run on in this test target: AsyncHTTPClient.
 enum TestTransport {
-    /// Whether the transport stops reading when the session falls behind
-    /// (it does: reading is held back while chunks wait on the callback
-    /// queue). Sets how much memory a big download may add.
-    static let pausesReceiving = true
-
     /// A name for test output and transport-specific expectations.
     static let name = "AsyncHTTPClient"
 

@@ -1,0 +1,96 @@
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The URLSession transport's delegate queue: on Linux, an `OperationQueue`
+/// that holds URLSession's work queue back while too many callbacks wait.
+///
+/// swift-corelibs-foundation reads from libcurl on the session's work queue
+/// and hands every chunk it decodes to the delegate queue with
+/// `addOperation(_:)`; it never pauses libcurl. When the delegate queue falls
+/// behind (a loaded machine, a compression bomb inflating at memory speed),
+/// the queued chunks pile up without bound. Waiting in `addOperation(_:)`
+/// until the backlog drains keeps libcurl from reading, so TCP flow control
+/// pushes back on the server instead and the queued chunks stay under
+/// `capacity` callbacks (libcurl's 16 KiB each).
+///
+/// Callbacks must never wait for the work queue (``URLSessionAttemptTask``
+/// cancels from another queue for this reason). Should one do so anyway
+/// (corelibs creates and resumes tasks there synchronously), a wait ends after
+/// `patience` and no later callback waits until the delegate queue has run
+/// one: a deadlock becomes a stretch without backpressure, never a hang.
+/// Callbacks enqueued from the delegate queue itself never wait.
+///
+/// On Apple platforms URLSession has flow control of its own: this is a plain
+/// serial `OperationQueue` there.
+final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
+    // @unchecked: the state added here is `room`, a semaphore, and `stalled`,
+    // an atomic (both thread-safe by themselves), and a constant;
+    // OperationQueue guards its own state.
+
+    /// A free slot for one more queued callback.
+    private let room: DispatchSemaphore
+    /// A wait timed out and the delegate queue has not run a callback since.
+    private let stalled = Atomic<Bool>(false)
+    private let patience: DispatchTimeInterval
+
+    /// - Parameters:
+    ///   - queue: The serial queue the callbacks run on.
+    ///   - capacity: The most callbacks queued before URLSession waits.
+    ///   - patience: The longest URLSession waits for a slot.
+    init(runningOn queue: DispatchQueue, capacity: Int = 256, patience: DispatchTimeInterval = .milliseconds(100)) {
+        room = DispatchSemaphore(value: capacity)
+        self.patience = patience
+        super.init()
+        maxConcurrentOperationCount = 1
+        name = "DeferredQueue.URLSessionTransport.delegate"
+        underlyingQueue = queue
+        queue.setSpecific(key: Self.runsCallbacks, value: ObjectIdentifier(self))
+    }
+
+    /// Marks the queue the callbacks run on.
+    private static let runsCallbacks = DispatchSpecificKey<ObjectIdentifier>()
+
+    #if canImport(FoundationNetworking)
+    override func addOperation(_ block: @escaping @Sendable () -> Void) {
+        guard DispatchQueue.getSpecific(key: Self.runsCallbacks) != ObjectIdentifier(self),
+            !stalled.load(ordering: .relaxed)
+        else { return super.addOperation(block) }
+        guard room.wait(timeout: .now() + patience) == .success else {
+            stalled.store(true, ordering: .relaxed)
+            return super.addOperation { [self] in
+                self.stalled.store(false, ordering: .relaxed)
+                block()
+            }
+        }
+        let slot = Slot(room)
+        super.addOperation { [self] in
+            self.stalled.store(false, ordering: .relaxed)
+            block()
+            slot.giveBack()
+        }
+    }
+    #endif
+}
+
+/// One taken slot of a ``BoundedDelegateQueue``, given back once: when its
+/// callback has run (corelibs may keep a finished operation, and so its
+/// block, alive for a while), or when the callback is dropped unrun.
+private final class Slot: Sendable {
+    private let room: DispatchSemaphore
+    private let given = Atomic<Bool>(false)
+
+    init(_ room: DispatchSemaphore) {
+        self.room = room
+    }
+
+    func giveBack() {
+        if !given.exchange(true, ordering: .acquiringAndReleasing) { room.signal() }
+    }
+
+    deinit {
+        giveBack()
+    }
+}

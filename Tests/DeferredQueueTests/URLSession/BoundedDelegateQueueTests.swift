@@ -1,0 +1,98 @@
+#if canImport(FoundationNetworking)
+import Foundation
+import Synchronization
+import Testing
+@testable import DeferredQueue
+
+/// The URLSession transport's delegate queue makes corelibs' work queue wait
+/// while `capacity` callbacks are queued: the only flow control corelibs has.
+@Suite("URLSession: the delegate queue holds URLSession back while its callbacks are queued")
+struct BoundedDelegateQueueTests {
+    /// A producer thread standing in for corelibs' work queue.
+    private static let producer = DispatchQueue(label: "BoundedDelegateQueueTests.producer")
+
+    @Test func aProducerWaitsWhileTheQueueIsFull() async throws {
+        let capacity = 2
+        let queue = BoundedDelegateQueue(
+            runningOn: DispatchQueue(label: "BoundedDelegateQueueTests.callbacks"), capacity: capacity, patience: .seconds(60)
+        )
+        let gate = DispatchSemaphore(value: 0)
+        let enqueued = Atomic<Int>(0)
+        let seenByTheFirstCallback = Mutex<Int?>(nil)
+        let aboutToAddTheLast = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        Self.producer.async {
+            for index in 0...capacity {
+                if index == capacity { aboutToAddTheLast.signal() }
+                queue.addOperation {
+                    if index == 0 {
+                        gate.wait()
+                        seenByTheFirstCallback.withLock { $0 = enqueued.load(ordering: .sequentiallyConsistent) }
+                    }
+                }
+                enqueued.add(1, ordering: .sequentiallyConsistent)
+            }
+            done.signal()
+        }
+        try await waitFor(aboutToAddTheLast)
+        // Time for an unbounded queue to take the last callback too; a
+        // bounded one holds the producer until the first callback ends.
+        try await Task.sleep(for: .milliseconds(200))
+        gate.signal()
+        try await waitFor(done)
+        let seen = try #require(seenByTheFirstCallback.withLock { $0 })
+        #expect(seen <= capacity, "the producer queued \(seen) callbacks while \(capacity) fit")
+    }
+
+    @Test func everySlotIsGivenBack() async throws {
+        let queue = BoundedDelegateQueue(
+            runningOn: DispatchQueue(label: "BoundedDelegateQueueTests.callbacks"), capacity: 4, patience: .seconds(60)
+        )
+        let ran = Atomic<Int>(0)
+        let done = DispatchSemaphore(value: 0)
+        Self.producer.async {
+            // With slots kept after their callbacks ran, the fifth would wait out its patience.
+            for _ in 0..<1_000 { queue.addOperation { ran.add(1, ordering: .relaxed) } }
+            queue.addOperation { done.signal() }
+        }
+        try await waitFor(done)
+        #expect(ran.load(ordering: .relaxed) == 1_000)
+    }
+
+    @Test func aCallbackThatWaitsForTheProducerDelaysItWithoutDeadlock() async throws {
+        let callbacks = DispatchQueue(label: "BoundedDelegateQueueTests.callbacks")
+        let queue = BoundedDelegateQueue(runningOn: callbacks, capacity: 1, patience: .milliseconds(50))
+        let done = DispatchSemaphore(value: 0)
+        let ran = Atomic<Int>(0)
+        Self.producer.async {
+            // The first callback waits for the producer (as corelibs' task
+            // creation waits for its work queue), which is itself waiting for room.
+            queue.addOperation { Self.producer.sync { _ = ran.add(1, ordering: .relaxed) } }
+            for _ in 0..<100 { queue.addOperation { ran.add(1, ordering: .relaxed) } }
+            queue.addOperation { done.signal() }
+        }
+        try await waitFor(done)
+        #expect(ran.load(ordering: .relaxed) == 101)
+    }
+
+    @Test func callbacksEnqueuedFromTheQueueItselfNeverWait() async throws {
+        let queue = BoundedDelegateQueue(
+            runningOn: DispatchQueue(label: "BoundedDelegateQueueTests.callbacks"), capacity: 1, patience: .seconds(60)
+        )
+        let done = DispatchSemaphore(value: 0)
+        queue.addOperation {
+            // The queue is full (this callback holds the only slot): waiting here would never end.
+            queue.addOperation { done.signal() }
+        }
+        try await waitFor(done)
+    }
+
+    /// Waits for `semaphore` off the cooperative pool, failing after a deadline against hangs.
+    private func waitFor(_ semaphore: DispatchSemaphore) async throws {
+        let signalled = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: semaphore.wait(timeout: .now() + 30) == .success) }
+        }
+        try #require(signalled, "no progress within the deadline")
+    }
+}
+#endif
