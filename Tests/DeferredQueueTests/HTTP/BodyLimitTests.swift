@@ -29,6 +29,8 @@ enum HostileBody: String, CaseIterable, CustomStringConvertible, Sendable {
 // Every body a session receives — in memory, into a download's file, or
 // through a stream — stops at its limit L promptly, with a bounded cost:
 // the process grows by at most L + 32 MiB, whatever the server sends.
+// (Not judged under a sanitizer, whose shadow memory grows with every
+// allocation, as in the transfer tests.)
 // Stop times are printed, never asserted (a deadline only guards against hangs).
 @Suite("Body limits: endless bodies and compression bombs stop at the limit")
 struct BodyLimitTests {
@@ -44,7 +46,7 @@ struct BodyLimitTests {
             let session = TestTransport.makeSession(maximumResponseBodySize: Self.limit)
             var error: HTTPError?
             var seconds = 0.0
-            let growth = try await peakGrowth(bound: Self.bound) {
+            let growth = try await peakGrowth(bound: Sanitizers.any ? .infinity : Self.bound) {
                 let start = Date()
                 let result = await response { session.request(server.url("/")).responseData(queue: handlerQueue, completionHandler: $0) }
                 seconds = Date().timeIntervalSince(start)
@@ -52,7 +54,7 @@ struct BodyLimitTests {
             }
             report("in memory", body, growth: growth, seconds: seconds)
             #expect(error?.kind == "tooLarge")
-            #expect(growth <= Self.bound, "resident memory grew by \(growth) MiB")
+            if !Sanitizers.any { #expect(growth <= Self.bound, "resident memory grew by \(growth) MiB") }
         }
     }
 
@@ -65,7 +67,7 @@ struct BodyLimitTests {
             var error: HTTPError?
             var seconds = 0.0
             let partial = Recorder<URL>()
-            let growth = try await peakGrowth(bound: Self.bound) {
+            let growth = try await peakGrowth(bound: Sanitizers.any ? .infinity : Self.bound) {
                 let start = Date()
                 let result = await downloadResponse {
                     let request = session.download(server.url("/"))
@@ -83,7 +85,7 @@ struct BodyLimitTests {
             }
             report("download", body, growth: growth, seconds: seconds)
             #expect(error?.kind == "tooLarge")
-            #expect(growth <= Self.bound, "resident memory grew by \(growth) MiB")
+            if !Sanitizers.any { #expect(growth <= Self.bound, "resident memory grew by \(growth) MiB") }
             if !session.transport.supportsDownloadsToFile {
                 #expect(!partial.events.isEmpty, "the session wrote a partial file")
             }
@@ -102,7 +104,7 @@ struct BodyLimitTests {
             var error: (any Error)?
             var total = 0
             var seconds = 0.0
-            let growth = await peakGrowth(bound: Self.bound) {
+            let growth = await peakGrowth(bound: Sanitizers.any ? .infinity : Self.bound) {
                 let start = Date()
                 total = 0
                 do {
@@ -115,7 +117,7 @@ struct BodyLimitTests {
             report("stream", body, growth: growth, seconds: seconds)
             #expect((error as? HTTPError)?.kind == "tooLarge")
             #expect(total <= Self.limit, "the stream handed over \(total) bytes")
-            #expect(growth <= Self.bound, "resident memory grew by \(growth) MiB")
+            if !Sanitizers.any { #expect(growth <= Self.bound, "resident memory grew by \(growth) MiB") }
         }
     }
 
