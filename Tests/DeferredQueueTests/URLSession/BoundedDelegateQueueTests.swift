@@ -8,20 +8,23 @@ import Testing
 /// while `capacity` callbacks are queued: the only flow control corelibs has.
 @Suite("URLSession: the delegate queue holds URLSession back while its callbacks are queued")
 struct BoundedDelegateQueueTests {
-    /// A producer thread standing in for corelibs' work queue.
-    private static let producer = DispatchQueue(label: "BoundedDelegateQueueTests.producer")
+    /// A producer thread standing in for corelibs' work queue, one per test.
+    /// The tests sequence their threads with semaphores on dispatch queues,
+    /// never on Swift concurrency's pool, which a loaded run (the sanitizers)
+    /// can starve for longer than any patience.
+    private let producer = DispatchQueue(label: "BoundedDelegateQueueTests.producer")
 
     @Test func aProducerWaitsWhileTheQueueIsFull() async throws {
         let capacity = 2
         let queue = BoundedDelegateQueue(
-            runningOn: DispatchQueue(label: "BoundedDelegateQueueTests.callbacks"), capacity: capacity, patience: .seconds(60)
+            runningOn: DispatchQueue(label: "BoundedDelegateQueueTests.callbacks"), capacity: capacity, patience: .seconds(600)
         )
         let gate = DispatchSemaphore(value: 0)
         let enqueued = Atomic<Int>(0)
         let seenByTheFirstCallback = Mutex<Int?>(nil)
         let aboutToAddTheLast = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
-        Self.producer.async {
+        producer.async {
             for index in 0...capacity {
                 if index == capacity { aboutToAddTheLast.signal() }
                 queue.addOperation {
@@ -34,11 +37,13 @@ struct BoundedDelegateQueueTests {
             }
             done.signal()
         }
-        try await waitFor(aboutToAddTheLast)
-        // Time for an unbounded queue to take the last callback too; a
-        // bounded one holds the producer until the first callback ends.
-        try await Task.sleep(for: .milliseconds(200))
-        gate.signal()
+        DispatchQueue.global().async {
+            aboutToAddTheLast.wait()
+            // Time for an unbounded queue to take the last callback too; a
+            // bounded one holds the producer until the first callback ends.
+            usleep(200_000)
+            gate.signal()
+        }
         try await waitFor(done)
         let seen = try #require(seenByTheFirstCallback.withLock { $0 })
         #expect(seen <= capacity, "the producer queued \(seen) callbacks while \(capacity) fit")
@@ -46,11 +51,11 @@ struct BoundedDelegateQueueTests {
 
     @Test func everySlotIsGivenBack() async throws {
         let queue = BoundedDelegateQueue(
-            runningOn: DispatchQueue(label: "BoundedDelegateQueueTests.callbacks"), capacity: 4, patience: .seconds(60)
+            runningOn: DispatchQueue(label: "BoundedDelegateQueueTests.callbacks"), capacity: 4, patience: .seconds(600)
         )
         let ran = Atomic<Int>(0)
         let done = DispatchSemaphore(value: 0)
-        Self.producer.async {
+        producer.async {
             // With slots kept after their callbacks ran, the fifth would wait out its patience.
             for _ in 0..<1_000 { queue.addOperation { ran.add(1, ordering: .relaxed) } }
             queue.addOperation { done.signal() }
@@ -64,10 +69,10 @@ struct BoundedDelegateQueueTests {
         let queue = BoundedDelegateQueue(runningOn: callbacks, capacity: 1, patience: .milliseconds(50))
         let done = DispatchSemaphore(value: 0)
         let ran = Atomic<Int>(0)
-        Self.producer.async {
+        producer.async {
             // The first callback waits for the producer (as corelibs' task
             // creation waits for its work queue), which is itself waiting for room.
-            queue.addOperation { Self.producer.sync { _ = ran.add(1, ordering: .relaxed) } }
+            queue.addOperation { [producer] in producer.sync { _ = ran.add(1, ordering: .relaxed) } }
             for _ in 0..<100 { queue.addOperation { ran.add(1, ordering: .relaxed) } }
             queue.addOperation { done.signal() }
         }
@@ -77,7 +82,7 @@ struct BoundedDelegateQueueTests {
 
     @Test func callbacksEnqueuedFromTheQueueItselfNeverWait() async throws {
         let queue = BoundedDelegateQueue(
-            runningOn: DispatchQueue(label: "BoundedDelegateQueueTests.callbacks"), capacity: 1, patience: .seconds(60)
+            runningOn: DispatchQueue(label: "BoundedDelegateQueueTests.callbacks"), capacity: 1, patience: .seconds(600)
         )
         let done = DispatchSemaphore(value: 0)
         queue.addOperation {
@@ -90,7 +95,7 @@ struct BoundedDelegateQueueTests {
     /// Waits for `semaphore` off the cooperative pool, failing after a deadline against hangs.
     private func waitFor(_ semaphore: DispatchSemaphore) async throws {
         let signalled = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: semaphore.wait(timeout: .now() + 30) == .success) }
+            DispatchQueue.global().async { continuation.resume(returning: semaphore.wait(timeout: .now() + 300) == .success) }
         }
         try #require(signalled, "no progress within the deadline")
     }
