@@ -39,7 +39,9 @@ struct DeadlineTests {
         }
         defer { server.shutdown() }
         let policy = RetryPolicy(retryLimit: 1_000, backoffBase: 1, backoffScale: 0.2)
-        let session = TestTransport.makeSession(retryPolicy: policy, resourceTimeout: 2)
+        // 10 s: room for a second attempt (0.2 s apart) even when a loaded run
+        // stalls the first for seconds (2 s was once too short for any retry).
+        let session = TestTransport.makeSession(retryPolicy: policy, resourceTimeout: 10)
         let result = await response(within: 120) {
             session.request(server.url("/")).responseData(queue: handlerQueue, completionHandler: $0)
         }
