@@ -15,7 +15,7 @@ let package = Package(
         .package(name: "DeferredQueueAsyncHTTPClient", path: "../Transports/DeferredQueueAsyncHTTPClient"),
         .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
-        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
         .package(url: "https://github.com/OpenCombine/OpenCombine", exact: "0.14.0"),
     ],
     targets: [
