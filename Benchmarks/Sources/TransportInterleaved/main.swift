@@ -120,13 +120,15 @@ final class Completion: HTTPTransportEvents {
         self.expected = expected
         self.done = done
     }
-    func didReceive(response: HTTPURLResponse) {}
-    func didReceive(data: Data) {}
+    func didReceive(response: HTTPURLResponse) {
+        precondition(response.statusCode == 200, "transport GET failed: status \(response.statusCode)")
+    }
+    func didReceive(data: Data, handled: (@Sendable () -> Void)?) { handled?() }
     func didSend(bytes: Int64, of expected: Int64?) {}
     func didDownload(bytes: Int64, of expected: Int64?) {}
     func didFinishDownloading(to file: URL) {}
-    func didComplete(response: HTTPURLResponse?, body: Data?, error: (any Error)?) {
-        precondition(response?.statusCode == 200 && body?.count == expected, "transport GET failed: \(String(describing: error))")
+    func didComplete(body: Data?, error: (any Error)?) {
+        precondition(error == nil && body?.count == expected, "transport GET failed: \(String(describing: error))")
         done()
     }
 }

@@ -37,16 +37,14 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         var task: HTTPClient.Task<Void>?
         /// The response head, once it arrived.
         var head: HTTPResponseHead?
-        /// The collected body (collecting attempts).
-        var body = Data()
+        /// The collected body, within the limit (collecting attempts).
+        var collector: HTTPBodyCollector
         var bytesSent: Int64 = 0
         /// When anything last moved, for the idle timeout.
         var lastActivity = NIODeadline.now()
         var idleTimer: Scheduled<Void>?
         /// The attempt reported its completion; later events are dropped.
         var completed = false
-        /// The collected body grew past the limit and the task was cancelled.
-        var exceededLimit = false
         /// Body bytes handed to the callback queue and not handled yet.
         var pendingBodyBytes = 0
         /// Succeeds to let the client read on; set while reading is held back.
@@ -69,8 +67,6 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     let collectsBody: Bool
     /// Whether the body is decoded here (the client does not decompress).
     let decodesBody: Bool
-    /// The most bytes a collecting attempt holds.
-    let maximumBodySize: Int
     let events: any HTTPTransportEvents
     let queue: DispatchQueue
     let idleTimeout: TimeAmount
@@ -79,21 +75,21 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     let requestBodyWindow: RequestBodyWindow
     /// Finds the reason for a certificate chain that did not verify (`nil`: none).
     let diagnosis: CertificateDiagnosis?
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     init(
-        url: URL, collectsBody: Bool, maximumBodySize: Int, decodesBody: Bool, events: any HTTPTransportEvents,
-        queue: DispatchQueue, idleTimeout: TimeAmount, requestBodyWindow: RequestBodyWindow, requestBodySize: Int64?,
+        url: URL, attempt: HTTPTransportAttempt, decodesBody: Bool, events: any HTTPTransportEvents,
+        queue: DispatchQueue, requestBodyWindow: RequestBodyWindow, requestBodySize: Int64?,
         diagnosis: CertificateDiagnosis? = nil
     ) {
         self.diagnosis = diagnosis
         self.url = url
-        self.collectsBody = collectsBody
+        collectsBody = attempt.collectsBody
+        state = Mutex(State(collector: attempt.makeBodyCollector()))
         self.decodesBody = decodesBody
-        self.maximumBodySize = maximumBodySize
         self.events = events
         self.queue = queue
-        self.idleTimeout = idleTimeout
+        idleTimeout = .nanoseconds(Int64(attempt.idleTimeout * 1e9))
         self.requestBodySize = requestBodySize
         self.requestBodyWindow = requestBodyWindow
     }
@@ -180,9 +176,9 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
             state.decoder = decoder
             state.lastActivity = .now()
             state.head = head
-            if collectsBody, let length = head.headers.first(name: "content-length").flatMap(Int.init),
-               length > 0, length <= 16 << 20, !head.headers.contains(name: "content-encoding") {
-                state.body.reserveCapacity(length)
+            if collectsBody, !head.headers.contains(name: "content-encoding"),
+               let length = head.headers.first(name: "content-length").flatMap(Int.init) {
+                state.collector = HTTPBodyCollector(limit: state.collector.limit, expectedLength: length)
             }
         }
         if !collectsBody {
@@ -202,7 +198,9 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         }
         if collectsBody {
             // Past the limit: stop now; the delegate then sees the cancellation.
-            if !collect(buffer.readableBytes, { body in buffer.withUnsafeReadableBytes { body.append(contentsOf: $0) } }) {
+            if !collect({ collector throws(HTTPError) in
+                try buffer.withUnsafeReadableBytes { bytes throws(HTTPError) in try collector.append(contentsOf: bytes) }
+            }) {
                 task.cancel()
             }
         } else if let gate = stream(Data(buffer.readableBytesView), on: task.eventLoop) {
@@ -218,7 +216,7 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         do {
             while let piece = try decoder.read(upTo: Self.decodingStep) {
                 if collectsBody {
-                    guard collect(piece.count, { $0.append(piece) }) else {
+                    guard collect({ collector throws(HTTPError) in try collector.append(piece) }) else {
                         task.cancel()
                         break
                     }
@@ -233,18 +231,17 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
-    /// Adds `count` bytes to a collected body with `append`; `false` (and
-    /// the body dropped) once it would grow past the limit.
-    private func collect(_ count: Int, _ append: (inout Data) -> Void) -> Bool {
+    /// Adds a chunk to the collected body with `append`; `false` (and the
+    /// body dropped) once it would grow past the limit.
+    private func collect(_ append: (inout HTTPBodyCollector) throws(HTTPError) -> Void) -> Bool {
         state.withLock { state -> Bool in
             state.lastActivity = .now()
-            guard !state.exceededLimit, state.body.count + count <= maximumBodySize else {
-                state.exceededLimit = true
-                state.body = Data()
+            do throws(HTTPError) {
+                try append(&state.collector)
+                return true
+            } catch {
                 return false
             }
-            append(&state.body)
-            return true
         }
     }
 
@@ -263,7 +260,7 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         }
         let events = self.events
         queue.async {
-            events.didReceive(data: data, handled: { self.handled(count) })
+            events.didReceive(data: data) { self.handled(count) }
         }
         return gate?.futureResult
     }
@@ -297,16 +294,19 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         }
         guard let ending = end() else { return }
         // The last part went past the limit before the cancellation landed.
-        if ending.exceededLimit { return report(ending, failure: HTTPError.responseTooLarge(limit: maximumBodySize)) }
+        if let tooLarge = ending.collector.error { return report(ending, failure: tooLarge) }
         let events = self.events
         let url = self.url
-        let body = collectsBody ? ending.body : nil
+        let collectsBody = self.collectsBody
+        let body = collectsBody ? ending.collector.body : nil
         queue.async {
             guard let head = ending.head, let response = RequestConversion.response(head, url: url) else {
                 let error = URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url])
-                return events.didComplete(response: nil, body: nil, error: error)
+                return events.didComplete(body: nil, error: error)
             }
-            events.didComplete(response: response, body: body, error: nil)
+            // A collecting attempt reports its head here: one hop for both.
+            if collectsBody { events.didReceive(response: response) }
+            events.didComplete(body: body, error: nil)
         }
     }
 
@@ -315,7 +315,7 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     /// Reports the attempt's failure, once.
     private func complete(with error: any Error) {
         guard let ending = end() else { return }
-        if ending.exceededLimit { return report(ending, failure: HTTPError.responseTooLarge(limit: maximumBodySize)) }
+        if let tooLarge = ending.collector.error { return report(ending, failure: tooLarge) }
         let failure = ErrorMapping.urlError(for: error, url: url)
         // BoringSSL does not say why a chain failed: look at it again.
         guard ending.head == nil, let diagnosis, TLSFailure(error)?.isUnverifiedChain == true else {
@@ -327,26 +327,33 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         }
     }
 
-    /// Reports a failed attempt with the head (and collected body) it got.
-    private func report(_ ending: (head: HTTPResponseHead?, body: Data, exceededLimit: Bool), failure: any Error) {
-        let body = collectsBody && ending.head != nil && !ending.exceededLimit ? ending.body : nil
+    /// Reports a failed attempt with the head (a collecting attempt's, not
+    /// reported yet) and collected body it got.
+    private func report(_ ending: (head: HTTPResponseHead?, collector: HTTPBodyCollector), failure: any Error) {
+        let collectsBody = self.collectsBody
+        let body = collectsBody && ending.head != nil && !ending.collector.exceededLimit ? ending.collector.body : nil
         let events = self.events
         let url = self.url
         queue.async {
-            let response = ending.head.flatMap { RequestConversion.response($0, url: url) }
-            events.didComplete(response: response, body: body, error: failure)
+            if collectsBody, let response = ending.head.flatMap({ RequestConversion.response($0, url: url) }) {
+                events.didReceive(response: response)
+            }
+            events.didComplete(body: body, error: failure)
         }
     }
 
     /// Marks the attempt completed and returns what it received; `nil` if
     /// it had completed already.
-    private func end() -> (head: HTTPResponseHead?, body: Data, exceededLimit: Bool)? {
-        typealias Ending = (head: HTTPResponseHead?, body: Data, exceededLimit: Bool, timer: Scheduled<Void>?, gate: EventLoopPromise<Void>?)
+    private func end() -> (head: HTTPResponseHead?, collector: HTTPBodyCollector)? {
+        typealias Ending = (head: HTTPResponseHead?, collector: HTTPBodyCollector, timer: Scheduled<Void>?, gate: EventLoopPromise<Void>?)
         let ending = state.withLock { state -> Ending? in
             guard !state.completed else { return nil }
             state.completed = true
-            defer { state.body = Data(); state.task = nil; state.idleTimer = nil; state.readGate = nil; state.decoder = nil }
-            return (state.head, state.body, state.exceededLimit, state.idleTimer, state.readGate)
+            defer {
+                _ = state.collector.take()
+                (state.task, state.idleTimer, state.readGate, state.decoder) = (nil, nil, nil, nil)
+            }
+            return (state.head, state.collector, state.idleTimer, state.readGate)
         }
         guard let ending else { return nil }
         ending.timer?.cancel()
@@ -354,6 +361,6 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         // A client held back when the attempt failed must not wait forever
         // (nor leak the promise).
         ending.gate?.succeed()
-        return (ending.head, ending.body, ending.exceededLimit)
+        return (ending.head, ending.collector)
     }
 }

@@ -61,26 +61,31 @@ import Synchronization
 ///
 /// ## The client
 ///
-/// AsyncHTTPClient must not follow redirects itself (the session does).
-/// `HTTPClient.shared` follows redirects, so for it
-/// the transport creates a client of its own, on the same event loop group,
-/// with `HTTPClient.shared`'s configuration except: no redirects, no
-/// decompression by the client (NIO inflates a whole read into one buffer:
-/// the transport decodes `gzip` and `deflate` itself, a bounded step at a
-/// time, so the session's limits stop a compression bomb in time), no read
-/// timeout (the transport applies each request's own), no retry of a
-/// refused connection (the session's ``RetryPolicy`` decides retries), and
-/// no tracer unless the process bootstrapped one (for the no-op tracer,
-/// AsyncHTTPClient would still build every request's span attributes).
+/// AsyncHTTPClient must not follow redirects itself (the session does), and
+/// it keeps a client's configuration to itself, so the transport builds its
+/// own client from a configuration — ``init(configuration:eventLoopGroup:)``,
+/// `HTTPClient.shared`'s by default — overriding what the session decides:
 ///
-/// A client you pass is used as it is when its configuration disallows
-/// redirects: configure it with `redirectConfiguration: .disallow`, and with
-/// `decompression: .enabled(limit:)` if responses may be compressed (NIO
-/// then decodes, bounded only by that limit). If it follows redirects, the
-/// transport creates a client of its own from a copy of its configuration
-/// with redirects disallowed and decompression left to the transport's
-/// bounded decoder (your TLS, proxy, HTTP version, pool and tracing settings
-/// are kept, except a no-op tracer; connections are not shared).
+/// - `redirectConfiguration` is `.disallow`;
+/// - `decompression` is `.disabled`: the transport decodes `gzip` and
+///   `deflate` itself, a bounded step at a time, so the session's limits stop
+///   a compression bomb in time (NIO inflates a whole read into one buffer);
+/// - `timeout.read` is `nil`: each request's own idle timeout applies;
+/// - `connectionPool.retryConnectionEstablishment` is `false`: the session's
+///   ``RetryPolicy`` decides retries;
+/// - a no-op tracer is removed (AsyncHTTPClient would still build every
+///   request's span attributes for it); a tracer the process bootstrapped stays.
+///
+/// Your TLS, proxy, HTTP version, connection pool and timeout settings are
+/// kept. The transport shuts its client down with the session.
+///
+/// To share a client you already run, pass it with ``init(client:configuration:)``.
+/// The transport cannot read the client's settings, so that is on your word:
+/// the client must have been created with `redirectConfiguration: .disallow`
+/// (otherwise AsyncHTTPClient follows redirects before the session's rules
+/// for methods, bodies, credentials and cookies see them); pass the
+/// configuration you created it with so that the transport knows whether it
+/// decompresses and can explain certificate failures. You shut that client down.
 ///
 /// ## Errors
 ///
@@ -122,19 +127,47 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     let decodesBodies: Bool
     private let isShutDown = Atomic(false)
 
-    /// Creates a transport.
+    /// Creates a transport with a client of its own, built from
+    /// `configuration` with the overrides listed in "The client".
     ///
-    /// - Parameter client: The AsyncHTTPClient to run requests on (default:
-    ///   `HTTPClient.shared`, for which the transport creates a client of its
-    ///   own that does not follow redirects; see "The client" above).
-    public init(client: HTTPClient = .shared) {
+    /// - Parameters:
+    ///   - configuration: The client's settings (TLS, proxy, HTTP version,
+    ///     pool, connect timeout). Default: `HTTPClient.shared`'s.
+    ///   - eventLoopGroup: The event loops it runs on. Default: `HTTPClient.shared`'s.
+    public convenience init(
+        configuration: HTTPClient.Configuration = .singletonConfiguration,
+        eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup
+    ) {
+        self.init(setup: ClientSetup(configuration: configuration, eventLoopGroup: eventLoopGroup))
+    }
+
+    /// Creates a transport on a client you run (and shut down).
+    ///
+    /// `HTTPClient.shared` follows redirects: for it the transport builds a
+    /// client of its own, as ``init(configuration:eventLoopGroup:)`` does.
+    ///
+    /// - Parameters:
+    ///   - client: A client created with `redirectConfiguration: .disallow`
+    ///     (the transport cannot check it; see "The client").
+    ///   - configuration: The configuration `client` was created with, if you
+    ///     have it: the transport then knows whether the client decompresses
+    ///     (and asks for `gzip, deflate` if so), and explains certificate
+    ///     failures. `nil`: the client is assumed not to decompress.
+    public convenience init(client: HTTPClient, configuration: HTTPClient.Configuration? = nil) {
+        if client === HTTPClient.shared {
+            self.init()
+        } else {
+            self.init(setup: ClientSetup(client: client, configuration: configuration))
+        }
+    }
+
+    private init(setup: ClientSetup) {
         callbackQueue = DispatchQueue(label: "DeferredQueue.AsyncHTTPClientTransport")
-        let setup = ClientSetup(client)
-        self.client = setup.client
+        client = setup.client
         ownsClient = setup.ownsClient
         acceptEncoding = setup.acceptEncoding
         decodesBodies = setup.transportDecodes
-        diagnosis = ClientSetup.configuration(of: setup.client).flatMap {
+        diagnosis = setup.configuration.flatMap {
             CertificateDiagnosis(configuration: $0, group: setup.client.eventLoopGroup)
         }
     }
@@ -153,14 +186,12 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         } catch {
             // Reported on the callback queue, like every event.
             let urlError = ErrorMapping.urlError(for: error, url: attempt.request.url)
-            callbackQueue.async { events.didComplete(response: nil, body: nil, error: urlError) }
+            callbackQueue.async { events.didComplete(body: nil, error: urlError) }
             return CompletedAttemptTask()
         }
         let running = AsyncHTTPClientAttempt(
-            url: request.url, collectsBody: attempt.collectsBody, maximumBodySize: attempt.maximumBodySize ?? .max,
-            decodesBody: decodesBodies,
-            events: events, queue: callbackQueue,
-            idleTimeout: Self.idleTimeout(attempt.request.timeoutInterval), requestBodyWindow: window,
+            url: request.url, attempt: attempt, decodesBody: decodesBodies, events: events, queue: callbackQueue,
+            requestBodyWindow: window,
             requestBodySize: attempt.bodyFile.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int64 }
                 ?? attempt.request.httpBody.map { Int64($0.count) },
             diagnosis: diagnosis
@@ -176,16 +207,6 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         guard ownsClient, !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
         // Outstanding requests fail; the client lives until its connections closed.
         client.shutdown().whenComplete { _ in }
-    }
-
-    /// The longest idle timeout applied: a year.
-    static let maximumTimeout: Double = 365 * 86_400
-
-    /// A request's `timeoutInterval` as the idle timeout: a zero, negative
-    /// or NaN one is ``Session/defaultTimeout``, a huge one ``maximumTimeout``.
-    static func idleTimeout(_ seconds: Double) -> TimeAmount {
-        let valid = seconds.isNaN || seconds <= 0 ? Session.defaultTimeout : min(seconds, maximumTimeout)
-        return .nanoseconds(Int64(valid * 1e9))
     }
 }
 

@@ -3,50 +3,45 @@ import DeferredQueue
 import NIOCore
 import Tracing
 
-/// Which client an ``AsyncHTTPClientTransport`` runs on, and what it decodes.
+/// Which client an ``AsyncHTTPClientTransport`` runs on, and who decodes.
 ///
-/// AsyncHTTPClient keeps a client's configuration internal, and applies its
-/// redirect policy to every request (there is no per-request switch). The
-/// configuration is therefore read by reflection; when that fails (a future
-/// AsyncHTTPClient could store it differently) the client is used as it is,
-/// as documented on the transport, and assumed not to decompress.
+/// AsyncHTTPClient keeps a client's configuration to itself and applies its
+/// redirect policy to every request (there is no per-request switch), so
+/// the transport never guesses at a client: it builds its own from a
+/// configuration, overriding what the session must decide, or takes a
+/// caller's client on the caller's word (see the transport's "The client").
 ///
-/// A client the transport creates never decompresses: NIO's decompressor
+/// A client the transport builds never decompresses: NIO's decompressor
 /// inflates a whole read into one buffer (hundreds of MiB for a compression
 /// bomb), so the transport decodes bodies itself with the library's
 /// ``ContentDecoder``, a bounded step at a time.
 struct ClientSetup {
     let client: HTTPClient
     let ownsClient: Bool
-    /// The client decodes `gzip` and `deflate` itself (a client passed in, configured so).
+    /// The client decodes `gzip` and `deflate` itself (a caller's client, configured so).
     let decompresses: Bool
     /// The transport decodes bodies with a ``ContentDecoder`` (its own clients).
     let transportDecodes: Bool
+    /// The client's configuration, when known: certificate failures are
+    /// then explained (``CertificateDiagnosis``).
+    let configuration: HTTPClient.Configuration?
 
-    init(_ candidate: HTTPClient) {
-        if candidate === HTTPClient.shared {
-            client = HTTPClient(
-                eventLoopGroup: candidate.eventLoopGroup,
-                configuration: Self.transportConfiguration(from: .singletonConfiguration)
-            )
-            (ownsClient, decompresses, transportDecodes) = (true, false, true)
-            return
-        }
-        guard let configuration = Self.configuration(of: candidate) else {
-            (client, ownsClient, decompresses, transportDecodes) = (candidate, false, false, false)
-            return
-        }
-        guard Self.followsRedirects(configuration) else {
-            (client, ownsClient, decompresses, transportDecodes) = (candidate, false, Self.decompresses(configuration), false)
-            return
-        }
-        var own = Self.withoutNoOpTracer(configuration)
-        own.redirectConfiguration = .disallow
-        // Decoding asked for: the transport's bounded decoder does it.
-        transportDecodes = Self.decompresses(own)
-        own.decompression = .disabled
-        client = HTTPClient(eventLoopGroup: candidate.eventLoopGroup, configuration: own)
-        (ownsClient, decompresses) = (true, false)
+    /// A client of the transport's own, built from `base` with the overrides
+    /// of ``transportConfiguration(from:)``.
+    init(configuration base: HTTPClient.Configuration, eventLoopGroup: any EventLoopGroup) {
+        let configuration = Self.transportConfiguration(from: base)
+        client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
+        self.configuration = configuration
+        (ownsClient, decompresses, transportDecodes) = (true, false, true)
+    }
+
+    /// A caller's client, used as it is; `configuration` is what the caller
+    /// says it was created with.
+    init(client: HTTPClient, configuration: HTTPClient.Configuration?) {
+        self.client = client
+        self.configuration = configuration
+        (ownsClient, transportDecodes) = (false, false)
+        decompresses = configuration.map(Self.decompresses) ?? false
     }
 
     /// The `Accept-Encoding` the session sends: what the client or the transport decodes.
@@ -58,34 +53,13 @@ struct ClientSetup {
     /// tracer when the process bootstrapped none (AsyncHTTPClient otherwise
     /// builds every request's span attributes for the no-op tracer).
     static func transportConfiguration(from base: HTTPClient.Configuration) -> HTTPClient.Configuration {
-        var configuration = withoutNoOpTracer(base)
+        var configuration = base
+        if configuration.tracing.tracer is NoOpTracer { configuration.tracing.tracer = nil }
         configuration.redirectConfiguration = .disallow
         configuration.timeout.read = nil
         configuration.decompression = .disabled
         configuration.connectionPool.retryConnectionEstablishment = false
         return configuration
-    }
-
-    /// `configuration` without its tracer when that is the no-op one: a client
-    /// then skips tracing altogether. A tracer the process bootstrapped stays.
-    static func withoutNoOpTracer(_ configuration: HTTPClient.Configuration) -> HTTPClient.Configuration {
-        guard configuration.tracing.tracer is NoOpTracer else { return configuration }
-        var configuration = configuration
-        configuration.tracing.tracer = nil
-        return configuration
-    }
-
-    /// The client's configuration, read by reflection; `nil` if unreadable.
-    static func configuration(of client: HTTPClient) -> HTTPClient.Configuration? {
-        Mirror(reflecting: client).children.first { $0.label == "configuration" }?.value as? HTTPClient.Configuration
-    }
-
-    /// Whether `configuration` follows redirects (`true` when unreadable).
-    static func followsRedirects(_ configuration: HTTPClient.Configuration) -> Bool {
-        guard let mode = Mirror(reflecting: configuration.redirectConfiguration).children.first(where: { $0.label == "mode" })
-        else { return true }
-        // `.disallow` has no payload; `.follow(…)` has one.
-        return !Mirror(reflecting: mode.value).children.isEmpty
     }
 
     static func decompresses(_ configuration: HTTPClient.Configuration) -> Bool {

@@ -22,7 +22,8 @@ private final class HeldConsumer: HTTPTransportEvents {
     func release() { held.signal() }
 
     func didReceive(response: HTTPURLResponse) {}
-    func didReceive(data: Data) {
+    func didReceive(data: Data, handled: (@Sendable () -> Void)?) {
+        defer { handled?() }
         let hold = state.withLock { state -> Bool in
             state.received += Int64(data.count)
             defer { state.holding = false }
@@ -36,7 +37,7 @@ private final class HeldConsumer: HTTPTransportEvents {
     func didSend(bytes: Int64, of expected: Int64?) {}
     func didDownload(bytes: Int64, of expected: Int64?) {}
     func didFinishDownloading(to file: URL) {}
-    func didComplete(response: HTTPURLResponse?, body: Data?, error: (any Error)?) {
+    func didComplete(body: Data?, error: (any Error)?) {
         state.withLock { $0.error = error as? URLError }
         completed.arrive()
     }

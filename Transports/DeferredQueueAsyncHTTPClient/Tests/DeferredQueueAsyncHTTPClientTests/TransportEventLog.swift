@@ -52,13 +52,21 @@ final class TransportEventLog: HTTPTransportEvents {
     }
 
     func didReceive(response: HTTPURLResponse) { record(.response(response.statusCode), "didReceive(response:)") }
-    func didReceive(data: Data) { record(.data(data), "didReceive(data:)") }
+    func didReceive(data: Data, handled: (@Sendable () -> Void)?) {
+        record(.data(data), "didReceive(data:handled:)")
+        handled?()
+    }
     func didSend(bytes: Int64, of expected: Int64?) { record(.sent(bytes, of: expected), "didSend") }
     func didDownload(bytes: Int64, of expected: Int64?) { record(.sent(bytes, of: expected), "didDownload") }
     func didFinishDownloading(to file: URL) { record(.data(Data()), "didFinishDownloading") }
 
-    func didComplete(response: HTTPURLResponse?, body: Data?, error: (any Error)?) {
-        record(.complete(status: response?.statusCode, body: body, error: error as? URLError), "didComplete")
+    func didComplete(body: Data?, error: (any Error)?) {
+        // The status of the head reported before, if any.
+        let status = all.last { if case .response = $0 { true } else { false } }.flatMap { event -> Int? in
+            if case .response(let status) = event { return status }
+            return nil
+        }
+        record(.complete(status: status, body: body, error: error as? URLError), "didComplete")
         completed.arrive()
     }
 }

@@ -19,11 +19,7 @@ final class AttemptEvents: HTTPTransportEvents {
         request.attempt(attempt, didReceive: response)
     }
 
-    func didReceive(data: Data) {
-        request.attempt(attempt, didReceive: data, handled: nil)
-    }
-
-    func didReceive(data: Data, handled: @escaping @Sendable () -> Void) {
+    func didReceive(data: Data, handled: (@Sendable () -> Void)?) {
         request.attempt(attempt, didReceive: data, handled: handled)
     }
 
@@ -39,7 +35,7 @@ final class AttemptEvents: HTTPTransportEvents {
         request.attempt(attempt, didFinishDownloadingTo: file)
     }
 
-    func didComplete(response: HTTPURLResponse?, body: Data?, error: (any Error)?) {
-        request.attempt(attempt, didCompleteWith: response, body: body, error: error)
+    func didComplete(body: Data?, error: (any Error)?) {
+        request.attempt(attempt, didCompleteWith: body, error: error)
     }
 }

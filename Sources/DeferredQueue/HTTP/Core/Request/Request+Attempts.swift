@@ -77,17 +77,18 @@ extension Request {
             return finish(failingWith: error)
         }
         let collects = collectsBodies
+        let sessionLimit = session.maximumResponseBodySize
         let begun = mutableState.withLock(owner: self) { state in
             if let body = state.encodedBody { prepared.httpBody = body }
-            return state.beginAttempt(sending: prepared, base: base).map {
-                ($0.number, $0.collectsBody && collects, state.bodyFile, state.maximumResponseBodySize)
+            let limit = state.maximumResponseBodySize ?? sessionLimit
+            return state.beginAttempt(sending: prepared, base: base, bodyLimit: limit).map {
+                ($0.number, $0.collectsBody && collects, state.bodyFile, limit)
             }
         }
-        guard let (number, collectsBody, bodyFile, requestLimit) = begun else { return }
+        guard let (number, collectsBody, bodyFile, limit) = begun else { return }
         if bodyFile != nil { prepared.httpBody = nil }
         var attempt = HTTPTransportAttempt(
-            request: prepared, bodyFile: bodyFile, collectsBody: collectsBody,
-            maximumBodySize: collectsBody ? requestLimit ?? session.maximumResponseBodySize : nil
+            request: prepared, bodyFile: bodyFile, collectsBody: collectsBody, maximumBodySize: limit
         )
         attempt.downloadsToFile = downloadsToFile && session.transport.supportsDownloadsToFile
         let task = session.transport.startAttempt(attempt, events: AttemptEvents(request: self, attempt: number))
@@ -119,15 +120,9 @@ extension Request {
         Self.report(TransferProgress(completed: bytes, expected: expected), to: handlers)
     }
 
-    func attempt(_ number: Int, didCompleteWith response: HTTPURLResponse?, body: Data?, error: (any Error)?) {
+    func attempt(_ number: Int, didCompleteWith body: Data?, error: (any Error)?) {
         dispatchPrecondition(condition: .onQueue(session.transport.callbackQueue))
-        let completed = mutableState.withLock(owner: self) { state in
-            // A collecting transport may report the head only now.
-            if let response, state.response == nil, state.isCurrent(number) {
-                session.eventMonitor?.request(self, didReceive: response)
-            }
-            return state.completeAttempt(number, response: response, body: body)
-        }
+        let completed = mutableState.withLock(owner: self) { $0.completeAttempt(number, body: body) }
         guard let completed else { return }
         if let response = completed.response { session.storeCookies(from: response) }
         if let error {

@@ -296,17 +296,15 @@ public class Request: @unchecked Sendable {
 
     /// A chunk of attempt `number`'s body: kept in memory, within the limit.
     func consume(_ data: Data, attempt number: Int) {
-        let sessionLimit = session.maximumResponseBodySize
         let update = mutableState.withLock(owner: self) { state -> Result<([ProgressHandler], TransferProgress), HTTPError>? in
             guard state.isCurrent(number) else { return nil }
-            let limit = state.maximumResponseBodySize ?? sessionLimit
-            guard state.body.count + data.count <= limit else {
-                state.body = Data()
-                return .failure(.responseTooLarge(limit: limit))
+            do throws(HTTPError) {
+                try state.body.append(data)
+            } catch {
+                return .failure(error)
             }
-            state.body.append(data)
             let expected = state.response.flatMap(Self.decodedLength(of:))
-            return .success((state.progressHandlers, TransferProgress(completed: Int64(state.body.count), expected: expected)))
+            return .success((state.progressHandlers, TransferProgress(completed: Int64(state.body.body.count), expected: expected)))
         }
         switch update {
         case .none: return

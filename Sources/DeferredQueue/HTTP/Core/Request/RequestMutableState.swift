@@ -26,8 +26,8 @@ struct RequestMutableState: Sendable {
     var base: URLRequest?
     /// The latest attempt's response head.
     var response: HTTPURLResponse?
-    /// The body received so far by a streamed attempt.
-    var body = Data()
+    /// The body received so far by a streamed attempt, within the request's limit.
+    var body = HTTPBodyCollector(limit: 0)
     var retryCount = 0
     var redirectCount = 0
     /// Set by `redirect(using:)`; the session's when `nil`.
@@ -66,13 +66,16 @@ struct RequestMutableState: Sendable {
 
     /// Starts attempt number `attempt + 1` sending `request`, unless the
     /// request stopped running meanwhile (cancelled, timed out).
-    mutating func beginAttempt(sending request: URLRequest, base: URLRequest) -> (number: Int, collectsBody: Bool)? {
+    /// `bodyLimit`: the most body bytes the attempt may hold in memory.
+    mutating func beginAttempt(
+        sending request: URLRequest, base: URLRequest, bodyLimit: Int
+    ) -> (number: Int, collectsBody: Bool)? {
         guard state == .resumed else { return nil }
         attempt += 1
         self.request = request
         self.base = base
         response = nil
-        body = Data()
+        body = HTTPBodyCollector(limit: bodyLimit)
         streamedBytes = 0
         return (attempt, progressHandlers.isEmpty && uploadProgressHandlers.isEmpty)
     }
@@ -92,19 +95,15 @@ struct RequestMutableState: Sendable {
     }
 
     /// Ends attempt `number`, returning what the decision after it needs.
-    mutating func completeAttempt(
-        _ number: Int, response: HTTPURLResponse?, body: Data?
-    ) -> CompletedAttempt? {
+    mutating func completeAttempt(_ number: Int, body: Data?) -> CompletedAttempt? {
         guard isCurrent(number) else { return nil }
         task = nil
         let completed = CompletedAttempt(
-            request: request, base: base, response: response ?? self.response, body: body ?? self.body,
+            request: request, base: base, response: response, body: body ?? self.body.take(),
             redirector: redirector,
             credential: credentialTried ? nil : credential, progressHandlers: progressHandlers,
             maximumResponseBodySize: maximumResponseBodySize
         )
-        self.response = completed.response
-        self.body = Data()
         return completed
     }
 

@@ -31,11 +31,8 @@ enum TLSClient: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case .asyncHTTPClientTrustingCA:
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.additionalTrustRoots = [.certificates([ca])]
-            var configuration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow)
-            // Report a failed connection at once (the transport's own client does).
-            configuration.connectionPool.retryConnectionEstablishment = false
-            let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
-            return (Session(transport: AsyncHTTPClientTransport(client: client)), client)
+            let configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+            return (Session(transport: AsyncHTTPClientTransport(configuration: configuration)), nil)
         }
     }
 }

@@ -85,7 +85,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
 }
 
 /// The per-task delegate of an attempt: forwards its events (a collecting
-/// attempt's body goes to its handle, which hands it over at completion).
+/// attempt's body goes to its handle's ``HTTPBodyCollector``, handed over at
+/// completion).
 final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate, Sendable {
     let events: any HTTPTransportEvents
     let handle: URLSessionAttemptTask
@@ -154,22 +155,22 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
             handle.cancel()
             return completionHandler(.cancel)
         }
-        // A collecting attempt reports its head with its completion.
-        if !handle.collects, let response = response as? HTTPURLResponse { events.didReceive(response: response) }
+        // An interim 1xx head is not the response: corelibs hands over the
+        // final one next (or with the completion).
+        if let response = response as? HTTPURLResponse, !(100..<200).contains(response.statusCode), handle.reportHead() {
+            events.didReceive(response: response)
+        }
         completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        guard handle.collects else { return events.didReceive(data: data) }
-        guard !handle.collect(data) else { return }
+        guard handle.collects else { return events.didReceive(data: data, handled: nil) }
+        guard let tooLarge = handle.collect(data) else { return }
         // Past the limit: stop the task, and report now. The task's own
         // completion can be seconds away (libcurl inflating the rest of a
         // compression bomb); the request ignores it.
         handle.cancel()
-        events.didComplete(
-            response: dataTask.response as? HTTPURLResponse, body: nil,
-            error: HTTPError.responseTooLarge(limit: handle.limit)
-        )
+        events.didComplete(body: nil, error: tooLarge)
     }
 
     func urlSession(
@@ -199,6 +200,9 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let outcome = handle.complete(response: task.response, error: error)
-        events.didComplete(response: outcome.response, body: outcome.body, error: outcome.error)
+        // A head corelibs handed to no delegate method (a declined 401, an
+        // Apple download task) is reported now, before the completion.
+        if let response = outcome.response, outcome.reportHead { events.didReceive(response: response) }
+        events.didComplete(body: outcome.body, error: outcome.error)
     }
 }

@@ -24,9 +24,9 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         /// The downloaded file could not be taken over.
         var downloadError: (any Error)?
         /// The body so far, for a collecting attempt (`nil`: streamed).
-        var body: Data?
-        /// The collected body grew past the limit and the task was stopped.
-        var exceededLimit = false
+        var collector: HTTPBodyCollector?
+        /// The response head was reported to the session.
+        var reportedHead = false
         /// The response head's framing is ambiguous (``ResponseFraming``) and the task was stopped.
         var framingViolation: String?
     }
@@ -34,37 +34,39 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     private let state: Mutex<State>
     /// Whether the attempt collects its body here instead of streaming it.
     let collects: Bool
-    /// The most body bytes a collecting attempt holds.
-    let limit: Int
 
     /// - Parameters:
     ///   - task: The attempt's task, not resumed yet.
-    ///   - limit: For a collecting attempt, the largest body it holds
-    ///     (`Int.max`: no limit); `nil` for a streamed attempt.
-    init(task: URLSessionTask, collectingUpTo limit: Int?) {
-        collects = limit != nil
-        self.limit = limit ?? .max
-        state = Mutex(State(task: task, body: limit == nil ? nil : Data()))
+    ///   - collector: A collecting attempt's body collector; `nil` for a streamed attempt.
+    init(task: URLSessionTask, collector: HTTPBodyCollector?) {
+        collects = collector != nil
+        state = Mutex(State(task: task, collector: collector))
+    }
+
+    /// Records that the head is being reported; `false` when it already was.
+    func reportHead() -> Bool {
+        state.withLock(owner: self) { state in
+            defer { state.reportedHead = true }
+            return !state.reportedHead
+        }
     }
 
     /// Adds a chunk to a collecting attempt's body (on the delegate queue).
-    /// `false` when the body first grows past the limit: the caller stops the
-    /// task, which then completes with ``HTTPError/responseTooLarge(limit:)``.
-    /// Later chunks (already decoded and queued by URLSession) are dropped
-    /// and answer `true`: stopping the task again for each would make the
-    /// delegate queue wait on URLSession's work queue once per chunk, and
-    /// the queued chunks of a compression bomb pile up meanwhile.
-    func collect(_ data: Data) -> Bool {
-        state.withLock(owner: self) { state in
-            if state.exceededLimit { return true }
-            guard let count = state.body?.count else { return false }
-            guard count + data.count <= limit else {
-                state.exceededLimit = true
-                state.body = nil
-                return false
+    /// Returns the collector's error when the body first grows past the
+    /// limit: the caller stops the task and reports the error. Later chunks
+    /// (already decoded and queued by URLSession) are dropped and answer
+    /// `nil`: stopping the task again for each would make the delegate
+    /// queue wait on URLSession's work queue once per chunk, and the queued
+    /// chunks of a compression bomb pile up meanwhile.
+    func collect(_ data: Data) -> HTTPError? {
+        state.withLock(owner: self) { state -> HTTPError? in
+            guard state.collector?.exceededLimit == false else { return nil }
+            do throws(HTTPError) {
+                try state.collector?.append(data)
+                return nil
+            } catch {
+                return error
             }
-            if count == 0 { state.body = data } else { state.body?.append(data) }
-            return true
         }
     }
 
@@ -104,8 +106,9 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     private static let cancellations = DispatchQueue(label: "DeferredQueue.URLSessionTransport.cancel")
 
     /// Marks the task completed (on the delegate queue) and returns its
-    /// response, collected body (`nil` for a streamed attempt or when no
-    /// response arrived) and error as the session should see them:
+    /// response (`reportHead`: not reported yet), collected body (`nil` for
+    /// a streamed attempt or when no response arrived) and error as the
+    /// session should see them:
     ///
     /// - A collected body stopped at the limit is ``HTTPError/responseTooLarge(limit:)``.
     /// - A task stopped to decline a `401`/`407` challenge ends with
@@ -124,24 +127,27 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     ///   URLSession gives, read from libcurl's message (``URLSessionTLSFailure``).
     /// - When the delegate's completion carries no response, the task's own
     ///   `response` is used.
-    func complete(response: URLResponse?, error: (any Error)?) -> (response: HTTPURLResponse?, body: Data?, error: (any Error)?) {
-        let (task, declined, downloadError, exceededLimit, collected, framing) = state.withLock(owner: self) { state in
+    func complete(
+        response: URLResponse?, error: (any Error)?
+    ) -> (response: HTTPURLResponse?, reportHead: Bool, body: Data?, error: (any Error)?) {
+        let (task, declined, downloadError, collector, reported, framing) = state.withLock(owner: self) { state in
             state.completed = true
-            defer { (state.task, state.body) = (nil, nil) }
+            defer { (state.task, state.collector) = (nil, nil) }
             return (
-                state.task, state.declinedChallenge, state.downloadError, state.exceededLimit, state.body,
+                state.task, state.declinedChallenge, state.downloadError, state.collector, state.reportedHead,
                 state.framingViolation
             )
         }
         let response = (response ?? task?.response) as? HTTPURLResponse
         // Also checked here: a download task on Apple platforms reports no head before.
         if let violation = framing ?? response.flatMap(ResponseFraming.violation(in:)) {
-            return (nil, nil, Self.badServerResponse(violation, url: response?.url ?? task?.originalRequest?.url))
+            return (nil, false, nil, Self.badServerResponse(violation, url: response?.url ?? task?.originalRequest?.url))
         }
-        if exceededLimit { return (response, nil, HTTPError.responseTooLarge(limit: limit)) }
+        if let tooLarge = collector?.error { return (response, !reported, nil, tooLarge) }
         let url = task?.currentRequest?.url ?? task?.originalRequest?.url
         let outcome = Self.outcome(response: response, error: error, url: url, declined: declined, downloadError: downloadError)
-        return (outcome.response, outcome.response == nil ? nil : collected, outcome.error)
+        let body = outcome.response == nil ? nil : collector?.body
+        return (outcome.response, outcome.response != nil && !reported, body, outcome.error)
     }
 
     /// The response and error as the session should see them (see ``complete(response:error:)``).

@@ -73,7 +73,7 @@ public final class URLSessionTransport: HTTPTransport {
 
     public func startAttempt(_ attempt: HTTPTransportAttempt, events: any HTTPTransportEvents) -> any HTTPTransportTask {
         var request = attempt.request
-        let timeout = Self.idleTimeout(request.timeoutInterval)
+        let timeout = Self.idleTimeout(attempt.idleTimeout)
         // Assigned only when it changes: an assigned timeout overrides the
         // configuration's `timeoutIntervalForRequest`.
         if timeout != request.timeoutInterval { request.timeoutInterval = timeout }
@@ -89,10 +89,7 @@ public final class URLSessionTransport: HTTPTransport {
         } else {
             task = urlSession.dataTask(with: request)
         }
-        let handle = URLSessionAttemptTask(
-            task: task,
-            collectingUpTo: attempt.collectsBody ? attempt.maximumBodySize ?? .max : nil
-        )
+        let handle = URLSessionAttemptTask(task: task, collector: attempt.collectsBody ? attempt.makeBodyCollector() : nil)
         // corelibs routes only redirects and challenges to a task's own
         // delegate (response, data and completion go to the session's, which
         // forwards them here); Apple platforms route everything to it.
@@ -105,21 +102,15 @@ public final class URLSessionTransport: HTTPTransport {
         urlSession.finishTasksAndInvalidate()
     }
 
-    /// The longest idle timeout passed on (a year); swift-corelibs-foundation
-    /// traps converting a much larger one to milliseconds.
-    static let maximumTimeout: Double = 365 * 86_400
-
-    /// The idle timeout as URLSession will apply it: a zero, negative or NaN
-    /// one becomes ``Session/defaultTimeout``, an infinite or huge one
-    /// ``maximumTimeout``. swift-corelibs-foundation counts it in whole
-    /// seconds, truncating (anything under a second times out at once), so
-    /// there a fractional timeout is rounded up.
+    /// The attempt's idle timeout as URLSession applies it:
+    /// swift-corelibs-foundation counts it in whole seconds, truncating
+    /// (anything under a second times out at once), so there a fractional
+    /// timeout is rounded up.
     static func idleTimeout(_ timeout: Double) -> Double {
-        guard !timeout.isNaN, timeout > 0 else { return Session.defaultTimeout }
         #if canImport(FoundationNetworking)
-        return min(maximumTimeout, max(1, timeout.rounded(.up)))
+        return max(1, timeout.rounded(.up))
         #else
-        return min(maximumTimeout, timeout)
+        return timeout
         #endif
     }
 }

@@ -1,0 +1,65 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What a transport sends for one attempt, with every limit and timeout
+/// already decided by the ``Session``: a transport applies them as they are.
+public struct HTTPTransportAttempt: Sendable {
+    /// The request as it goes on the wire: method, URL, headers, body.
+    public var request: URLRequest
+    /// A file to stream as the request body, read as it is sent (never
+    /// loaded whole); when set, `request.httpBody` is `nil`.
+    public var bodyFile: URL?
+    /// `true`: collect the body in an ``HTTPBodyCollector`` and hand it over
+    /// in ``HTTPTransportEvents/didComplete(body:error:)``; `false`: report
+    /// it chunk by chunk in ``HTTPTransportEvents/didReceive(data:handled:)``.
+    public var collectsBody: Bool
+    /// The most decoded body bytes a collecting attempt may hold (see
+    /// ``makeBodyCollector()``). Streamed attempts leave limits to the session.
+    public var maximumBodySize: Int
+    /// `true` (only asked of a transport that ``HTTPTransport/supportsDownloadsToFile``):
+    /// write the body to a new file, report ``HTTPTransportEvents/didDownload(bytes:of:)``
+    /// as it grows and ``HTTPTransportEvents/didFinishDownloading(to:)`` before completing;
+    /// the session owns the file from then on.
+    public var downloadsToFile = false
+    /// Seconds without any byte moving after which the attempt fails with
+    /// `URLError.timedOut`: positive and at most ``maximumIdleTimeout``.
+    public var idleTimeout: Double
+
+    /// The longest idle timeout an attempt carries: a year. (Foundation on
+    /// Linux traps converting a much larger one to milliseconds.)
+    public static let maximumIdleTimeout: Double = 365 * 86_400
+
+    /// Creates an attempt.
+    ///
+    /// - Parameters:
+    ///   - request: The request to send. Its `timeoutInterval` becomes the
+    ///     ``idleTimeout``: a zero, negative or NaN one is
+    ///     ``Session/defaultTimeout``, a larger one than ``maximumIdleTimeout``
+    ///     is cut to it.
+    ///   - bodyFile: A file to stream as the body, if any.
+    ///   - collectsBody: Whether the transport collects the body itself.
+    ///   - maximumBodySize: The largest body a collecting attempt may hold (`nil`: no limit).
+    public init(request: URLRequest, bodyFile: URL? = nil, collectsBody: Bool, maximumBodySize: Int? = nil) {
+        self.request = request
+        self.bodyFile = bodyFile
+        self.collectsBody = collectsBody
+        self.maximumBodySize = max(0, maximumBodySize ?? .max)
+        idleTimeout = Self.idleTimeout(request.timeoutInterval)
+    }
+
+    /// A collector for this attempt's body, holding at most ``maximumBodySize`` bytes.
+    ///
+    /// - Parameter expectedLength: The body's length, when the head announces it
+    ///   and it is not encoded: storage for it is reserved up front.
+    public func makeBodyCollector(expectedLength: Int? = nil) -> HTTPBodyCollector {
+        HTTPBodyCollector(limit: maximumBodySize, expectedLength: expectedLength)
+    }
+
+    /// `seconds` as an idle timeout every transport can apply.
+    static func idleTimeout(_ seconds: Double) -> Double {
+        guard !seconds.isNaN, seconds > 0 else { return Session.defaultTimeout }
+        return min(seconds, maximumIdleTimeout)
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Receives one attempt's events from an ``HTTPTransport``, on its
+/// ``HTTPTransport/callbackQueue``, in the order the contract gives.
+public protocol HTTPTransportEvents: Sendable {
+    /// The response head arrived. Reported for every attempt that got one,
+    /// collecting or not, before anything else about the response.
+    func didReceive(response: HTTPURLResponse)
+
+    /// A chunk of the decoded body arrived (streamed attempts only).
+    ///
+    /// - Parameters:
+    ///   - data: The chunk.
+    ///   - handled: For a transport with back-pressure: runs once the session
+    ///     is done with the chunk — after every stream handler has run it, on
+    ///     whatever queue — so that the transport can stop reading from the
+    ///     network meanwhile. `nil` when the transport does not wait.
+    func didReceive(data: Data, handled: (@Sendable () -> Void)?)
+
+    /// Request body bytes went out: the total so far and the expected total, if known.
+    func didSend(bytes: Int64, of expected: Int64?)
+
+    /// A downloading attempt's file grew: the decoded bytes so far and the expected total, if known.
+    func didDownload(bytes: Int64, of expected: Int64?)
+
+    /// A downloading attempt's body is complete in `file`, which now belongs to the session.
+    func didFinishDownloading(to file: URL)
+
+    /// The attempt ended: successfully (`error == nil`, after a response
+    /// head) or not.
+    ///
+    /// - Parameters:
+    ///   - body: A collecting attempt's body: all of it, or what arrived
+    ///     before a failure after the head; `nil` for a streamed attempt, a
+    ///     failure before the head, and a body past its limit.
+    ///   - error: Why the attempt failed, `nil` when it did not.
+    func didComplete(body: Data?, error: (any Error)?)
+}

@@ -1,0 +1,77 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import DeferredQueue
+
+/// What the session decides for every transport: the idle timeout an
+/// attempt carries and the collector that bounds a collected body.
+@Suite("Transport seam: attempts and the body collector")
+struct TransportSeamTests {
+    private func attempt(timeout: Double) -> HTTPTransportAttempt {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1/")!)
+        request.timeoutInterval = timeout
+        return HTTPTransportAttempt(request: request, collectsBody: true)
+    }
+
+    @Test func anAttemptCarriesATimeoutEveryTransportCanApply() {
+        #expect(attempt(timeout: -1).idleTimeout == Session.defaultTimeout)
+        #expect(attempt(timeout: 0).idleTimeout == Session.defaultTimeout)
+        #expect(attempt(timeout: .nan).idleTimeout == Session.defaultTimeout)
+        #expect(attempt(timeout: .infinity).idleTimeout == HTTPTransportAttempt.maximumIdleTimeout)
+        #expect(attempt(timeout: 1e300).idleTimeout == HTTPTransportAttempt.maximumIdleTimeout)
+        #expect(attempt(timeout: 0.25).idleTimeout == 0.25)
+        #expect(attempt(timeout: 5).idleTimeout == 5)
+    }
+
+    @Test func anAttemptWithoutALimitCollectsWithoutOne() {
+        let unlimited = HTTPTransportAttempt(request: URLRequest(url: URL(string: "http://127.0.0.1/")!), collectsBody: true)
+        #expect(unlimited.maximumBodySize == .max)
+        #expect(unlimited.makeBodyCollector().limit == .max)
+        let negative = HTTPTransportAttempt(
+            request: URLRequest(url: URL(string: "http://127.0.0.1/")!), collectsBody: true, maximumBodySize: -5
+        )
+        #expect(negative.makeBodyCollector().limit == 0)
+    }
+
+    @Test func theCollectorKeepsABodyUpToItsLimitExactly() throws {
+        var collector = HTTPBodyCollector(limit: 10)
+        try collector.append(Data("hello".utf8))
+        try Data(" you".utf8).withUnsafeBytes { try collector.append(contentsOf: $0) }
+        try collector.append(Data("!".utf8))
+        #expect(collector.body == Data("hello you!".utf8))
+        #expect(collector.error == nil)
+        #expect(collector.take() == Data("hello you!".utf8))
+        #expect(collector.body.isEmpty)
+    }
+
+    @Test func theFirstChunkPastTheLimitThrowsAndDropsTheBodyForGood() {
+        var collector = HTTPBodyCollector(limit: 10, expectedLength: 8)
+        #expect(throws: Never.self) { try collector.append(Data(count: 8)) }
+        #expect(throws: HTTPError.self) { try collector.append(Data(count: 3)) }
+        #expect(collector.body.isEmpty)
+        #expect(collector.exceededLimit)
+        // Smaller chunks do not sneak in afterwards.
+        #expect(throws: HTTPError.self) { try collector.append(Data(count: 1)) }
+        guard case .responseTooLarge(let limit)? = collector.error else {
+            Issue.record("expected responseTooLarge, got \(String(describing: collector.error))")
+            return
+        }
+        #expect(limit == 10)
+    }
+
+    @Test func aZeroLimitRefusesAnyByteButAcceptsAnEmptyBody() throws {
+        var collector = HTTPBodyCollector(limit: 0)
+        try collector.append(Data())
+        #expect(collector.error == nil)
+        #expect(throws: HTTPError.self) { try collector.append(Data(count: 1)) }
+    }
+
+    @Test func aLyingContentLengthReservesNothingAndChangesNothing() throws {
+        // An announced length past the limit or huge must not be allocated for.
+        var collector = HTTPBodyCollector(limit: 4, expectedLength: Int.max)
+        try collector.append(Data("abcd".utf8))
+        #expect(collector.body == Data("abcd".utf8))
+    }
+}
