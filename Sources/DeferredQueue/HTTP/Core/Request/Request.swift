@@ -8,7 +8,8 @@ import FoundationNetworking
 
 /// One HTTP request: its attempts, its state, and the handlers chained onto it.
 ///
-/// `Request` is the base of every request kind (``DataRequest`` today). A
+/// `Request` is the base of every request kind: ``DataRequest`` (and its
+/// ``UploadRequest``), ``DownloadRequest`` and ``DataStreamRequest``. A
 /// ``Session`` creates it; you chain handlers onto it.
 ///
 /// ## The execution model
