@@ -53,8 +53,8 @@ package enum ThreadSanitizer {
 
     /// `__tsan_acquire` and `__tsan_release`, or `nil` without the
     /// sanitizer. One lazy global rather than one per function: each read
-    /// of a lazy global goes through `swift_once`, and the pair cost ~17
-    /// instructions more per critical section (callgrind).
+    /// of a lazy global goes through `swift_once`, so two would pay that
+    /// check twice in every critical section.
     @usableFromInline
     package static let annotations: (acquire: Annotation, release: Annotation)? = {
         guard let acquire = lookUp("__tsan_acquire"), let release = lookUp("__tsan_release") else {
@@ -66,9 +66,9 @@ package enum ThreadSanitizer {
 
     /// `true` once `annotations` was found to be `nil`: one load of a
     /// statically initialised global, where reading `annotations` costs a
-    /// call and a `swift_once` check (~14 instructions per critical
-    /// section, callgrind). `false` until then, and always with the
-    /// sanitizer, so callers then read `annotations`.
+    /// call and a `swift_once` check in every critical section. `false`
+    /// until then, and always with the sanitizer, so callers then read
+    /// `annotations`.
     @inlinable
     package static var isKnownAbsent: Bool {
         threadSanitizerAbsent.load(ordering: .relaxed)

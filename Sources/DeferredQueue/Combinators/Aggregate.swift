@@ -54,9 +54,8 @@ extension Deferred {
 /// never share memory; the atomic countdown orders them: every fill releases,
 /// and the fill that brings it to zero acquires all the others before it
 /// reads the slots. (A `Mutex` around the slots made every input's handler
-/// take the same lock from whichever worker thread ran it: in (e), `all`
-/// over 10,000 inputs, callgrind counted ~2,000 instructions per input spent
-/// spinning in the contended lock.)
+/// take the same lock from whichever worker thread ran it, so a large `all`
+/// spent a good part of each input's cost spinning in the contended lock.)
 @usableFromInline
 final class Slots<Element: Sendable>: Sendable {
     /// `count` slots, `nil` until filled. Slot `i` is written only by the

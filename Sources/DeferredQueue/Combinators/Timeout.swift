@@ -36,14 +36,3 @@ extension Deferred {
         return next
     }
 }
-
-extension DispatchTime {
-    /// `now + seconds`, with bad input made safe (libdispatch traps on
-    /// out-of-range conversions). `nil` for an infinite wait.
-    static func after(seconds: Double) -> DispatchTime? {
-        if seconds.isNaN || seconds <= 0 { return .now() }
-        // Beyond ~30 years is "never" for any program.
-        guard seconds < 1e9 else { return nil }
-        return .now() + .nanoseconds(Int(seconds * 1e9))
-    }
-}

@@ -200,8 +200,8 @@ extension Deferred {
             // Borrowed, not copied: `upstream` keeps the parent alive until
             // the end of this block. Its object pointer read as bits (the
             // first word of the existential) costs no retain and release.
-            // (`_withUnsafeGuaranteedRef`: `takeUnretainedValue()` retained
-            // and released it again, ~50 instructions per handler.)
+            // (`_withUnsafeGuaranteedRef`: `takeUnretainedValue()` retains
+            // and releases it again, on every handler.)
             let parentAddress = unsafeBitCast(upstream, to: (UnsafeRawPointer?, UnsafeRawPointer?).self).0
             let outcome = Unmanaged<Deferred<Parent>>.fromOpaque(parentAddress.unsafelyUnwrapped)
                 ._withUnsafeGuaranteedRef { $0.currentOutcome }

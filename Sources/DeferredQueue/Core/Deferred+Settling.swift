@@ -31,9 +31,9 @@ extension Deferred {
     ///
     /// A function of its own, never inlined: called from a resolver's
     /// `deinit`, which is never specialised, the `settle` call needs the
-    /// metadata of `Result<Value, any Error>`, a run-time lookup (~330
-    /// instructions) that the compiler hoisted to the top of `deinit`, paid
-    /// by every resolver, settled or not. Here only an abandoning one pays.
+    /// metadata of `Result<Value, any Error>`, a costly run-time lookup that
+    /// the compiler hoisted to the top of `deinit`, paid by every resolver,
+    /// settled or not. Here only an abandoning one pays.
     @usableFromInline @inline(never)
     func abandon() {
         settle(.failure(DeferredError.abandoned))
@@ -167,8 +167,7 @@ extension Deferred {
     /// critical section that then sets `phase` (releasing), and never after
     /// (every writer first checks that the phase is pending). So once the
     /// acquiring load sees a settled phase, the outcome is published and
-    /// immutable. Saves one lock round trip per handler (about 60
-    /// instructions of ~3,000 in (c), callgrind).
+    /// immutable. Saves one lock round trip per handler.
     @inlinable
     var currentOutcome: Result<Value, any Error> {
         switch phase.load(ordering: .acquiring) {
@@ -201,8 +200,8 @@ extension Deferred {
 
     /// Records a consumer that may later give up (see ``ConsumerLink``).
     ///
-    /// One atomic increment, no lock (one lock round trip less per handler:
-    /// about 50 instructions of ~2,900 in (c), callgrind). Counting after
+    /// One atomic increment, no lock: every handler registers one, so this
+    /// saves a lock round trip per handler. Counting after
     /// settlement is harmless: ``consumerGaveUp()`` ignores a settled
     /// deferred. A count racing with the last consumer giving up resolves as
     /// it did under the lock: whichever comes first wins, and a consumer

@@ -56,9 +56,8 @@ import Synchronization
 public final class Deferred<Value: Sendable>: Sendable {
     // The members used by the hot path (creating, chaining, settling) are
     // `@inlinable`/`@usableFromInline`: a client specialises them for its
-    // concrete `Value`, which saves the run-time generic metadata lookups that
-    // otherwise cost about a fifth of a three-step chain (measured with perf;
-    // see BENCHMARKS.md).
+    // concrete `Value`, which saves the run-time generic metadata lookups an
+    // unspecialised chain makes on every step (see BENCHMARKS.md).
 
     /// The serial queue that holds and runs this deferred's handlers.
     @usableFromInline let queue: DispatchQueue
@@ -73,8 +72,8 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// Whether a fulfilled `outcomeStorage` must be destroyed in `deinit`
     /// (``OutcomeStorage/needsDestroying(_:)``). Decided where `Value` is
     /// known, when the initialiser is specialised: the unspecialised
-    /// `deinit` would otherwise call out to ask (~35 instructions per freed
-    /// deferred in (c), callgrind). Shares a word with the flags above.
+    /// `deinit` would otherwise call out to ask, for every freed deferred.
+    /// Shares a word with the flags above.
     @usableFromInline let destroysValue: Bool
     /// ``Phase/pending``, then ``Phase/claimed`` by the settlement that won
     /// (``claim()``), then ``Phase/fulfilled``, ``Phase/rejected`` or
@@ -86,7 +85,7 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// one atomic load instead of taking the lock. (Declared next to
     /// `ownsQueue` so the two share one word: the object stays in glibc's
     /// 128-byte chunks, which are freed through its fast bins; 16 bytes more
-    /// cost ~90 instructions per freed deferred in (c), callgrind.)
+    /// would leave them, and cost more every time a deferred is freed.)
     @usableFromInline let phase: Atomic<UInt8>
     /// Consumers derived from this deferred that have not given up (see
     /// ``addConsumer()``). An atomic rather than a field under `lock`: every
@@ -131,8 +130,7 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// A `Mutex<Void>` beside the state rather than a
     /// `Mutex<DeferredState<Value>>`: destroying a field of a generic type
     /// nested three deep costs three run-time metadata lookups every time a
-    /// deferred is freed — callgrind counted ~820 instructions, a fifth of a
-    /// handler's whole cost in (c).
+    /// deferred is freed, a large share of a handler's whole cost.
     ///
     /// Declared last: `withLock` hands its critical section an `inout` to
     /// the zero-sized `Void` stored right after the 4-byte lock word, and
@@ -235,8 +233,8 @@ public final class Deferred<Value: Sendable>: Sendable {
     deinit {
         switch phase.load(ordering: .acquiring) {
         case Phase.fulfilled:
-            // Checked here: a call into the unspecialised `destroy` costs
-            // ~40 instructions even for an `Int` or `Void`.
+            // Checked here: a call into the unspecialised `destroy` is not
+            // free, even for an `Int` or `Void`.
             if destroysValue { outcomeStorage.destroy(Value.self) }
         case Phase.pending:
             // Unreachable in practice (a pending deferred is kept alive by

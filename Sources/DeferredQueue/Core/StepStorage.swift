@@ -4,8 +4,8 @@
 /// Why not a field of an erased function type (`(Any) throws -> Any`) set
 /// with `unsafeBitCast`: the cast copies the value, so storing the step
 /// retained its context and released the caller's later, and calling it
-/// again retained and released it (two pairs per handler, ~80 instructions
-/// in (c), callgrind). Here the step is moved in and moved out as its own
+/// again retained and released it: two retain/release pairs per handler.
+/// Here the step is moved in and moved out as its own
 /// type, through the memory.
 ///
 /// A function value is a code pointer and a context, whatever its

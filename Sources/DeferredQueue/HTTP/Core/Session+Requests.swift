@@ -109,18 +109,6 @@ extension Session {
         urlRequest.timeoutInterval = timeout ?? Self.defaultTimeout
         return urlRequest
     }
-
-    /// Sends a request nobody will read the answer of (an unstarted request
-    /// released without handlers), with its whole pipeline.
-    func sendUnobserved(
-        _ urlRequest: URLRequest, interceptor: (any RequestInterceptor)?,
-        redirector: Redirector?, credential: URLCredential?
-    ) {
-        let copy = DataRequest(session: self, urlRequest: urlRequest, interceptor: interceptor)
-        if let redirector { copy.redirect(using: redirector) }
-        if let credential { copy.authenticate(with: credential) }
-        copy.resume()
-    }
 }
 
 /// Creates a request on ``Session/default``; the first handler starts it.

@@ -59,8 +59,8 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     static let decodingStep = 256 << 10
 
     /// The most streamed body bytes that wait on the callback queue before
-    /// the client stops reading from the socket. (4 MiB downloaded no faster
-    /// in the TransferMemory benchmark and peaked 4 MiB higher.)
+    /// the client stops reading from the socket. (A larger window buys no
+    /// speed, only memory.)
     static let pendingBodyLimit = 1 << 20
 
     let url: URL

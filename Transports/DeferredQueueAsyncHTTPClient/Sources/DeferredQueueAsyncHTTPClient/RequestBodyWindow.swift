@@ -11,10 +11,10 @@ import Synchronization
 /// When it does not (a kept-alive connection on another loop of the group),
 /// the futures succeed at once, the producer reads on without yielding and
 /// hands every piece over before the channel's loop can report it is full:
-/// a 500 MiB file upload to a server slower than the disk queued the whole
-/// file (about 1 GiB of resident memory, with raw AsyncHTTPClient too; not
-/// with a one-loop group). The client reports each part once it was written
-/// to the socket (`didSendRequestPart`), which this window counts.
+/// a file upload to a server slower than the disk queued the whole file in
+/// memory (with raw AsyncHTTPClient too; not with a one-loop group). The
+/// client reports each part once it was written to the socket
+/// (`didSendRequestPart`), which this window counts.
 ///
 /// The state sits behind `state`, the one lock.
 final class RequestBodyWindow: Sendable {

@@ -8,7 +8,8 @@ import FoundationNetworking
 
 /// One HTTP request: its attempts, its state, and the handlers chained onto it.
 ///
-/// `Request` is the base of every request kind (``DataRequest`` today). A
+/// `Request` is the base of every request kind: ``DataRequest`` (and its
+/// ``UploadRequest``), ``DownloadRequest`` and ``DataStreamRequest``. A
 /// ``Session`` creates it; you chain handlers onto it.
 ///
 /// ## The execution model
@@ -223,7 +224,7 @@ public class Request: @unchecked Sendable {
     /// is `nil` when unknown — also for a compressed body, whose
     /// `Content-Length` counts compressed bytes. Add it before the first
     /// response handler: a request started without one lets the transport
-    /// collect the body (measurably faster), and a progress handler added to
+    /// collect the body (one event, not one per chunk), and a progress handler added to
     /// such a request receives a single update when the body is complete.
     ///
     /// - Parameters:
