@@ -10,7 +10,8 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "DeferredQueue", targets: ["DeferredQueue"]),
-        // For the tests of code that uses a Session: MockTransport answers from memory.
+        // For tests: MockTransport (answers from memory, for code that uses a
+        // Session) and HTTPTransportConformance (the transport contract as checks).
         .library(name: "DeferredQueueTesting", targets: ["DeferredQueueTesting"]),
         // A test fixture, published so the benchmarks and the demo's --offline mode can use it.
         .library(name: "LoopbackServer", targets: ["LoopbackServer"]),
@@ -23,7 +24,7 @@ let package = Package(
         // bodies a bounded step at a time (ContentDecoder).
         .target(name: "CDeferredQueueZlib", linkerSettings: [.linkedLibrary("z")]),
         .target(name: "DeferredQueue", dependencies: ["LockSupport", "CDeferredQueueZlib"]),
-        .target(name: "DeferredQueueTesting", dependencies: ["DeferredQueue"]),
+        .target(name: "DeferredQueueTesting", dependencies: ["DeferredQueue", "LoopbackServer"]),
         .target(name: "LoopbackServer", dependencies: ["LockSupport"]),
         .executableTarget(name: "HTTPDemo", dependencies: ["DeferredQueue", "LoopbackServer"]),
         .testTarget(

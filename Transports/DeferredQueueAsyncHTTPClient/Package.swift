@@ -36,6 +36,7 @@ let tests: [Target] = inRootRepository ? [
         dependencies: [
             "DeferredQueueAsyncHTTPClient",
             .product(name: "DeferredQueue", package: "DeferredQueue"),
+            .product(name: "DeferredQueueTesting", package: "DeferredQueue"),
             .product(name: "LoopbackServer", package: "DeferredQueue"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOEmbedded", package: "swift-nio"),

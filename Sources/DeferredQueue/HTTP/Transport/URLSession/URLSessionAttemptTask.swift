@@ -27,6 +27,9 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         var collector: HTTPBodyCollector?
         /// The response head was reported to the session.
         var reportedHead = false
+        /// The completion was reported early (a collected body past its
+        /// limit): the task's own completion is not reported again.
+        var reportedCompletion = false
         /// The response head's framing is ambiguous (``ResponseFraming``) and the task was stopped.
         var framingViolation: String?
     }
@@ -65,6 +68,7 @@ final class URLSessionAttemptTask: HTTPTransportTask {
                 try state.collector?.append(data)
                 return nil
             } catch {
+                state.reportedCompletion = true
                 return error
             }
         }
@@ -127,23 +131,24 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     ///   URLSession gives, read from libcurl's message (``URLSessionTLSFailure``).
     /// - When the delegate's completion carries no response, the task's own
     ///   `response` is used.
+    /// `nil` when the completion was reported already (a body past its limit).
     func complete(
         response: URLResponse?, error: (any Error)?
-    ) -> (response: HTTPURLResponse?, reportHead: Bool, body: Data?, error: (any Error)?) {
-        let (task, declined, downloadError, collector, reported, framing) = state.withLock(owner: self) { state in
+    ) -> (response: HTTPURLResponse?, reportHead: Bool, body: Data?, error: (any Error)?)? {
+        let ending = state.withLock(owner: self) { state in
             state.completed = true
             defer { (state.task, state.collector) = (nil, nil) }
-            return (
+            return state.reportedCompletion ? nil : (
                 state.task, state.declinedChallenge, state.downloadError, state.collector, state.reportedHead,
                 state.framingViolation
             )
         }
+        guard let (task, declined, downloadError, collector, reported, framing) = ending else { return nil }
         let response = (response ?? task?.response) as? HTTPURLResponse
         // Also checked here: a download task on Apple platforms reports no head before.
         if let violation = framing ?? response.flatMap(ResponseFraming.violation(in:)) {
             return (nil, false, nil, Self.badServerResponse(violation, url: response?.url ?? task?.originalRequest?.url))
         }
-        if let tooLarge = collector?.error { return (response, !reported, nil, tooLarge) }
         let url = task?.currentRequest?.url ?? task?.originalRequest?.url
         let outcome = Self.outcome(response: response, error: error, url: url, declined: declined, downloadError: downloadError)
         let body = outcome.response == nil ? nil : collector?.body

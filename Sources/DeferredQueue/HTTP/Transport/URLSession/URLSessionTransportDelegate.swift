@@ -168,7 +168,7 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
         guard let tooLarge = handle.collect(data) else { return }
         // Past the limit: stop the task, and report now. The task's own
         // completion can be seconds away (libcurl inflating the rest of a
-        // compression bomb); the request ignores it.
+        // compression bomb); it is not reported again.
         handle.cancel()
         events.didComplete(body: nil, error: tooLarge)
     }
@@ -199,7 +199,7 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let outcome = handle.complete(response: task.response, error: error)
+        guard let outcome = handle.complete(response: task.response, error: error) else { return }
         // A head corelibs handed to no delegate method (a declined 401, an
         // Apple download task) is reported now, before the completion.
         if let response = outcome.response, outcome.reportHead { events.didReceive(response: response) }
