@@ -198,13 +198,8 @@ extension Deferred {
         var settledHere = false
         if isPending {
             // Borrowed, not copied: `upstream` keeps the parent alive until
-            // the end of this block. Its object pointer read as bits (the
-            // first word of the existential) costs no retain and release.
-            // (`_withUnsafeGuaranteedRef`: `takeUnretainedValue()` retains
-            // and releases it again, on every handler.)
-            let parentAddress = unsafeBitCast(upstream, to: (UnsafeRawPointer?, UnsafeRawPointer?).self).0
-            let outcome = Unmanaged<Deferred<Parent>>.fromOpaque(parentAddress.unsafelyUnwrapped)
-                ._withUnsafeGuaranteedRef { $0.currentOutcome }
+            // the end of this block.
+            let outcome = parentOutcome(Parent.self)
             switch outcome {
             case .success(let value): settledHere = settleStep(Result { try step(value) })
             case .failure(let error): settledHere = settleStep(.failure(error))

@@ -41,16 +41,14 @@ struct DeferredState {
     /// empty array is a shared object that every deferred would otherwise
     /// release when settled and when freed, and fetch when created.
     ///
-    /// Held by hand (`Unmanaged`, a trivial type) rather than as an optional
-    /// array: freeing a deferred then destroys nothing here, where an
-    /// optional array is released even when `nil`, a call per freed
-    /// deferred. Released by ``takeCancelHooks()``, or by
+    /// Held by hand (see ``HeldCancelHooks``): freeing a deferred then
+    /// destroys nothing here. Released by ``takeCancelHooks()``, or by
     /// ``releaseCancelHooks()`` in the deferred's `deinit`.
-    @usableFromInline var cancelHooks: Optional<Unmanaged<CancelHooks>>
+    @usableFromInline var cancelHooks: HeldCancelHooks
 
     @inlinable
     init() {
-        cancelHooks = nil
+        cancelHooks = HeldCancelHooks()
     }
 
     /// Called once, by the settlement that stored the outcome: hands over
@@ -58,25 +56,18 @@ struct DeferredState {
     /// deferred keeps none.
     @inlinable
     mutating func takeCancelHooks() -> [@Sendable () -> Void]? {
-        guard let held = cancelHooks else { return nil }
-        cancelHooks = nil
-        return held.takeRetainedValue().hooks
+        cancelHooks.take()
     }
 
     /// Adds a hook for ``Deferred/onGiveUp(_:)``.
     @usableFromInline
     mutating func addCancelHook(_ hook: @escaping @Sendable () -> Void) {
-        if let held = cancelHooks {
-            held._withUnsafeGuaranteedRef { $0.hooks.append(hook) }
-        } else {
-            cancelHooks = Unmanaged.passRetained(CancelHooks(hook))
-        }
+        cancelHooks.append(hook)
     }
 
     /// For the deferred's `deinit`: releases hooks nobody took.
     mutating func releaseCancelHooks() {
-        cancelHooks?.release()
-        cancelHooks = nil
+        cancelHooks.release()
     }
 }
 
@@ -91,24 +82,26 @@ final class CancelHooks {
     }
 }
 
-/// The values of ``Deferred``'s `phase`.
+/// Where a ``Deferred`` is in its one-way life, read and written atomically
+/// (its `phase`): pending, then claimed by the settlement that won, then
+/// settled one of three ways.
 @usableFromInline
-enum Phase {
+enum Phase: UInt8, Sendable {
     /// Not settled: no outcome stored.
-    @usableFromInline static let pending: UInt8 = 0
+    case pending = 0
     /// Settled with a value, held in the deferred's ``OutcomeStorage``.
-    @usableFromInline static let fulfilled: UInt8 = 1
+    case fulfilled = 1
     /// Settled with an error, held in the deferred's ``OutcomeStorage``.
-    @usableFromInline static let rejected: UInt8 = 2
+    case rejected = 2
     /// Settled with an error by giving up (cancelled, timed out): as
     /// ``rejected``, and the producer's cancel hooks ran.
-    @usableFromInline static let gaveUp: UInt8 = 3
+    case gaveUp = 3
     /// Being settled: a settlement won (see ``Deferred/claim()``) and is
     /// storing the outcome, which it publishes with one of the values above.
     /// Still pending for ``Deferred/isPending``, so never read as settled
     /// from the deferred's queue; off it, see
     /// ``Deferred/outcomeOnceSettled()``.
-    @usableFromInline static let claimed: UInt8 = 4
+    case claimed = 4
 }
 
 /// How many reads of ``Deferred/awaitedLink`` (the cycle check's walk) are

@@ -34,6 +34,17 @@ struct OutcomeStorageTests {
     /// A trivial value in a heap cell still owns the cell: skipping its
     /// destruction because the value is trivial leaked the cell of every
     /// such deferred (LeakSanitizer caught it in CI).
+    /// Which storage this build has: CI runs the core suites on both.
+    @Test func theBuildUsesTheStorageItWasAskedFor() {
+        #if DEFERREDQUEUE_REFERENCE
+        #expect(!OutcomeStorage.isInline(Int.self), "the reference build boxes every outcome")
+        #else
+        #expect(OutcomeStorage.isInline(Int.self), "the fast build keeps an Int in the words")
+        #endif
+    }
+
+    #if !DEFERREDQUEUE_REFERENCE
+    // The fast storage's own rule; the reference build boxes every outcome.
     @Test func onlyTrivialValuesKeptInlineSkipDestruction() {
         struct Wide: Sendable { var a = 1, b = 2, c = 3, d = 4 }
         #expect(OutcomeStorage.needsDestroying(Wide.self), "trivial, but 32 bytes: a heap cell")
@@ -42,6 +53,7 @@ struct OutcomeStorageTests {
         #expect(!OutcomeStorage.needsDestroying(Int.self))
         #expect(!OutcomeStorage.needsDestroying(Void.self))
     }
+    #endif
 
     @Test func everySizeOfValueRoundTripsThroughFulfilThenAndAwait() async throws {
         #expect(try await Deferred(value: Large()).then { $0 }.value == Large())

@@ -12,6 +12,10 @@
 /// signature: the first word is never zero for a stored step, so zero
 /// means empty. ``Deferred`` stores a step before publishing the deferred
 /// and takes it in one handler block; nothing else touches it.
+///
+/// Built with `-D DEFERREDQUEUE_REFERENCE`, the step is an `Any` cast back
+/// (see the end of this file).
+#if !DEFERREDQUEUE_REFERENCE
 @usableFromInline
 struct StepStorage {
     @usableFromInline var word0: UInt = 0
@@ -52,3 +56,32 @@ struct StepStorage {
         _ = take((() -> Void).self)
     }
 }
+#else
+@usableFromInline
+struct StepStorage {
+    @usableFromInline var step: Any?
+
+    @inlinable
+    init() {}
+
+    @inlinable
+    init<Step>(holding step: __owned Step) {
+        self.step = step
+    }
+
+    @inlinable
+    var isEmpty: Bool { step == nil }
+
+    @inlinable
+    mutating func take<Step>(_: Step.Type) -> Step {
+        guard let held = step as? Step else { preconditionFailure("no \(Step.self) stored") }
+        step = nil
+        return held
+    }
+
+    @inlinable
+    mutating func destroy() {
+        step = nil
+    }
+}
+#endif

@@ -18,6 +18,10 @@
 /// Not thread-safe by itself: ``Deferred`` writes it once, inside the
 /// critical section that settles, and publishes it with a releasing store of
 /// its phase.
+///
+/// Built with `-D DEFERREDQUEUE_REFERENCE`, the outcome sits in a box of its
+/// own type instead (see the end of this file).
+#if !DEFERREDQUEUE_REFERENCE
 @usableFromInline
 struct OutcomeStorage {
     @usableFromInline var word0: UInt = 0
@@ -93,3 +97,45 @@ struct OutcomeStorage {
         }
     }
 }
+#else
+@usableFromInline
+struct OutcomeStorage {
+    @usableFromInline var box: AnyObject?
+
+    @inlinable
+    init() {}
+
+    @inlinable
+    static func isInline<T>(_: T.Type) -> Bool { false }
+
+    @inlinable
+    static func needsDestroying<T>(_: T.Type) -> Bool { true }
+
+    @inlinable
+    init<T>(holding value: T, as _: T.Type) {
+        box = OutcomeBox(value)
+    }
+
+    @inlinable
+    func load<T>(_: T.Type) -> T {
+        guard let box = box as? OutcomeBox<T> else { preconditionFailure("no \(T.self) stored") }
+        return box.value
+    }
+
+    @inlinable
+    mutating func destroy<T>(_: T.Type) {
+        box = nil
+    }
+}
+
+/// An outcome of the reference build's ``OutcomeStorage``.
+@usableFromInline
+final class OutcomeBox<T> {
+    @usableFromInline let value: T
+
+    @inlinable
+    init(_ value: T) {
+        self.value = value
+    }
+}
+#endif
