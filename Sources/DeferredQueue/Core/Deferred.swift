@@ -93,11 +93,7 @@ public final class Deferred<Value: Sendable>: Sendable {
     @usableFromInline let consumers: Atomic<Int>
     /// The cancel hooks. Read and written only inside ``withState(_:)``,
     /// that is under `lock`.
-    #if DEFERREDQUEUE_REFERENCE
-    @usableFromInline nonisolated(unsafe) var lockedState: DeferredState
-    #else
     @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var lockedState: DeferredState
-    #endif
     /// What this deferred consumes, while pending: told when this deferred
     /// gives up, and what the cycle check walks (``ConsumerLink/awaitedLink``),
     /// so set it only to something this deferred really waits on.
@@ -116,31 +112,19 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// Spelled `Optional<…>`, not `…?`: a `var` of the sugared type is
     /// implicitly initialised to `nil` first, so an initialiser's store
     /// becomes an assignment that releases that `nil`.
-    #if DEFERREDQUEUE_REFERENCE
-    @usableFromInline nonisolated(unsafe) var upstream: Optional<any ConsumerLink>
-    #else
     @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var upstream: Optional<any ConsumerLink>
-    #endif
     /// The outcome once settled, its kind given by `phase`: written once,
     /// under `lock`, before `phase` leaves ``Phase/pending`` (see
     /// ``currentOutcome``). Its type does not mention `Value`, so freeing a
     /// deferred looks up no metadata (see ``OutcomeStorage``).
-    #if DEFERREDQUEUE_REFERENCE
-    @usableFromInline nonisolated(unsafe) var outcomeStorage: OutcomeStorage
-    #else
     @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var outcomeStorage: OutcomeStorage
-    #endif
     /// The step a pending `then` handler will run, as raw words (see
     /// ``StepStorage``), held here (set at initialisation, taken by the
     /// handler block, touched by nothing else)
     /// so that the block captures this deferred alone: a closure capturing
     /// one object uses it as its context, so the handler allocates no
     /// closure context (see ``runStep(after:)``). The parent is `upstream`.
-    #if DEFERREDQUEUE_REFERENCE
-    @usableFromInline nonisolated(unsafe) var stepStorage: StepStorage
-    #else
     @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var stepStorage: StepStorage
-    #endif
     /// Guards `lockedState` (see ``withState(_:)``): the one lock of a deferred.
     ///
     /// A `Mutex<Void>` beside the state rather than a
@@ -161,6 +145,11 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// libdispatch receives a pointer into read-only memory and does not copy
     /// it: no per-deferred string work.
     @inlinable static var queueLabel: String { "DeferredQueue.handlers" }
+
+    // Four initialisers that each set every field, once, rather than one
+    // designated initialiser they delegate to: delegating made every pending
+    // deferred measurably dearer (BENCHMARKS.md, "The unsafe core and its
+    // reference build"), even always inlined.
 
     /// A pending deferred with its own suspended queue, which targets
     /// `target` (a global concurrent queue when `nil`).
