@@ -6,9 +6,11 @@ import FoundationNetworking
 /// The transport's session-level delegate: a stateless router.
 ///
 /// It keeps nothing: an attempt's events reach the
-/// ``URLSessionAttemptDelegate`` stored in its task's `delegate`; the
-/// policies it applies are the transport contract's — never follow a
-/// redirect, never answer a challenge (the ``Session`` does both).
+/// ``URLSessionAttemptDelegate`` stored in its task's `delegate`, which
+/// applies the transport contract's policies — never follow a redirect,
+/// never answer a challenge (the ``Session`` does both). URLSession asks a
+/// task's own delegate first for both (corelibs asks only it), so they are
+/// not routed here.
 final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate, Sendable {
     func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
         (downloadTask.delegate as? URLSessionAttemptDelegate)?.urlSession(session, downloadTask: downloadTask, didFinishDownloadingTo: location)
@@ -22,29 +24,6 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
             session, downloadTask: downloadTask, didWriteData: bytesWritten,
             totalBytesWritten: totalBytesWritten, totalBytesExpectedToWrite: totalBytesExpectedToWrite
         )
-    }
-
-    func urlSession(
-        _ session: URLSession,
-        task: URLSessionTask,
-        willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest: URLRequest,
-        completionHandler: @escaping (URLRequest?) -> Void
-    ) {
-        // The redirect response completes the attempt; the session decides.
-        completionHandler(nil)
-    }
-
-    func urlSession(
-        _ session: URLSession,
-        task: URLSessionTask,
-        didReceive challenge: URLAuthenticationChallenge,
-        completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
-    ) {
-        guard let attempt = task.delegate as? URLSessionAttemptDelegate else {
-            return completionHandler(.cancelAuthenticationChallenge, nil)
-        }
-        attempt.urlSession(session, task: task, didReceive: challenge, completionHandler: completionHandler)
     }
 
     func urlSession(
