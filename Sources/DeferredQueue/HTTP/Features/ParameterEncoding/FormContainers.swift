@@ -11,20 +11,6 @@ struct FormKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         try write(value, forKey: key)
     }
 
-    mutating func encode(_ value: Bool, forKey key: Key) throws { try write(value, forKey: key) }
-    mutating func encode(_ value: String, forKey key: Key) throws { try write(value, forKey: key) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { try write(value, forKey: key) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { try write(value, forKey: key) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { try write(value, forKey: key) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { try write(value, forKey: key) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { try write(value, forKey: key) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { try write(value, forKey: key) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { try write(value, forKey: key) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { try write(value, forKey: key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { try write(value, forKey: key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { try write(value, forKey: key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { try write(value, forKey: key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { try write(value, forKey: key) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
@@ -81,20 +67,6 @@ struct FormUnkeyedContainer: UnkeyedEncodingContainer {
         try write(value)
     }
 
-    mutating func encode(_ value: Bool) throws { try write(value) }
-    mutating func encode(_ value: String) throws { try write(value) }
-    mutating func encode(_ value: Double) throws { try write(value) }
-    mutating func encode(_ value: Float) throws { try write(value) }
-    mutating func encode(_ value: Int) throws { try write(value) }
-    mutating func encode(_ value: Int8) throws { try write(value) }
-    mutating func encode(_ value: Int16) throws { try write(value) }
-    mutating func encode(_ value: Int32) throws { try write(value) }
-    mutating func encode(_ value: Int64) throws { try write(value) }
-    mutating func encode(_ value: UInt) throws { try write(value) }
-    mutating func encode(_ value: UInt8) throws { try write(value) }
-    mutating func encode(_ value: UInt16) throws { try write(value) }
-    mutating func encode(_ value: UInt32) throws { try write(value) }
-    mutating func encode(_ value: UInt64) throws { try write(value) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
         let path = codingPath + [FormCodingKey(intValue: count)]
@@ -141,20 +113,6 @@ struct FormSingleValueContainer: SingleValueEncodingContainer {
         try write(value)
     }
 
-    mutating func encode(_ value: Bool) throws { try write(value) }
-    mutating func encode(_ value: String) throws { try write(value) }
-    mutating func encode(_ value: Double) throws { try write(value) }
-    mutating func encode(_ value: Float) throws { try write(value) }
-    mutating func encode(_ value: Int) throws { try write(value) }
-    mutating func encode(_ value: Int8) throws { try write(value) }
-    mutating func encode(_ value: Int16) throws { try write(value) }
-    mutating func encode(_ value: Int32) throws { try write(value) }
-    mutating func encode(_ value: Int64) throws { try write(value) }
-    mutating func encode(_ value: UInt) throws { try write(value) }
-    mutating func encode(_ value: UInt8) throws { try write(value) }
-    mutating func encode(_ value: UInt16) throws { try write(value) }
-    mutating func encode(_ value: UInt32) throws { try write(value) }
-    mutating func encode(_ value: UInt64) throws { try write(value) }
 
     private func write<T: Encodable>(_ value: T) throws {
         try writer.encode(value, into: node, at: codingPath)
