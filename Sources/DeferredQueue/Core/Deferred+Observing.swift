@@ -97,18 +97,8 @@ extension Deferred {
         policy: CatchPolicy,
         _ body: @escaping @Sendable (any Error) -> Void
     ) -> Deferred<Value> {
-        guard let queue else {
-            let next: Deferred<Value> = deriveShared()
-            self.queue.async {
-                guard let outcome = self.outcome(for: next) else { return }
-                if case .failure(let error) = outcome, policy.admits(error) { body(error) }
-                next.settle(outcome)
-            }
-            return next
-        }
-        return deriveAsynchronously(on: queue) { outcome, next in
-            if case .failure(let error) = outcome, policy.admits(error) { body(error) }
-            next.settle(outcome)
+        self.catch(on: queue) { error in
+            if policy.admits(error) { body(error) }
         }
     }
 
