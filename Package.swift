@@ -10,11 +10,12 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "DeferredQueue", targets: ["DeferredQueue"]),
-        // For tests: MockTransport (answers from memory, for code that uses a
-        // Session) and HTTPTransportConformance (the transport contract as checks).
-        .library(name: "DeferredQueueTesting", targets: ["DeferredQueueTesting"]),
-        // A test fixture, published so the benchmarks and the demo's --offline mode can use it.
-        .library(name: "LoopbackServer", targets: ["LoopbackServer"]),
+        // For tests, never for an app: MockTransport (answers from memory, for
+        // code that uses a Session), HTTPTransportConformance (the transport
+        // contract as checks), the loopback HTTP test server they and the
+        // benchmarks use (module LoopbackServer; the demo's --offline mode
+        // too), and helpers for tests that measure memory.
+        .library(name: "DeferredQueueTesting", targets: ["DeferredQueueTesting", "LoopbackServer"]),
         .executable(name: "HTTPDemo", targets: ["HTTPDemo"]),
     ],
     targets: [
@@ -30,8 +31,8 @@ let package = Package(
         .testTarget(
             name: "DeferredQueueTests", dependencies: ["DeferredQueue", "DeferredQueueTesting", "LoopbackServer", "LockSupport"]
         ),
-        .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer"]),
-        .testTarget(name: "HTTPDemoTests", dependencies: ["HTTPDemo", "LoopbackServer"]),
+        .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer", "DeferredQueueTesting"]),
+        .testTarget(name: "HTTPDemoTests", dependencies: ["HTTPDemo", "LoopbackServer", "DeferredQueueTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

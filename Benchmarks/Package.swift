@@ -25,7 +25,7 @@ let package = Package(
             name: "BenchmarkSupport",
             dependencies: [
                 .product(name: "DeferredQueue", package: "DeferredQueue"),
-                .product(name: "LoopbackServer", package: "DeferredQueue"),
+                .product(name: "DeferredQueueTesting", package: "DeferredQueue"),
             ],
             path: "Sources/BenchmarkSupport"
         ),
@@ -85,7 +85,7 @@ let package = Package(
             dependencies: [
                 .product(name: "DeferredQueue", package: "DeferredQueue"),
                 .product(name: "DeferredQueueAsyncHTTPClient", package: "DeferredQueueAsyncHTTPClient"),
-                .product(name: "LoopbackServer", package: "DeferredQueue"),
+                .product(name: "DeferredQueueTesting", package: "DeferredQueue"),
             ],
             path: "Sources/TransferMemory"
         ),
@@ -118,7 +118,7 @@ let package = Package(
                 "BenchmarkSupport",
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "DeferredQueue", package: "DeferredQueue"),
-                .product(name: "LoopbackServer", package: "DeferredQueue"),
+                .product(name: "DeferredQueueTesting", package: "DeferredQueue"),
             ],
             path: "Benchmarks/HTTP",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -36,8 +36,8 @@ let tests: [Target] = inRootRepository ? [
         dependencies: [
             "DeferredQueueAsyncHTTPClient",
             .product(name: "DeferredQueue", package: "DeferredQueue"),
+            // MockTransport, HTTPTransportConformance, the loopback test server.
             .product(name: "DeferredQueueTesting", package: "DeferredQueue"),
-            .product(name: "LoopbackServer", package: "DeferredQueue"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
             .product(name: "Tracing", package: "swift-distributed-tracing"),

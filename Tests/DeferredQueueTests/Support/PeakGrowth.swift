@@ -1,3 +1,4 @@
+import DeferredQueueTesting
 import LoopbackServer
 
 /// The resident-memory growth the transfer tests (1 GiB downloads and

@@ -1,5 +1,7 @@
-import LoopbackServer
+import DeferredQueueTesting
 import Dispatch
+import LoopbackServer
+
 /// Runs the tests of this target that allocate tens of MiB, or measure resident
 /// memory, one at a time — and not alongside other targets' memory-heavy tests.
 enum MemoryHeavy {

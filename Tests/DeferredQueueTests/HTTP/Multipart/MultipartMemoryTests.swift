@@ -1,4 +1,5 @@
 import DeferredQueue
+import DeferredQueueTesting
 import Dispatch
 import Foundation
 import Synchronization

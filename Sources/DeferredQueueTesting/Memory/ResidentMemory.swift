@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// The process's resident set size, for tests that check memory stays flat
-/// and report figures (never timings). Lives beside ``MemoryHeavyWork``.
+/// and report figures (never timings). Lives beside ``MemoryHeavyWork``, in the testing product.
 public enum ResidentMemory {
     /// Resident memory in MiB, from the second field of `/proc/self/statm`
     /// (pages); `nil` where that file does not exist.
