@@ -86,12 +86,7 @@ extension ConformanceChecks {
 
     /// Whether `condition` holds within ``deadline`` seconds.
     static func eventually(_ condition: @Sendable () -> Bool) async -> Bool {
-        let start = DispatchTime.now()
-        while !condition() {
-            if Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) > deadline * 1e9 { return false }
-            try? await Task.sleep(nanoseconds: 5_000_000)
-        }
-        return true
+        await DeferredQueueTesting.eventually(within: deadline, condition)
     }
 }
 

@@ -1,6 +1,7 @@
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
+import DeferredQueueTesting
 import Glibc
 #endif
 import Foundation

@@ -1,3 +1,4 @@
+import DeferredQueueTesting
 import Testing
 @testable import DeferredQueue
 

@@ -1,3 +1,4 @@
+import DeferredQueueTesting
 import Dispatch
 import Testing
 @testable import DeferredQueue

@@ -1,3 +1,4 @@
+import DeferredQueueTesting
 import Foundation
 import Testing
 @testable import DeferredQueue

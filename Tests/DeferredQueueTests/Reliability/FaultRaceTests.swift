@@ -1,3 +1,4 @@
+import DeferredQueueTesting
 import Dispatch
 import Foundation
 #if canImport(FoundationNetworking)

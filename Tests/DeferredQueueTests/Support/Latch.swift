@@ -69,18 +69,6 @@ final class Counter: Sendable {
     var count: Int { value.load(ordering: .relaxed) }
 }
 
-/// Polls `condition` until it holds or `seconds` pass. For conditions with no
-/// event to wait on (a weak reference going nil after libdispatch releases a
-/// block). Returns whether it held.
-func eventually(within seconds: Double = 120, _ condition: @Sendable () -> Bool) async -> Bool {
-    let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
-    while !condition() {
-        if DispatchTime.now().uptimeNanoseconds > deadline { return false }
-        try? await Task.sleep(nanoseconds: 1_000_000)
-    }
-    return true
-}
-
 /// An error type for tests.
 struct TestError: Error, Equatable, Sendable {
     let code: Int
