@@ -14,8 +14,11 @@ import FoundationNetworking
 //     failure ─▶ retriers (request's, then session's), then RetryPolicy ─▶ retry after a delay
 //     otherwise ─▶ finish: settle the outcome once, resume the handler queue.
 //
-// Decisions are taken under the request's lock; tasks are started, cancelled
-// and handlers released after it.
+// Each step is a transition of the request's state machine
+// (`RequestStateMachine`), taken under the request's one lock; the action it
+// returns — start an attempt, cancel a task, settle, write a file, call
+// handlers — is performed here after the lock is released. The decisions
+// that run user code (adapters, redirectors, retriers) run outside it too.
 
 extension Request {
     /// Starts running after the transition to `resumed`.
@@ -26,9 +29,12 @@ extension Request {
         guard preparesBody else { return prepareAttempt(from: urlRequest, timeoutIsAssigned: timeoutIsAssigned) }
         prepareBody { prepared in
             switch prepared {
-            case .success(let file):
-                if let file { self.mutableState.withLock(owner: self) { $0.bodyFile = file } }
-                self.prepareAttempt(from: urlRequest, timeoutIsAssigned: self.timeoutIsAssigned)
+            case .success(let body):
+                switch self.mutableState.withLock(owner: self, { $0.bodyPrepared(body) }) {
+                case .prepareAttempt: self.prepareAttempt(from: urlRequest, timeoutIsAssigned: self.timeoutIsAssigned)
+                case .removeTemporaryFile(let file): Self.removeTemporaryFile(file)
+                case .none: break
+                }
             case .failure(let error):
                 self.finish(failingWith: error)
             }
@@ -76,37 +82,40 @@ extension Request {
             session.eventMonitor?.request(self, didFailToCreateURLRequestWithError: error)
             return finish(failingWith: error)
         }
-        let collects = collectsBodies
         let sessionLimit = session.maximumResponseBodySize
-        let begun = mutableState.withLock(owner: self) { state in
-            if let body = state.encodedBody { prepared.httpBody = body }
-            let limit = state.maximumResponseBodySize ?? sessionLimit
-            return state.beginAttempt(sending: prepared, base: base, bodyLimit: limit).map {
-                ($0.number, $0.collectsBody && collects, state.bodyFile, limit)
-            }
+        let action = mutableState.withLock(owner: self) {
+            $0.beginAttempt(sending: &prepared, base: base, sessionBodyLimit: sessionLimit)
         }
-        guard let (number, collectsBody, bodyFile, limit) = begun else { return }
+        guard case .start(let number, let bodyFile, let collectsBody, let downloadsToFile, let limit, let discarding) = action
+        else { return }
+        discarding?.discard()
         if bodyFile != nil { prepared.httpBody = nil }
         var attempt = HTTPTransportAttempt(
             request: prepared, bodyFile: bodyFile, collectsBody: collectsBody, maximumBodySize: limit
         )
         attempt.downloadsToFile = downloadsToFile && session.transport.supportsDownloadsToFile
         let task = session.transport.startAttempt(attempt, events: AttemptEvents(request: self, attempt: number))
-        let attached = mutableState.withLock(owner: self) { $0.attach(task, toAttempt: number) }
-        if !attached { task.cancel() }
+        if case .cancelTask(let task) = mutableState.withLock(owner: self, { $0.attach(task, toAttempt: number) }) {
+            task.cancel()
+        }
     }
 
     // MARK: - Transport events (on the transport's callback queue)
 
     func attempt(_ number: Int, didReceive response: HTTPURLResponse) {
         dispatchPrecondition(condition: .onQueue(session.transport.callbackQueue))
-        let current = mutableState.withLock(owner: self) { state -> Bool in
-            guard state.isCurrent(number) else { return false }
-            state.response = response
-            session.eventMonitor?.request(self, didReceive: response)
-            return true
+        let action = mutableState.withLock(owner: self) { state in
+            let action = state.receiveHead(response, attempt: number)
+            switch action {
+            case .report, .reportAndValidate: session.eventMonitor?.request(self, didReceive: response)
+            case .ignore: break
+            }
+            return action
         }
-        if current, let error = headError(for: response) { finish(failingWith: error) }
+        if case .reportAndValidate(let validators, let request) = action,
+           let error = DataStreamRequest.headError(validators, request: request, response: response) {
+            finish(failingWith: error)
+        }
     }
 
     func attempt(_ number: Int, didReceive data: Data, handled: (@Sendable () -> Void)?) {
@@ -115,15 +124,15 @@ extension Request {
     }
 
     func attempt(_ number: Int, didSend bytes: Int64, of expected: Int64?) {
-        let handlers = mutableState.withLock(owner: self) { $0.isCurrent(number) ? $0.uploadProgressHandlers : [] }
+        let handlers = mutableState.withLock(owner: self) { $0.uploadProgressHandlers(attempt: number) }
         guard !handlers.isEmpty else { return }
         Self.report(TransferProgress(completed: bytes, expected: expected), to: handlers)
     }
 
     func attempt(_ number: Int, didCompleteWith body: Data?, error: (any Error)?) {
         dispatchPrecondition(condition: .onQueue(session.transport.callbackQueue))
-        let completed = mutableState.withLock(owner: self) { $0.completeAttempt(number, body: body) }
-        guard let completed else { return }
+        let action = mutableState.withLock(owner: self) { $0.completeAttempt(number, body: body) }
+        guard case .decide(let completed) = action else { return }
         if let response = completed.response { session.storeCookies(from: response) }
         if let error {
             let failure = HTTPError(transportError: error)
@@ -146,8 +155,7 @@ extension Request {
             return followRedirect(to: next)
         }
         if let next = answerChallenge(after: completed, response: response) {
-            mutableState.withLock(owner: self) { $0.credentialTried = true }
-            return prepareAttempt(from: next, timeoutIsAssigned: false)
+            return prepare(next, after: mutableState.withLock(owner: self) { $0.answerChallenge() })
         }
         if response.statusCode >= 400 {
             return decideAfterFailure(completed, error: .responseValidationFailed(reason: .unacceptableStatusCode(code: response.statusCode)))
@@ -168,13 +176,17 @@ extension Request {
     }
 
     private func followRedirect(to next: URLRequest) {
-        let exceeded = mutableState.withLock(owner: self) { state -> Bool in
-            state.redirectCount += 1
-            return state.redirectCount > Session.redirectLimit
+        prepare(next, after: mutableState.withLock(owner: self) { $0.followRedirect(limit: Session.redirectLimit) })
+    }
+
+    /// Prepares the attempt that follows a redirect or answers a challenge.
+    private func prepare(_ next: URLRequest, after action: RequestStateMachine.NextAttemptAction) {
+        switch action {
+        // A redirector or the challenge may have built `next` anew: nothing is known of it.
+        case .prepareAttempt: prepareAttempt(from: next, timeoutIsAssigned: false)
+        case .fail(let error): finish(failingWith: error)
+        case .none: break
         }
-        if exceeded { return finish(failingWith: .sessionTaskFailed(URLError(.httpTooManyRedirects))) }
-        // A redirector may have built `next` anew: nothing is known of it.
-        prepareAttempt(from: next, timeoutIsAssigned: false)
     }
 
     /// The same request with `Authorization: Basic …` when `response` is a
@@ -223,15 +235,12 @@ extension Request {
     }
 
     private func scheduleRetry(after seconds: Double) {
-        let retrying = mutableState.withLock(owner: self) { state -> Bool in
-            guard state.state == .resumed else { return false }
-            state.retryCount += 1
-            state.redirectCount = 0
-            state.credentialTried = false
-            session.eventMonitor?.requestIsRetrying(self)
-            return true
+        let action = mutableState.withLock(owner: self) { state in
+            let action = state.retry()
+            if case .scheduleRetry = action { session.eventMonitor?.requestIsRetrying(self) }
+            return action
         }
-        guard retrying, let urlRequest else { return }
+        guard case .scheduleRetry = action, let urlRequest else { return }
         let deadline = DispatchTime.after(seconds: seconds) ?? .now()
         session.transport.callbackQueue.asyncAfter(deadline: deadline) {
             self.prepareAttempt(from: urlRequest, timeoutIsAssigned: self.timeoutIsAssigned)
@@ -243,26 +252,36 @@ extension Request {
     /// Settles the outcome with the attempt's response (and `error`, for a
     /// transport failure).
     private func finish(with completed: CompletedAttempt, error: HTTPError?) {
+        guard case .settle(let leftovers) = mutableState.withLock(owner: self, { finish(&$0) }) else { return }
         let data: Data? = completed.response == nil && completed.body.isEmpty ? nil : completed.body
-        settle(RawResponse(request: completed.request, response: completed.response, data: data, error: error, end: Date()))
+        settle(RawResponse(request: completed.request, response: completed.response, data: data, error: error, end: Date()), leftovers)
     }
 
     /// Settles the outcome with `error`, cancelling whatever still runs.
     func finish(failingWith error: HTTPError) {
-        let (request, response) = mutableState.withLock(owner: self) { ($0.request, $0.response) }
-        settle(RawResponse(request: request, response: response, data: nil, error: error, end: Date()))
+        var request: URLRequest?, response: HTTPURLResponse?
+        let action = mutableState.withLock(owner: self) { state in
+            let action = finish(&state)
+            if case .settle = action { (request, response) = (state.request, state.response) }
+            return action
+        }
+        guard case .settle(let leftovers) = action else { return }
+        settle(RawResponse(request: request, response: response, data: nil, error: error, end: Date()), leftovers)
     }
 
-    private func settle(_ raw: RawResponse) {
-        let finished = mutableState.withLock(owner: self) { state in
-            let finished = state.finish()
-            if finished != nil { session.eventMonitor?.requestDidFinish(self) }
-            return finished
-        }
-        guard let finished else { return }
-        finished?.cancel()
-        resolver.fulfill(finalOutcome(raw))
-        didEnd()
+    /// The transition to finished, under the lock, and its event.
+    private func finish(_ state: inout RequestStateMachine) -> RequestStateMachine.FinishAction {
+        let action = state.finish()
+        if case .settle = action { session.eventMonitor?.requestDidFinish(self) }
+        return action
+    }
+
+    /// After the transition: stops what runs, resumes the handler queue with
+    /// the outcome, and releases what the request held.
+    private func settle(_ raw: RawResponse, _ leftovers: RequestStateMachine.Leftovers) {
+        leftovers.task?.cancel()
+        resolver.fulfill(finalOutcome(raw, file: leftovers.downloadFile))
+        Self.removeTemporaryFile(leftovers.temporaryFile)
         session.registry.remove(self)
     }
 

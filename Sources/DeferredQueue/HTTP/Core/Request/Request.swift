@@ -56,8 +56,9 @@ public class Request: @unchecked Sendable {
     let resolver: Resolver<RawResponse>
     /// When the request was created.
     let start = Date()
-    /// Everything that changes, behind the request's one lock.
-    let mutableState: Mutex<RequestMutableState>
+    /// Everything that changes, behind the request's one lock: the
+    /// request's state machine.
+    let mutableState: Mutex<RequestStateMachine>
     /// Whether `urlRequest.timeoutInterval` is known to have been assigned
     /// (the session built the request): attempts may then duplicate it
     /// cheaply (see `URLRequest.duplicatedWithAssignedTimeout()`).
@@ -65,14 +66,14 @@ public class Request: @unchecked Sendable {
 
     init(
         session: Session, urlRequest: URLRequest, interceptor: (any RequestInterceptor)?,
-        timeoutIsAssigned: Bool = false
+        timeoutIsAssigned: Bool = false, kind: RequestStateMachine.Kind = .data
     ) {
         self.session = session
         self.urlRequest = urlRequest
         self.interceptor = interceptor
         self.timeoutIsAssigned = timeoutIsAssigned
         (outcome, resolver) = Deferred<RawResponse>.pending(targeting: session.transport.callbackQueue)
-        mutableState = Mutex(RequestMutableState(tail: outcome))
+        mutableState = Mutex(RequestStateMachine(kind: kind, tail: outcome))
     }
 
     /// A request that failed before it could start: it is finished from the
@@ -83,10 +84,7 @@ public class Request: @unchecked Sendable {
         self.interceptor = nil
         self.timeoutIsAssigned = false
         (outcome, resolver) = Deferred<RawResponse>.pending()
-        var state = RequestMutableState(tail: outcome)
-        state.state = .finished
-        state.request = urlRequest
-        mutableState = Mutex(state)
+        mutableState = Mutex(RequestStateMachine(failedSending: urlRequest, tail: outcome))
         resolver.fulfill(RawResponse(request: urlRequest, response: nil, data: nil, error: error, end: start))
     }
 
@@ -94,7 +92,7 @@ public class Request: @unchecked Sendable {
         // Nothing was chained onto the request and it was not cancelled: it
         // still goes out, as a fire-and-forget request whose answer no one reads.
         let (unstarted, redirector, credential) = mutableState.withLock(owner: self) {
-            ($0.state == .initialized, $0.redirector, $0.credential)
+            ($0.requestState == .initialized, $0.redirector, $0.credential)
         }
         if unstarted, let copy = unobservedCopy {
             if let redirector { copy.redirect(using: redirector) }
@@ -116,7 +114,7 @@ public class Request: @unchecked Sendable {
 
     /// Where the request is in its life.
     public var state: RequestState {
-        mutableState.withLock(owner: self) { $0.state }
+        mutableState.withLock(owner: self) { $0.requestState }
     }
 
     /// The request as the latest attempt sent it — after adapters, default
@@ -153,7 +151,7 @@ public class Request: @unchecked Sendable {
     /// - Returns: The request, for chaining.
     @discardableResult
     public func resume() -> Self {
-        if mutableState.withLock(owner: self, { resume(&$0) }) { run() }
+        if case .run = mutableState.withLock(owner: self, { resume(&$0) }) { run() }
         return self
     }
 
@@ -164,19 +162,29 @@ public class Request: @unchecked Sendable {
     /// or redirect starts another one. Idempotent, and does nothing once the
     /// request has finished.
     public func cancel() {
-        let cancelled = mutableState.withLock(owner: self) { state in
-            let cancelled = state.cancel()
-            if cancelled != nil, let monitor = session.eventMonitor {
-                monitor.requestDidCancel(self)
-                monitor.requestDidFinish(self)
+        let action = mutableState.withLock(owner: self) { state in
+            let action = state.cancel()
+            switch action {
+            case .settle, .settleAndStop:
+                session.eventMonitor?.requestDidCancel(self)
+                session.eventMonitor?.requestDidFinish(self)
+            case .none:
+                break
             }
-            return cancelled
+            return action
         }
-        guard let cancelled else { return }
-        cancelled.task?.cancel()
-        outcome.settle(.failure(DeferredError.cancelled), givingUp: true)
-        didEnd()
-        if cancelled.wasRunning { session.registry.remove(self) }
+        switch action {
+        case .settle:
+            outcome.settle(.failure(DeferredError.cancelled), givingUp: true)
+        case .settleAndStop(let leftovers):
+            leftovers.task?.cancel()
+            outcome.settle(.failure(DeferredError.cancelled), givingUp: true)
+            leftovers.downloadFile?.discard()
+            Self.removeTemporaryFile(leftovers.temporaryFile)
+            session.registry.remove(self)
+        case .none:
+            return
+        }
     }
 
     /// Answers a `Basic` authentication challenge (a 401 with
@@ -247,45 +255,38 @@ public class Request: @unchecked Sendable {
     /// request: a running request's lifetime is the session's business.
     func enqueueHandler(
         _ body: @escaping @Sendable (Result<RawResponse, any Error>) -> Void,
-        beforeResuming register: ((inout RequestMutableState) -> Void)? = nil
+        beforeResuming register: ((inout RequestStateMachine) -> Void)? = nil
     ) {
-        let resumed = mutableState.withLock(owner: self) { state in
+        let action = mutableState.withLock(owner: self) { state in
             register?(&state)
+            // Under the lock: with the tail read and replaced (validation) in one place, handlers keep their order.
             state.tail.whenSettled(body)
             return resume(&state)
         }
-        if resumed { run() }
+        if case .run = action { run() }
     }
 
-    /// The transition to `resumed`, under the lock, and the event.
-    /// `false` when already past `initialized`.
-    private func resume(_ state: inout RequestMutableState) -> Bool {
-        guard state.resume() else { return false }
-        session.eventMonitor?.requestDidResume(self)
-        return true
+    /// The transition to running, under the lock, and its event.
+    private func resume(_ state: inout RequestStateMachine) -> RequestStateMachine.ResumeAction {
+        let action = state.resume()
+        if case .run = action { session.eventMonitor?.requestDidResume(self) }
+        return action
     }
 
     // MARK: - What request kinds change
     //
-    // Overridden by UploadRequest, DownloadRequest and DataStreamRequest.
-    // Called outside the lock; the transport's events on its callback queue.
+    // Overridden by UploadRequest, DownloadRequest and DataStreamRequest, for
+    // what they do outside the lock; what they keep is in the state machine's
+    // `Kind`. Called outside the lock; the transport's events on its callback queue.
 
-    /// Whether attempts may let the transport collect the body (when no
-    /// progress handler wants chunks): kinds that keep bodies in memory.
-    var collectsBodies: Bool { true }
-
-    /// Whether ``prepareBody(_:)`` has anything to do (uploads).
+    /// Whether ``prepareBody(_:)`` has anything to do (uploads of a file or a form).
     var preparesBody: Bool { false }
 
     /// Gets the request body ready before the first attempt, then calls
-    /// `done` with the file to stream as the body (if any) or the failure.
-    func prepareBody(_ done: @escaping @Sendable (Result<URL?, HTTPError>) -> Void) {
-        done(.success(nil))
+    /// `done` with what every attempt sends, or the failure.
+    func prepareBody(_ done: @escaping @Sendable (Result<UploadBody, HTTPError>) -> Void) {
+        done(.success(.inRequest))
     }
-
-    /// The head of the current attempt arrived: a returned error stops the
-    /// request (a stream's validation).
-    func headError(for response: HTTPURLResponse) -> HTTPError? { nil }
 
     /// A chunk of attempt `number`'s body, for the transport that waits to
     /// hear when it was `handled` (`nil`: nobody waits). Kinds that are done
@@ -297,25 +298,17 @@ public class Request: @unchecked Sendable {
 
     /// A chunk of attempt `number`'s body: kept in memory, within the limit.
     func consume(_ data: Data, attempt number: Int) {
-        let update = mutableState.withLock(owner: self) { state -> Result<([ProgressHandler], TransferProgress), HTTPError>? in
-            guard state.isCurrent(number) else { return nil }
-            do throws(HTTPError) {
-                try state.body.append(data)
-            } catch {
-                return .failure(error)
-            }
-            let expected = state.response.flatMap(Self.decodedLength(of:))
-            return .success((state.progressHandlers, TransferProgress(completed: Int64(state.body.body.count), expected: expected)))
-        }
-        switch update {
-        case .none: return
-        case .failure(let error): finish(failingWith: error)
-        case .success(let (handlers, progress)): Self.report(progress, to: handlers)
-        }
+        perform(mutableState.withLock(owner: self) { $0.collect(data, attempt: number) })
     }
 
-    /// Whether attempts ask the transport to write the body to a file itself (downloads).
-    var downloadsToFile: Bool { false }
+    /// Reports a chunk's progress, or finishes with its failure.
+    func perform(_ action: RequestStateMachine.ChunkAction) {
+        switch action {
+        case .report(let progress, let handlers): Self.report(progress, to: handlers)
+        case .fail(let error): finish(failingWith: error)
+        case .none: break
+        }
+    }
 
     /// A downloading attempt's file grew (reported by the transport).
     func attempt(_ number: Int, didDownload bytes: Int64, of expected: Int64?) {}
@@ -325,15 +318,13 @@ public class Request: @unchecked Sendable {
         try? FileManager.default.removeItem(at: file)
     }
 
-    /// The final attempt's outcome as handlers see it (a download moves its file here).
-    func finalOutcome(_ raw: RawResponse) -> RawResponse { raw }
+    /// The final attempt's outcome as handlers see it: a download moves its
+    /// `file` here (or removes it).
+    func finalOutcome(_ raw: RawResponse, file: DownloadFile?) -> RawResponse { raw }
 
-    /// The request ended, however it ended: release what it holds (temporary files).
-    func didEnd() {}
-
-    /// The largest body this request holds in memory.
-    var maximumResponseBodySize: Int {
-        mutableState.withLock(owner: self) { $0.maximumResponseBodySize } ?? session.maximumResponseBodySize
+    /// Removes an upload's temporary file, if it has one.
+    static func removeTemporaryFile(_ file: URL?) {
+        if let file { try? FileManager.default.removeItem(at: file) }
     }
 
     /// Limits the body this request receives to `limit` decoded bytes:
@@ -348,12 +339,6 @@ public class Request: @unchecked Sendable {
     public func maximumResponseBodySize(_ limit: Int) -> Self {
         mutableState.withLock(owner: self) { $0.maximumResponseBodySize = max(0, limit) }
         return self
-    }
-
-    /// The most decoded bytes a download writes or a stream hands over:
-    /// this request's own limit, else the session's ``Session/maximumStreamedBodySize``.
-    var streamedBodyLimit: Int {
-        mutableState.withLock(owner: self) { $0.maximumResponseBodySize } ?? session.maximumStreamedBodySize
     }
 
     /// Adds a validator: a step on the handler queue, seen by later handlers

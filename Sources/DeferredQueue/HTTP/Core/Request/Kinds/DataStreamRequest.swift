@@ -70,10 +70,16 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         public let error: HTTPError?
     }
 
+    init(session: Session, urlRequest: URLRequest, interceptor: (any RequestInterceptor)?) {
+        super.init(session: session, urlRequest: urlRequest, interceptor: interceptor, kind: .stream(.init()))
+    }
+
+    init(session: Session, failedWith error: HTTPError) {
+        super.init(session: session, failedWith: error, urlRequest: nil)
+    }
+
     /// A stream released unstarted is not sent: nobody would read the chunks.
     override var unobservedCopy: Request? { nil }
-
-    override var collectsBodies: Bool { false }
 
     /// Adds a stream handler and starts the request.
     ///
@@ -99,7 +105,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
             }
             queue.async { stream(Stream(event: .complete(completion))) }
         }, beforeResuming: { state in
-            state.streamHandlers.append(StreamHandler(queue: queue, handler: stream))
+            state.addStreamHandler(StreamHandler(queue: queue, handler: stream))
         })
         return self
     }
@@ -124,11 +130,11 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     }
 
     override func addValidation(_ check: @escaping Validation) {
-        mutableState.withLock(owner: self) { $0.headValidators.append(check) }
+        mutableState.withLock(owner: self) { $0.addHeadValidator(check) }
     }
 
-    override func headError(for response: HTTPURLResponse) -> HTTPError? {
-        let (validators, request) = mutableState.withLock(owner: self) { ($0.headValidators, $0.request) }
+    /// The first failure of a stream's head `validators`, if any (run outside the lock).
+    static func headError(_ validators: [Validation], request: URLRequest?, response: HTTPURLResponse) -> HTTPError? {
         for check in validators {
             if case .failure(let error) = check(request, response, nil) {
                 return error as? HTTPError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
@@ -138,37 +144,43 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     }
 
     override func consume(_ data: Data, attempt number: Int, handled: (@Sendable () -> Void)?) {
-        let callbackQueue = session.transport.callbackQueue
-        let limit = streamedBodyLimit
-        var tooLarge = false
-        let (inPlace, countdown) = mutableState.withLock(owner: self) { state -> ([StreamHandler], Countdown?) in
-            // A redirect's body is not the stream.
-            guard state.isCurrent(number), let status = state.response?.statusCode, !(300..<400).contains(status) else {
-                return ([], nil)
-            }
-            guard state.streamedBytes + Int64(data.count) <= Int64(limit) else {
-                tooLarge = true
-                return ([], nil)
-            }
-            state.streamedBytes += Int64(data.count)
-            let elsewhere = state.streamHandlers.filter { $0.queue !== callbackQueue }
-            // One arrival per handler elsewhere, and one for those run here.
-            let countdown = handled.map { Countdown(elsewhere.count + 1, then: $0) }
-            // Dispatched under the lock, so that a cancel settling the
-            // request meanwhile enqueues `.complete` after this chunk.
-            for handler in elsewhere {
-                handler.queue.async {
-                    handler.handler(Stream(event: .stream(data)))
-                    countdown?.arrive()
-                }
-            }
-            return (state.streamHandlers.filter { $0.queue === callbackQueue }, countdown)
+        let sessionLimit = session.maximumStreamedBodySize
+        let action = mutableState.withLock(owner: self) {
+            $0.receiveStreamChunk(count: data.count, attempt: number, sessionLimit: sessionLimit)
         }
-        // Handlers on the callback queue (this one) run here, outside the
-        // lock (they may cancel the request), and still before `.complete`,
-        // which is enqueued on this queue later.
-        if tooLarge { finish(failingWith: .responseTooLarge(limit: limit)) }
-        for handler in inPlace { handler.handler(Stream(event: .stream(data))) }
+        switch action {
+        case .deliver(let handlers):
+            deliver(data, to: handlers, handled: handled)
+        case .fail(let error):
+            finish(failingWith: error)
+            handled?()
+        case .none:
+            handled?()
+        }
+    }
+
+    /// Hands a chunk to every stream handler, after the lock.
+    ///
+    /// `.complete` still comes after the chunk for every handler: this runs
+    /// on the transport's callback queue, which the handler queue targets, so
+    /// a `.complete` that a cancel or a timeout settles meanwhile is enqueued
+    /// only once this block has returned.
+    private func deliver(_ data: Data, to handlers: [StreamHandler], handled: (@Sendable () -> Void)?) {
+        let callbackQueue = session.transport.callbackQueue
+        var elsewhere = 0
+        for handler in handlers where handler.queue !== callbackQueue { elsewhere += 1 }
+        // One arrival per handler elsewhere, and one for those run here.
+        let countdown = handled.map { Countdown(elsewhere + 1, then: $0) }
+        for handler in handlers where handler.queue !== callbackQueue {
+            handler.queue.async {
+                handler.handler(Stream(event: .stream(data)))
+                countdown?.arrive()
+            }
+        }
+        // Handlers on the callback queue (this one) run here: they may cancel the request.
+        for handler in handlers where handler.queue === callbackQueue {
+            handler.handler(Stream(event: .stream(data)))
+        }
         if let countdown { countdown.arrive() } else { handled?() }
     }
 }

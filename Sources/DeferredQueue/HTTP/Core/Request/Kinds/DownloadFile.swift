@@ -2,8 +2,10 @@ import Foundation
 
 /// The temporary file one download attempt writes its body to, as it
 /// arrives — or that the transport wrote and handed over.
+///
+/// Its I/O runs outside the request's lock: the state machine hands the file
+/// out for each write and takes it back after (see ``RequestStateMachine/File``).
 struct DownloadFile: Sendable {
-    let attempt: Int
     let url: URL
     /// `nil` for a file the transport wrote.
     private let handle: FileHandle?
@@ -14,15 +16,13 @@ struct DownloadFile: Sendable {
     static let writeSize = 1 << 20
 
     /// A file the transport finished writing.
-    init(attempt: Int, finishedAt url: URL) {
-        self.attempt = attempt
+    init(finishedAt url: URL) {
         self.url = url
         handle = nil
     }
 
-    /// Creates an empty temporary file for attempt `attempt`.
-    init(attempt: Int) throws {
-        self.attempt = attempt
+    /// Creates an empty temporary file.
+    init() throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("DeferredQueue-partial-\(UUID().uuidString)")
         guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
@@ -43,8 +43,8 @@ struct DownloadFile: Sendable {
     }
 
     /// Writes what is pending, closes the file and returns where it is.
-    mutating func close() throws -> URL {
-        try flush()
+    func close() throws -> URL {
+        if !pending.isEmpty { try handle?.write(contentsOf: pending) }
         try handle?.close()
         return url
     }

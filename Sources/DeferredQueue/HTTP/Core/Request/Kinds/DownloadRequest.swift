@@ -58,7 +58,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
 
     init(session: Session, urlRequest: URLRequest, interceptor: (any RequestInterceptor)?, destination: Destination?) {
         self.destination = destination
-        super.init(session: session, urlRequest: urlRequest, interceptor: interceptor)
+        super.init(session: session, urlRequest: urlRequest, interceptor: interceptor, kind: .download)
     }
 
     init(session: Session, failedWith error: HTTPError) {
@@ -72,67 +72,59 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     /// Always `nil`: see the note on ``DownloadRequest``.
     public var resumeData: Data? { nil }
 
-    override var collectsBodies: Bool { false }
-
-    override var downloadsToFile: Bool { true }
-
     override func attempt(_ number: Int, didDownload bytes: Int64, of expected: Int64?) {
-        let limit = streamedBodyLimit
-        if bytes > Int64(limit) {
-            // The transport's file grew past the limit: stop it now (its file goes with the cancelled task).
-            let current = mutableState.withLock(owner: self) { $0.isCurrent(number) }
-            if current { finish(failingWith: .responseTooLarge(limit: limit)) }
-            return
-        }
-        let handlers = mutableState.withLock(owner: self) { $0.isCurrent(number) ? $0.progressHandlers : [] }
-        guard !handlers.isEmpty else { return }
-        let encoded = mutableState.withLock(owner: self) { $0.response }.map { Self.decodedLength(of: $0) == nil } ?? false
-        Self.report(TransferProgress(completed: bytes, expected: encoded ? nil : expected), to: handlers)
+        let sessionLimit = session.maximumStreamedBodySize
+        perform(mutableState.withLock(owner: self) {
+            $0.downloadGrew(to: bytes, of: expected, attempt: number, sessionLimit: sessionLimit)
+        })
     }
 
     override func attempt(_ number: Int, didFinishDownloadingTo file: URL) {
-        let kept = mutableState.withLock(owner: self) { state -> Bool in
-            guard state.isCurrent(number) else { return false }
-            state.download?.discard()
-            state.download = DownloadFile(attempt: number, finishedAt: file)
-            return true
+        switch mutableState.withLock(owner: self, { $0.transportDownloaded(to: file, attempt: number) }) {
+        case .keep(let replaced): replaced?.discard()
+        case .remove(let file): try? FileManager.default.removeItem(at: file)
         }
-        if !kept { try? FileManager.default.removeItem(at: file) }
     }
 
     override func consume(_ data: Data, attempt number: Int) {
-        let limit = streamedBodyLimit
-        let update = mutableState.withLock(owner: self) { state -> Result<([ProgressHandler], TransferProgress), HTTPError>? in
-            guard state.isCurrent(number) else { return nil }
-            let written = state.download?.attempt == number ? state.download?.length ?? 0 : 0
-            // Past the limit nothing more is written: the file (of a bomb, an
-            // endless body) is removed when the request finishes, right below.
-            guard written + Int64(data.count) <= Int64(limit) else { return .failure(.responseTooLarge(limit: limit)) }
-            do {
-                if state.download?.attempt != number {
-                    state.download?.discard()
-                    state.download = try DownloadFile(attempt: number)
-                }
-                try state.download?.write(data)
-            } catch {
-                return .failure(.downloadedFileMoveFailed(error: CocoaError(.fileWriteUnknown), source: nil, destination: nil))
-            }
-            let expected = state.response.flatMap(Self.decodedLength(of:))
-            return .success((state.progressHandlers, TransferProgress(completed: written + Int64(data.count), expected: expected)))
+        let sessionLimit = session.maximumStreamedBodySize
+        var action = mutableState.withLock(owner: self) {
+            $0.receiveDownloadChunk(count: data.count, attempt: number, sessionLimit: sessionLimit)
         }
-        switch update {
-        case .none: return
-        case .failure(let error): finish(failingWith: error)
-        case .success(let (handlers, progress)): Self.report(progress, to: handlers)
+        guard case .write(let handedOut) = action else {
+            if case .fail(let error) = action { finish(failingWith: error) }
+            return
+        }
+        // The file is this queue's until it is handed back: written outside
+        // the lock. Dropping every other reference first keeps its buffer
+        // unique, so writing into it copies nothing.
+        action = .none
+        var file: DownloadFile
+        do {
+            file = try (consume handedOut) ?? DownloadFile()
+        } catch {
+            return finish(failingWith: Self.writeFailure)
+        }
+        do {
+            try file.write(data)
+        } catch {
+            // Not handed back: a file being written is its writer's to remove.
+            file.discard()
+            return finish(failingWith: Self.writeFailure)
+        }
+        switch mutableState.withLock(owner: self, { $0.downloadChunkWritten(file, attempt: number) }) {
+        case .report(let progress, let handlers): Self.report(progress, to: handlers)
+        case .discard(let file): file.discard()
+        case .none: break
         }
     }
 
-    override func finalOutcome(_ raw: RawResponse) -> RawResponse {
+    private static var writeFailure: HTTPError {
+        .downloadedFileMoveFailed(error: CocoaError(.fileWriteUnknown), source: nil, destination: nil)
+    }
+
+    override func finalOutcome(_ raw: RawResponse, file: DownloadFile?) -> RawResponse {
         var raw = raw
-        let file = mutableState.withLock(owner: self) { state -> DownloadFile? in
-            defer { state.download = nil }
-            return state.download
-        }
         guard raw.error == nil, let response = raw.response else {
             file?.discard()
             return raw
@@ -140,8 +132,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         // An empty body never created a file: make an empty one.
         let temporary: URL
         do {
-            var ready = try file ?? DownloadFile(attempt: 0)
-            temporary = try ready.close()
+            temporary = try (file ?? DownloadFile()).close()
         } catch {
             raw.error = .downloadedFileMoveFailed(error: error, source: nil, destination: nil)
             return raw
@@ -156,13 +147,5 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             raw.error = .downloadedFileMoveFailed(error: error, source: temporary, destination: destination)
         }
         return raw
-    }
-
-    override func didEnd() {
-        let file = mutableState.withLock(owner: self) { state -> DownloadFile? in
-            defer { state.download = nil }
-            return state.download
-        }
-        file?.discard()
     }
 }

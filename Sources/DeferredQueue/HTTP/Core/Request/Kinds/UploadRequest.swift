@@ -39,7 +39,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
 
     init(session: Session, urlRequest: URLRequest, uploadable: Uploadable, interceptor: (any RequestInterceptor)?) {
         self.uploadable = uploadable
-        super.init(session: session, urlRequest: urlRequest, interceptor: interceptor)
+        super.init(session: session, urlRequest: urlRequest, interceptor: interceptor, kind: .upload(.init()))
     }
 
     init(session: Session, failedWith error: HTTPError) {
@@ -67,42 +67,34 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         queue: DispatchQueue = .main,
         _ handler: @escaping @Sendable (TransferProgress) -> Void
     ) -> Self {
-        mutableState.withLock(owner: self) { $0.uploadProgressHandlers.append(ProgressHandler(queue: queue, handler: handler)) }
+        mutableState.withLock(owner: self) { $0.addUploadProgressHandler(ProgressHandler(queue: queue, handler: handler)) }
         return resume()
     }
 
-    override var preparesBody: Bool { true }
+    /// Data is in the request already; a file or a form is prepared.
+    override var preparesBody: Bool {
+        if case .data = uploadable { return false }
+        return true
+    }
 
-    override func prepareBody(_ done: @escaping @Sendable (Result<URL?, HTTPError>) -> Void) {
+    override func prepareBody(_ done: @escaping @Sendable (Result<UploadBody, HTTPError>) -> Void) {
         switch uploadable {
         case .data:
-            done(.success(nil))
+            done(.success(.inRequest))
         case .file(let url):
-            done(.success(url))
+            done(.success(.file(url)))
         case .multipart(let form):
             // Encoding a big form reads whole files: never on the caller's thread.
             DispatchQueue.global().async {
                 do {
                     switch try form.encodedForUpload() {
-                    case .data(let data):
-                        self.mutableState.withLock(owner: self) { $0.encodedBody = data }
-                        done(.success(nil))
-                    case .file(let file):
-                        self.mutableState.withLock(owner: self) { $0.temporaryFiles.append(file) }
-                        done(.success(file))
+                    case .data(let data): done(.success(.encoded(data)))
+                    case .file(let file): done(.success(.temporaryFile(file)))
                     }
                 } catch {
                     done(.failure(error as? HTTPError ?? .multipartEncodingFailed(reason: .outputStreamWriteFailed(error: error))))
                 }
             }
         }
-    }
-
-    override func didEnd() {
-        let files = mutableState.withLock(owner: self) { state -> [URL] in
-            defer { state.temporaryFiles = [] }
-            return state.temporaryFiles
-        }
-        for file in files { try? FileManager.default.removeItem(at: file) }
     }
 }

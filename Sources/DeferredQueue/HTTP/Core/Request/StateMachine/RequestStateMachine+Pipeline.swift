@@ -1,0 +1,193 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// The transitions of one attempt: prepared, begun, attached to its task,
+// its head received, completed; then followed by a redirect, a challenge
+// answered, or a retry.
+
+extension RequestStateMachine {
+    enum BodyPreparedAction: Sendable {
+        /// Prepare the first attempt.
+        case prepareAttempt
+        /// The request ended while its body was encoded: remove the file.
+        case removeTemporaryFile(URL)
+        /// The request ended while its body was prepared.
+        case none
+    }
+
+    /// An upload's body is ready for its attempts.
+    mutating func bodyPrepared(_ body: UploadBody) -> BodyPreparedAction {
+        guard isRunning else {
+            if case .temporaryFile(let file) = body { return .removeTemporaryFile(file) }
+            return .none
+        }
+        updateUpload { $0.body = body }
+        return .prepareAttempt
+    }
+
+    enum BeginAttemptAction: Sendable {
+        /// Hand attempt `number` to the transport. `discarding`: the previous
+        /// attempt's download file, to remove.
+        case start(
+            number: Int, bodyFile: URL?, collectsBody: Bool, downloadsToFile: Bool, bodyLimit: Int,
+            discarding: DownloadFile?
+        )
+        /// The request stopped running meanwhile (cancelled, timed out).
+        case none
+    }
+
+    /// Begins the next attempt, sending `request` (to which an upload's
+    /// encoded form is added), built from `base`.
+    mutating func beginAttempt(
+        sending request: inout URLRequest, base: URLRequest, sessionBodyLimit: Int
+    ) -> BeginAttemptAction {
+        guard isRunning else { return .none }
+        var bodyFile: URL?
+        var uploadProgress = false
+        if case .upload(let upload) = kind {
+            switch upload.body {
+            case .inRequest: break
+            case .file(let file), .temporaryFile(let file): bodyFile = file
+            case .encoded(let data): request.httpBody = data
+            }
+            uploadProgress = !upload.progressHandlers.isEmpty
+        }
+        let limit = bodyLimit(session: sessionBodyLimit)
+        let received: Received
+        switch kind {
+        case .data, .upload: received = .body(HTTPBodyCollector(limit: limit))
+        case .download: received = .file(.none)
+        case .stream: received = .streamed(0)
+        }
+        let collectsBody = kind.keepsBodyInMemory && progressHandlers.isEmpty && !uploadProgress
+        let downloadsToFile = if case .download = kind { true } else { false }
+        return updateAttempt { attempt -> BeginAttemptAction in
+            var discarding: DownloadFile?
+            if case .file(.ready(let file)) = attempt.received { discarding = file }
+            attempt.number += 1
+            attempt.phase = .sending(task: nil)
+            attempt.request = request
+            attempt.base = base
+            attempt.response = nil
+            attempt.received = received
+            return .start(
+                number: attempt.number, bodyFile: bodyFile, collectsBody: collectsBody,
+                downloadsToFile: downloadsToFile, bodyLimit: limit, discarding: discarding
+            )
+        } ?? .none
+    }
+
+    enum AttachAction: Sendable {
+        /// Keep the task: it runs the current attempt.
+        case none
+        /// The attempt is over (the request was cancelled, or a later attempt
+        /// began, while the transport created the task): cancel it.
+        case cancelTask(any HTTPTransportTask)
+    }
+
+    /// The transport created the task of attempt `number`.
+    mutating func attach(_ task: any HTTPTransportTask, toAttempt number: Int) -> AttachAction {
+        let attached = updateAttempt { attempt -> AttachAction in
+            guard attempt.number == number else { return .cancelTask(task) }
+            // Idle: the attempt completed before its task was attached; there is nothing to cancel.
+            if case .sending = attempt.phase { attempt.phase = .sending(task: task) }
+            return .none
+        }
+        return attached ?? .cancelTask(task)
+    }
+
+    enum ReceiveHeadAction: Sendable {
+        /// Tell monitors the response arrived.
+        case report
+        /// Tell monitors, then judge the head with a stream's validators.
+        case reportAndValidate([Request.Validation], request: URLRequest?)
+        /// A stale attempt's head.
+        case ignore
+    }
+
+    /// Attempt `number`'s response head arrived.
+    mutating func receiveHead(_ response: HTTPURLResponse, attempt number: Int) -> ReceiveHeadAction {
+        guard updateAttempt(inFlight: number, { $0.response = response }) != nil else { return .ignore }
+        if case .stream(let stream) = kind, !stream.headValidators.isEmpty {
+            return .reportAndValidate(stream.headValidators, request: request)
+        }
+        return .report
+    }
+
+    enum CompleteAttemptAction: Sendable {
+        /// Decide what follows: a redirect, a challenge answered, a retry, or the end.
+        case decide(CompletedAttempt)
+        /// A stale attempt's completion.
+        case ignore
+    }
+
+    /// Attempt `number` completed; `body` is the body the transport collected, if it did.
+    mutating func completeAttempt(_ number: Int, body: Data?) -> CompleteAttemptAction {
+        let redirector = redirector, credential = credential
+        let progressHandlers = progressHandlers, maximumResponseBodySize = maximumResponseBodySize
+        return updateAttempt(inFlight: number) { attempt -> CompleteAttemptAction in
+            attempt.phase = .idle
+            var collected = Data()
+            if body == nil, case .body(let collector) = attempt.received {
+                attempt.received = .nothing
+                collected = collector.body
+            }
+            return .decide(CompletedAttempt(
+                request: attempt.request, base: attempt.base, response: attempt.response, body: body ?? collected,
+                redirector: redirector, credential: attempt.credentialSent ? nil : credential,
+                progressHandlers: progressHandlers, maximumResponseBodySize: maximumResponseBodySize
+            ))
+        } ?? .ignore
+    }
+
+    enum NextAttemptAction: Sendable {
+        /// Prepare the next attempt.
+        case prepareAttempt
+        /// Too many redirects: finish with the error.
+        case fail(HTTPError)
+        /// The request stopped running meanwhile.
+        case none
+    }
+
+    /// The completed attempt's redirect is followed.
+    mutating func followRedirect(limit: Int) -> NextAttemptAction {
+        let exceeded = updateAttempt { attempt -> Bool in
+            attempt.redirectCount += 1
+            return attempt.redirectCount > limit
+        }
+        switch exceeded {
+        case .none: return .none
+        case .some(true): return .fail(.sessionTaskFailed(URLError(.httpTooManyRedirects)))
+        case .some(false): return .prepareAttempt
+        }
+    }
+
+    /// The completed attempt's `Basic` challenge is answered with the credential.
+    mutating func answerChallenge() -> NextAttemptAction {
+        updateAttempt { attempt -> NextAttemptAction in
+            attempt.credentialSent = true
+            return .prepareAttempt
+        } ?? .none
+    }
+
+    enum RetryAction: Sendable {
+        /// Prepare the request anew after the delay (monitors hear `requestIsRetrying`).
+        case scheduleRetry
+        /// The request stopped running meanwhile.
+        case none
+    }
+
+    /// The retriers decided to retry: the redirect and credential
+    /// bookkeeping starts again.
+    mutating func retry() -> RetryAction {
+        guard isRunning else { return .none }
+        retryCount += 1
+        updateAttempt { attempt in
+            attempt.redirectCount = 0
+            attempt.credentialSent = false
+        }
+        return .scheduleRetry
+    }
+}

@@ -1,0 +1,236 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Everything about one ``Request`` that changes: the value behind the
+/// request's one lock (`Request.mutableState`), as a state machine.
+///
+/// ```
+/// initialized ──resume()──▶ running(Attempt) ──finish()──▶ finished
+///      │                        │
+///      └────────cancel()────────┴─────────────────────────▶ cancelled
+/// ```
+///
+/// Each case of ``State`` carries exactly what is valid in it: the current
+/// attempt while the request runs, the last request and response once it is
+/// over. ``Kind`` carries what only one kind of request has (an upload's
+/// body, a stream's handlers); ``Received`` what one attempt of that
+/// kind received (a body, a count, a file).
+///
+/// Every event is a `mutating` method that checks the event is allowed in
+/// the current state, changes the state, and returns an action: what the
+/// caller must do once it has released the lock (start or cancel a task,
+/// settle the outcome, write or remove a file, call handlers). The methods
+/// do nothing else — no I/O, no user code — so they are tested alone, without
+/// a transport (`RequestStateMachineTests`). Under the lock, callers only
+/// enqueue: a handler on ``tail``, and the event-monitor event an action
+/// implies, so that handlers keep their chaining order and monitors hear one
+/// request's events in the order of its transitions.
+///
+/// A transition that changes the running attempt takes it out of `state`
+/// (leaving `.modifying`) and puts it back, as AsyncHTTPClient's state
+/// machines do: the body buffer it holds stays uniquely referenced, so
+/// appending to it never copies it.
+struct RequestStateMachine: Sendable {
+    /// Where the request is in its life.
+    enum State: Sendable {
+        /// Created; nothing started.
+        case initialized
+        /// Resumed: its attempts are prepared, sent and decided on.
+        case running(Attempt)
+        /// Settled with its final outcome. The last attempt's request and
+        /// response stay readable (``Request/request``, ``Request/response``).
+        case finished(request: URLRequest?, response: HTTPURLResponse?)
+        /// Cancelled before it finished.
+        case cancelled(request: URLRequest?, response: HTTPURLResponse?)
+        /// Never seen outside a transition: the running attempt is being
+        /// changed in place.
+        case modifying
+    }
+
+    private(set) var state: State = .initialized
+    /// What only this kind of request has.
+    var kind: Kind
+    /// Where handlers are enqueued: the request's outcome, or the last
+    /// `validate()` step derived from it (validation affects later handlers only).
+    var tail: Deferred<RawResponse>
+    /// How many times the request was retried (redirects and challenges are not retries).
+    var retryCount = 0
+
+    // Set through the request's API, in any state.
+
+    /// Set by `redirect(using:)`; the session's when `nil`.
+    var redirector: Redirector?
+    /// Set by `authenticate(…)`: answers one `Basic` challenge from the request's origin.
+    var credential: URLCredential?
+    /// Set by `maximumResponseBodySize(_:)`; the session's when `nil`.
+    var maximumResponseBodySize: Int?
+    /// Download progress handlers; released when the request ends.
+    var progressHandlers: [ProgressHandler] = []
+
+    init(kind: Kind, tail: Deferred<RawResponse>) {
+        self.kind = kind
+        self.tail = tail
+    }
+
+    /// A request that failed before it could start: finished from the start.
+    init(failedSending request: URLRequest?, tail: Deferred<RawResponse>) {
+        self.init(kind: .data, tail: tail)
+        state = .finished(request: request, response: nil)
+    }
+
+    // MARK: - Queries
+
+    /// The public face of ``state``.
+    var requestState: RequestState {
+        switch state {
+        case .initialized: return .initialized
+        case .running: return .resumed
+        case .finished: return .finished
+        case .cancelled: return .cancelled
+        case .modifying: preconditionFailure("state observed mid-transition")
+        }
+    }
+
+    var isRunning: Bool {
+        if case .running = state { return true }
+        return false
+    }
+
+    /// The request as the latest attempt sent it.
+    var request: URLRequest? {
+        switch state {
+        case .initialized: return nil
+        case .running(let attempt): return attempt.request
+        case .finished(let request, _), .cancelled(let request, _): return request
+        case .modifying: preconditionFailure("state observed mid-transition")
+        }
+    }
+
+    /// The latest attempt's response head.
+    var response: HTTPURLResponse? {
+        switch state {
+        case .initialized: return nil
+        case .running(let attempt): return attempt.response
+        case .finished(_, let response), .cancelled(_, let response): return response
+        case .modifying: preconditionFailure("state observed mid-transition")
+        }
+    }
+
+    /// The running attempt's download file, where it is (the tests look for it).
+    var download: File? {
+        guard case .running(let attempt) = state, case .file(let file) = attempt.received else { return nil }
+        return file
+    }
+
+    /// The most bytes the request keeps in memory: its own limit, else the session's.
+    func bodyLimit(session sessionLimit: Int) -> Int {
+        maximumResponseBodySize ?? sessionLimit
+    }
+
+    // MARK: - Changing the running attempt in place
+
+    /// Runs `body` on the running attempt, changed in place; `nil` when the
+    /// request is not running.
+    @discardableResult
+    mutating func updateAttempt<Result>(_ body: (inout Attempt) -> Result) -> Result? {
+        guard case .running(var attempt) = state else { return nil }
+        // The only reference left is `attempt`'s: no copy on write below.
+        state = .modifying
+        defer { state = .running(attempt) }
+        return body(&attempt)
+    }
+
+    /// Runs `body` on attempt `number`, changed in place, while its transfer
+    /// is in flight; `nil` for an event of an attempt that is over (cancelled,
+    /// completed, superseded) or of a request that stopped running.
+    @discardableResult
+    mutating func updateAttempt<Result>(inFlight number: Int, _ body: (inout Attempt) -> Result) -> Result? {
+        guard case .running(var attempt) = state, attempt.isInFlight(number) else { return nil }
+        state = .modifying
+        defer { state = .running(attempt) }
+        return body(&attempt)
+    }
+
+    // MARK: - Lifecycle
+
+    enum ResumeAction: Sendable {
+        /// Start running: join the session's registry and prepare the first
+        /// attempt (monitors hear `requestDidResume`).
+        case run
+        /// Already running or over.
+        case none
+    }
+
+    /// initialized → running.
+    mutating func resume() -> ResumeAction {
+        guard case .initialized = state else { return .none }
+        state = .running(Attempt())
+        return .run
+    }
+
+    /// What a request holds when it ends, for the caller to release after the lock.
+    struct Leftovers: Sendable {
+        /// The attempt in flight, to cancel.
+        var task: (any HTTPTransportTask)?
+        /// The last attempt's download file: the download's result, or to remove.
+        var downloadFile: DownloadFile?
+        /// An upload's form encoded to a file, to remove.
+        var temporaryFile: URL?
+    }
+
+    enum FinishAction: Sendable {
+        /// Cancel the leftover task, settle the outcome, release the rest and
+        /// leave the session's registry (monitors hear `requestDidFinish`).
+        case settle(Leftovers)
+        /// Not running: already over, or never started.
+        case none
+    }
+
+    /// running → finished.
+    mutating func finish() -> FinishAction {
+        guard case .running(let attempt) = state else { return .none }
+        state = .finished(request: attempt.request, response: attempt.response)
+        return .settle(end(attempt))
+    }
+
+    enum CancelAction: Sendable {
+        /// Cancelled before it ran: settle the outcome as cancelled.
+        case settle
+        /// Cancelled while running: cancel the leftover task, settle the
+        /// outcome as cancelled, release the rest and leave the registry.
+        case settleAndStop(Leftovers)
+        /// Already over.
+        case none
+    }
+
+    /// initialized or running → cancelled (monitors hear `requestDidCancel`,
+    /// then `requestDidFinish`, unless the action is `.none`).
+    mutating func cancel() -> CancelAction {
+        switch state {
+        case .initialized:
+            state = .cancelled(request: nil, response: nil)
+            progressHandlers = []
+            return .settle
+        case .running(let attempt):
+            state = .cancelled(request: attempt.request, response: attempt.response)
+            return .settleAndStop(end(attempt))
+        case .finished, .cancelled:
+            return .none
+        case .modifying:
+            preconditionFailure("state observed mid-transition")
+        }
+    }
+
+    /// Takes what the ended `attempt` and the request hold.
+    private mutating func end(_ attempt: Attempt) -> Leftovers {
+        progressHandlers = []
+        var leftovers = Leftovers()
+        if case .sending(let task) = attempt.phase { leftovers.task = task }
+        // A file being written is the writer's to remove: it finds the attempt over when it returns it.
+        if case .file(.ready(let file)) = attempt.received { leftovers.downloadFile = file }
+        leftovers.temporaryFile = takeTemporaryFile()
+        return leftovers
+    }
+}
