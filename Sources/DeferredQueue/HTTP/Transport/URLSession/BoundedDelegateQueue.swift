@@ -67,7 +67,9 @@ final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
         }
         let slot = Slot(room)
         super.addOperation { [self] in
-            self.stalled.store(false, ordering: .relaxed)
+            // Read first: nearly always already clear, and a store would
+            // write the shared line on every callback.
+            if self.stalled.load(ordering: .relaxed) { self.stalled.store(false, ordering: .relaxed) }
             block()
             slot.giveBack()
         }
