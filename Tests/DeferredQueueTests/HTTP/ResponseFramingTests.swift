@@ -38,6 +38,12 @@ struct HostileFraming: Sendable, CustomTestStringConvertible {
                        body: "FFFFFFFFFFFFFFFFFFFFFFFF\r\nhello\r\n0\r\n\r\n"),
         HostileFraming(name: "a non-hexadecimal chunk size", head: "Transfer-Encoding: chunked\r\n", body: "zz\r\nhello\r\n0\r\n\r\n"),
         HostileFraming(name: "a missing chunk size", head: "Transfer-Encoding: chunked\r\n", body: "\r\nhello\r\n0\r\n\r\n"),
+        // Over 500 KiB of head: past what either transport's parser holds (libcurl's cap is 300 KiB).
+        HostileFraming(
+            name: "a head of 5,000 fields",
+            head: (0..<5_000).map { "X-Flood-\($0): \(String(repeating: "a", count: 100))\r\n" }.joined() + "Content-Length: 5\r\n",
+            body: "hello"
+        ),
     ]
 }
 

@@ -121,7 +121,8 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     ///   ("transfer closed with N bytes remaining", libcurl's
     ///   `CURLE_PARTIAL_FILE`); it is reported as `networkConnectionLost`, as
     ///   on Apple platforms. A head corelibs cannot parse ("Failed writing
-    ///   header") is `badServerResponse`.
+    ///   header") or one past libcurl's size cap ("Too large response
+    ///   headers") is `badServerResponse`.
     /// - Ambiguous framing is `badServerResponse`, as on AsyncHTTPClient:
     ///   a head ``ResponseFraming`` refuses (without the response, which
     ///   AsyncHTTPClient's parser refuses before handing it over), and the
@@ -174,7 +175,9 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         if response != nil || message.hasPrefix("transfer closed with") {
             return (response, URLError(.networkConnectionLost, userInfo: userInfo))
         }
-        if message.hasPrefix("Failed writing header") {
+        // A head corelibs cannot parse, or one past libcurl's size cap (a
+        // flood of header fields): malformed, as AsyncHTTPClient's parser says.
+        if message.hasPrefix("Failed writing header") || message.hasPrefix("Too large response headers") {
             return (response, URLError(.badServerResponse, userInfo: userInfo))
         }
         if let failure = URLSessionTLSFailure(libcurlMessage: message) {
