@@ -111,6 +111,16 @@ let package = Package(
             dependencies: ["BenchmarkSupport"],
             path: "Sources/CoreInstructions"
         ),
+        // The session layer per request on MockTransport, for callgrind (see
+        // its main.swift; the root package alone, like CoreInstructions).
+        .executableTarget(
+            name: "SessionInstructions",
+            dependencies: [
+                .product(name: "DeferredQueue", package: "DeferredQueue"),
+                .product(name: "DeferredQueueTesting", package: "DeferredQueue"),
+            ],
+            path: "Sources/SessionInstructions"
+        ),
         // HTTP against LoopbackServer: raw URLSession vs responseData vs serializingDecodable.
         .executableTarget(
             name: "HTTP",

@@ -16,7 +16,7 @@ public struct HTTPTransportAttempt: Sendable {
     /// it chunk by chunk in ``HTTPTransportEvents/didReceive(data:handled:)``.
     public var collectsBody: Bool
     /// The most decoded body bytes a collecting attempt may hold (see
-    /// ``makeBodyCollector()``). Streamed attempts leave limits to the session.
+    /// ``makeBodyCollector(expectedLength:)``). Streamed attempts leave limits to the session.
     public var maximumBodySize: Int
     /// `true` (only asked of a transport that ``HTTPTransport/supportsDownloadsToFile``):
     /// write the body to a new file, report ``HTTPTransportEvents/didDownload(bytes:of:)``

@@ -9,7 +9,13 @@ extension RequestStateMachine {
     ///
     /// Before the first attempt begins (the body is prepared, adapters run)
     /// its `number` is 0 and nothing was sent.
-    struct Attempt: Sendable {
+    ///
+    /// A class, changed in place: as a value, every read of the request's
+    /// state copied its two `URLRequest`s (a resilient type, copied through
+    /// its value witnesses) and the rest, several times per request.
+    // @unchecked: its mutable state is read and written only inside the
+    // state machine, that is under the request's one lock (`Request.mutableState`).
+    final class Attempt: @unchecked Sendable {
         /// Events of other attempts are stale and ignored.
         var number = 0
         var phase = Phase.idle

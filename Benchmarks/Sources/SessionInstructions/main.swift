@@ -1,0 +1,35 @@
+// The session layer's cost per request, for callgrind: `n` sequential GETs
+// on MockTransport (no socket, no server), each collected and handed to
+// `responseData`. What changes between two builds is the session's own
+// code: request state, attempts, serialization, handler delivery.
+//
+//     swift build -c release --package-path Benchmarks --product SessionInstructions
+//     valgrind --tool=callgrind <binary> 1     # start-up alone
+//     valgrind --tool=callgrind <binary> 401   # (Ir(401) − Ir(1)) / 400 per request
+import DeferredQueue
+import DeferredQueueTesting
+import Dispatch
+import Foundation
+
+let count = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 401
+let body = Data(repeating: 0x61, count: 766)
+let session = Session(
+    transport: MockTransport(replying: .status(200, headers: ["Content-Type": "application/json"], body: body))
+)
+let url = URL(string: "http://127.0.0.1/json")!
+let done = DispatchSemaphore(value: 0)
+
+/// Starts request `remaining`, and the next one from its handler.
+func next(_ remaining: Int) {
+    guard remaining > 0 else {
+        done.signal()
+        return
+    }
+    session.request(url).responseData(queue: .global()) { response in
+        precondition(response.value?.count == body.count, "request failed: \(String(describing: response.error))")
+        next(remaining - 1)
+    }
+}
+
+next(count)
+done.wait()
