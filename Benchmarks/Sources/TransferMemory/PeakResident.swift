@@ -1,3 +1,4 @@
+import DeferredQueueTesting
 import Dispatch
 import LoopbackServer
 import Synchronization

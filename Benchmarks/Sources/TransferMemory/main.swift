@@ -20,6 +20,7 @@
 // keeps only the rows whose label contains it (e.g. `AHC`, `paced`, `upload`).
 import DeferredQueue
 import DeferredQueueAsyncHTTPClient
+import DeferredQueueTesting
 import Dispatch
 import Foundation
 #if canImport(FoundationNetworking)
