@@ -2,13 +2,14 @@ import Foundation
 import Testing
 @testable import DeferredQueue
 
+/// Validation is the session's: judged once, on MockTransport (no socket).
 @Suite("DataRequest: validation")
 struct ValidationTests {
-    /// A new session per test, on the transport under test (see TestTransport).
-    let session = TestTransport.makeSession()
+    /// A new fixture per test: scripted replies, and a session on them.
+    let fixture = PolicyFixture()
+    var session: Session { fixture.session }
 
     @Test func validateAffectsOnlyTheHandlersChainedAfterIt() async throws {
-        let fixture = try Fixture()
         let before = Recorder<String>()
         let after = Recorder<String>()
         let done = Latch(count: 2)
@@ -22,7 +23,6 @@ struct ValidationTests {
     }
 
     @Test func statusCodeValidation() async throws {
-        let fixture = try Fixture()
         let accepted = await response { session.request(fixture.url("/status/201")).validate(statusCode: [201]).responseString(queue: handlerQueue, completionHandler: $0) }
         #expect(accepted?.value == "status 201")
         let rejected = await response { session.request(fixture.url("/status/200")).validate(statusCode: 300..<400).responseString(queue: handlerQueue, completionHandler: $0) }
@@ -31,7 +31,6 @@ struct ValidationTests {
     }
 
     @Test func contentTypeValidationWithWildcards() async throws {
-        let fixture = try Fixture()
         let json = await response { session.request(fixture.url("/json")).validate(contentType: ["application/*"]).responseData(queue: handlerQueue, completionHandler: $0) }
         #expect(json?.error == nil)
         let html = await response { session.request(fixture.url("/html")).validate(contentType: ["application/json"]).responseData(queue: handlerQueue, completionHandler: $0) }
@@ -41,7 +40,6 @@ struct ValidationTests {
     }
 
     @Test func plainValidateChecksTheAcceptHeader() async throws {
-        let fixture = try Fixture()
         let mismatch = await response { handler in
             session.request(fixture.url("/html"), headers: ["Accept": "application/json, text/plain;q=0.5"])
                 .validate().responseData(queue: handlerQueue, completionHandler: handler)
@@ -57,7 +55,6 @@ struct ValidationTests {
     struct Rejected: Error {}
 
     @Test func customValidatorsAndTheFirstFailureWins() async throws {
-        let fixture = try Fixture()
         let custom = await response { handler in
             session.request(fixture.url("/json"))
                 .validate { _, _, data in data?.count == 3 ? .success(()) : .failure(Rejected()) }
@@ -74,7 +71,6 @@ struct ValidationTests {
     }
 
     @Test func validationFailuresDescribeThemselves() async throws {
-        let fixture = try Fixture()
         let failed = await response { session.request(fixture.url("/status/404")).validate().responseData(queue: handlerQueue, completionHandler: $0) }
         let description = try #require(failed?.error).description
         #expect(description.contains("404"))
