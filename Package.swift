@@ -16,6 +16,11 @@ let package = Package(
         // benchmarks use (module LoopbackServer; the demo's --offline mode
         // too), and helpers for tests that measure memory.
         .library(name: "DeferredQueueTesting", targets: ["DeferredQueueTesting", "LoopbackServer"]),
+        // For transport authors, never for an app: the session's HTTP behaviour
+        // suites (Swift Testing, over loopback sockets), run by a test target
+        // on the transport it names (see TransportUnderTest), and the test
+        // helpers they share (module TestSupport).
+        .library(name: "DeferredQueueBehaviourSuites", targets: ["DeferredQueueBehaviourSuites", "TestSupport"]),
         .executable(name: "HTTPDemo", targets: ["HTTPDemo"]),
     ],
     targets: [
@@ -27,9 +32,18 @@ let package = Package(
         .target(name: "DeferredQueue", dependencies: ["LockSupport", "CDeferredQueueZlib"]),
         .target(name: "DeferredQueueTesting", dependencies: ["DeferredQueue", "LoopbackServer"]),
         .target(name: "LoopbackServer", dependencies: ["LockSupport"]),
+        // Latch, Recorder, Counter, the HTTP route fixture: every test target's helpers.
+        .target(name: "TestSupport", dependencies: ["DeferredQueue", "DeferredQueueTesting", "LoopbackServer", "LockSupport"]),
+        .target(
+            name: "DeferredQueueBehaviourSuites",
+            dependencies: ["DeferredQueue", "DeferredQueueTesting", "LoopbackServer", "TestSupport"]
+        ),
         .executableTarget(name: "HTTPDemo", dependencies: ["DeferredQueue", "LoopbackServer"]),
         .testTarget(
-            name: "DeferredQueueTests", dependencies: ["DeferredQueue", "DeferredQueueTesting", "LoopbackServer", "LockSupport"]
+            name: "DeferredQueueTests",
+            dependencies: [
+                "DeferredQueue", "DeferredQueueTesting", "DeferredQueueBehaviourSuites", "TestSupport", "LoopbackServer", "LockSupport",
+            ]
         ),
         .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer", "DeferredQueueTesting"]),
         .testTarget(name: "HTTPDemoTests", dependencies: ["HTTPDemo", "LoopbackServer", "DeferredQueueTesting"]),

@@ -1,6 +1,7 @@
 import Dispatch
 import LockSupport
 import Synchronization
+import TestSupport
 import Testing
 @testable import DeferredQueue
 

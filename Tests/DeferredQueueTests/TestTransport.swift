@@ -1,25 +1,27 @@
+import DeferredQueue
+import DeferredQueueBehaviourSuites
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-@testable import DeferredQueue
 
-/// The transport the shared HTTP behaviour suites run on in this test
-/// target: URLSession. The `Transports/DeferredQueueAsyncHTTPClient` package's test
-/// target compiles the same suites with its own `TestTransport`.
-enum TestTransport {
-    /// A name for test output and transport-specific expectations.
+/// The behaviour suites (`DeferredQueueBehaviourSuites`) run on URLSession in
+/// this test target; `Transports/DeferredQueueAsyncHTTPClient` runs them on
+/// AsyncHTTPClient.
+@_silgen_name("DeferredQueueBehaviourSuites_transportUnderTest")
+func transportUnderTest() -> any TransportUnderTest.Type { URLSessionUnderTest.self }
+
+enum URLSessionUnderTest: TransportUnderTest {
     static let name = "URLSession"
 
-    /// A session on this target's transport.
     static func makeSession(
-        interceptor: (any RequestInterceptor)? = nil,
-        redirectHandler: Redirector = .follow,
-        eventMonitors: [any EventMonitor] = [],
-        retryPolicy: RetryPolicy? = nil,
-        maximumResponseBodySize: Int = 256 << 20,
-        maximumStreamedBodySize: Int = Session.defaultMaximumStreamedBodySize,
-        resourceTimeout: Double? = nil
+        interceptor: (any RequestInterceptor)?,
+        redirectHandler: Redirector,
+        eventMonitors: [any EventMonitor],
+        retryPolicy: RetryPolicy?,
+        maximumResponseBodySize: Int,
+        maximumStreamedBodySize: Int,
+        resourceTimeout: Double?
     ) -> Session {
         let configuration = URLSessionConfiguration.default
         if let resourceTimeout { configuration.timeoutIntervalForResource = resourceTimeout }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import LoopbackServer
+import TestSupport
 import Testing
 @testable import DeferredQueue
 

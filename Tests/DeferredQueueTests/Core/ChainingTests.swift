@@ -1,4 +1,5 @@
 import Dispatch
+import TestSupport
 import Testing
 @testable import DeferredQueue
 

@@ -2,6 +2,7 @@ import DeferredQueueTesting
 import Dispatch
 import LoopbackServer
 import Synchronization
+import TestSupport
 import Testing
 @testable import DeferredQueue
 

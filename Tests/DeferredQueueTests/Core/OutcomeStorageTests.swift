@@ -1,4 +1,5 @@
 import DeferredQueueTesting
+import TestSupport
 import Testing
 @testable import DeferredQueue
 

@@ -1,5 +1,6 @@
 import DeferredQueueTesting
 import Dispatch
+import TestSupport
 import Testing
 @testable import DeferredQueue
 

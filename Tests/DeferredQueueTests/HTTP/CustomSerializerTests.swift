@@ -1,9 +1,11 @@
+import DeferredQueueBehaviourSuites
 import DeferredQueueTesting
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 import LoopbackServer
+import TestSupport
 import Testing
 @testable import DeferredQueue
 

@@ -1,4 +1,6 @@
+import DeferredQueueBehaviourSuites
 import Foundation
+import TestSupport
 import Testing
 @testable import DeferredQueue
 

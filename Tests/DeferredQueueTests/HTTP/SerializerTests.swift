@@ -1,7 +1,9 @@
+import DeferredQueueBehaviourSuites
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestSupport
 import Testing
 @testable import DeferredQueue
 

@@ -4,6 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import LoopbackServer
+import TestSupport
 import Testing
 @testable import DeferredQueue
 
@@ -44,7 +45,7 @@ struct FaultMatrixTests {
     }
 
     private func probe(url: String, validated: Bool = false, timeout: Double? = nil) async throws -> ProbeReport {
-        let report = try #require(await DeferredQueueTests.probe(session.request(url, timeout: timeout), validated: validated))
+        let report = try #require(await TestSupport.probe(session.request(url, timeout: timeout), validated: validated))
         #expect(report.eachRanOnce, "\(report.kinds)")
         #expect(await eventually { session.runningRequestCount == 0 }, "the session forgot the task")
         return report

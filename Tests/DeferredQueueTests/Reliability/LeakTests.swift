@@ -5,6 +5,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import LoopbackServer
+import TestSupport
 import Testing
 @testable import DeferredQueue
 

@@ -6,6 +6,7 @@ import FoundationNetworking
 #endif
 import Synchronization
 import LoopbackServer
+import TestSupport
 import Testing
 @testable import DeferredQueue
 

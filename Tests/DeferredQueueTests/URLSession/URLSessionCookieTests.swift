@@ -3,6 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 import LoopbackServer
+import DeferredQueueBehaviourSuites
+import TestSupport
 import Testing
 @testable import DeferredQueue
 

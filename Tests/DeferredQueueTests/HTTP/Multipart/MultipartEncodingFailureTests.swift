@@ -1,5 +1,6 @@
 import DeferredQueue
 import Foundation
+import TestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc

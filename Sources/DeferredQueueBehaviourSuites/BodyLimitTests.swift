@@ -1,0 +1,166 @@
+import DeferredQueueTesting
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LoopbackServer
+import TestSupport
+import Testing
+@testable import DeferredQueue
+
+/// A body a hostile server sends to exhaust memory or disk.
+enum HostileBody: String, CaseIterable, CustomStringConvertible, Sendable {
+    /// A chunked body that never ends.
+    case endless
+    /// 1 GiB of zeros, gzip-compressed about a hundredfold.
+    case gzipBomb
+    /// The same bomb under two more gzip layers (`Content-Encoding: gzip, gzip, gzip`).
+    case nestedGzipBomb
+
+    var description: String { rawValue }
+
+    var reply: Reply {
+        switch self {
+        case .endless: .generated(length: 1 << 50, chunked: true, chunkSize: 256 << 10)
+        case .gzipBomb: .gzip(decodedLength: 1 << 30, content: .repeating(0))
+        case .nestedGzipBomb: .nestedGzip(layers: 3, decodedLength: 1 << 30, content: .repeating(0))
+        }
+    }
+}
+
+// Every body a session receives — in memory, into a download's file, or
+// through a stream — stops at its limit L promptly, with a bounded cost:
+// the process grows by at most L + 32 MiB, whatever the server sends.
+// (Not judged under a sanitizer, whose shadow memory grows with every
+// allocation, as in the transfer tests.)
+// Stop times are printed, never asserted (a deadline only guards against hangs).
+@Suite("Body limits: endless bodies and compression bombs stop at the limit")
+struct BodyLimitTests {
+    static let limit = 8 << 20
+    /// The growth allowed while one hostile body is refused, in MiB: L + 32 MiB.
+    static let bound = Double(limit >> 20) + 32
+
+    @Test(arguments: HostileBody.allCases)
+    func aHostileBodyInMemoryStopsAtTheLimit(_ body: HostileBody) async throws {
+        try await MemoryHeavyWork.exclusively {
+            let server = try LoopbackServer { _ in body.reply }
+            defer { server.shutdown() }
+            let session = TestTransport.makeSession(maximumResponseBodySize: Self.limit)
+            var error: HTTPError?
+            var seconds = 0.0
+            let growth = try await peakGrowth(bound: Sanitizers.any ? .infinity : Self.bound) {
+                let start = Date()
+                let result = await response { session.request(server.url("/")).responseData(queue: handlerQueue, completionHandler: $0) }
+                seconds = Date().timeIntervalSince(start)
+                error = try #require(result, "no response within the deadline").error
+            }
+            report("in memory", body, growth: growth, seconds: seconds)
+            #expect(error?.kind == "tooLarge")
+            if !Sanitizers.any { #expect(growth <= Self.bound, "resident memory grew by \(growth) MiB") }
+        }
+    }
+
+    @Test(arguments: HostileBody.allCases)
+    func aHostileDownloadStopsAtTheLimitAndLeavesNoFile(_ body: HostileBody) async throws {
+        try await MemoryHeavyWork.exclusively {
+            let server = try LoopbackServer { _ in body.reply }
+            defer { server.shutdown() }
+            let session = TestTransport.makeSession(maximumStreamedBodySize: Self.limit)
+            var error: HTTPError?
+            var seconds = 0.0
+            let partial = Recorder<URL>()
+            let growth = try await peakGrowth(bound: Sanitizers.any ? .infinity : Self.bound) {
+                let start = Date()
+                let result = await downloadResponse {
+                    let request = session.download(server.url("/"))
+                    request.downloadProgress(queue: handlerQueue) { _ in
+                        if partial.events.isEmpty, let url = request.mutableState.testLock(owner: request, { $0.download?.url }) {
+                            partial.append(url)
+                        }
+                    }
+                    request.responseURL(queue: handlerQueue, completionHandler: $0)
+                }
+                seconds = Date().timeIntervalSince(start)
+                let finished = try #require(result, "no response within the deadline")
+                error = finished.error
+                #expect(finished.fileURL == nil)
+            }
+            report("download", body, growth: growth, seconds: seconds)
+            #expect(error?.kind == "tooLarge")
+            if !Sanitizers.any { #expect(growth <= Self.bound, "resident memory grew by \(growth) MiB") }
+            if !session.transport.supportsDownloadsToFile {
+                #expect(!partial.events.isEmpty, "the session wrote a partial file")
+            }
+            for url in partial.events {
+                #expect(!FileManager.default.fileExists(atPath: url.path), "the partial file is removed")
+            }
+        }
+    }
+
+    @Test(arguments: HostileBody.allCases)
+    func aHostileStreamStopsAtTheLimit(_ body: HostileBody) async throws {
+        try await MemoryHeavyWork.exclusively {
+            let server = try LoopbackServer { _ in body.reply }
+            defer { server.shutdown() }
+            let session = TestTransport.makeSession(maximumStreamedBodySize: Self.limit)
+            var error: (any Error)?
+            var total = 0
+            var seconds = 0.0
+            let growth = await peakGrowth(bound: Sanitizers.any ? .infinity : Self.bound) {
+                let start = Date()
+                total = 0
+                do {
+                    for try await chunk in session.streamRequest(server.url("/")).streamingData() { total += chunk.count }
+                } catch let failure {
+                    error = failure
+                }
+                seconds = Date().timeIntervalSince(start)
+            }
+            report("stream", body, growth: growth, seconds: seconds)
+            #expect((error as? HTTPError)?.kind == "tooLarge")
+            #expect(total <= Self.limit, "the stream handed over \(total) bytes")
+            if !Sanitizers.any { #expect(growth <= Self.bound, "resident memory grew by \(growth) MiB") }
+        }
+    }
+
+    @Test func anHonestBodyJustUnderTheLimitArrivesWhole() async throws {
+        let length = Self.limit - 1
+        let server = try LoopbackServer { request in
+            request.path == "/gzip" ? .gzip(decodedLength: Int64(length)) : .generated(length: Int64(length), chunked: true)
+        }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession(maximumResponseBodySize: Self.limit, maximumStreamedBodySize: Self.limit)
+        for path in ["/", "/gzip"] {
+            let data = await response { session.request(server.url(path)).responseData(queue: handlerQueue, completionHandler: $0) }
+            let body = try #require(data?.value, "\(path): \(String(describing: data?.error))")
+            #expect(body.count == length)
+            #expect(GeneratedContent.pattern.firstMismatch(in: body, startingAt: 0) == nil, "\(path) decoded correctly")
+
+            let download = await downloadResponse { session.download(server.url(path)).responseURL(queue: handlerQueue, completionHandler: $0) }
+            let url = try #require(download?.value, "\(path): \(String(describing: download?.error))")
+            defer { try? FileManager.default.removeItem(at: url) }
+            #expect(try BodyDigest.ofFile(at: url) == BodyDigest.of(GeneratedContent.pattern.bytes(in: 0..<Int64(length))))
+
+            var streamed = Data()
+            for try await chunk in session.streamRequest(server.url(path)).streamingData() { streamed.append(chunk) }
+            #expect(streamed.count == length)
+            #expect(GeneratedContent.pattern.firstMismatch(in: streamed, startingAt: 0) == nil, "\(path) streamed correctly")
+        }
+    }
+
+    @Test func aNestedGzipBodyIsDecodedThroughEveryLayer() async throws {
+        let length: Int64 = 1 << 20
+        let server = try LoopbackServer { _ in .nestedGzip(layers: 3, decodedLength: length) }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let data = await response { session.request(server.url("/")).responseData(queue: handlerQueue, completionHandler: $0) }
+        let body = try #require(data?.value, "\(String(describing: data?.error))")
+        #expect(body.count == Int(length))
+        #expect(GeneratedContent.pattern.firstMismatch(in: body, startingAt: 0) == nil)
+    }
+
+    private func report(_ kind: String, _ body: HostileBody, growth: Double, seconds: Double) {
+        let figures = "growth \(String(format: "%.1f", growth)) MiB, stopped after \(String(format: "%.2f", seconds)) s"
+        print("body limit (\(TestTransport.name), L = \(Self.limit >> 20) MiB), \(kind), \(body): \(figures)")
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LoopbackServer
+import TestSupport
+import Testing
+@testable import DeferredQueue
+
+@Suite("DataRequest: failures get one clear outcome per handler")
+struct FailureTests {
+    /// A new session per test, on the transport under test (see TestTransport).
+    let session = TestTransport.makeSession()
+
+    @Test(arguments: ["", "not a url", "http://", "ht tp://x", "http://[::1", "ftp://example.com/file", "file:///etc/passwd"])
+    func invalidURLsGiveEveryHandlerInvalidURL(_ url: String) async {
+        let kinds = Recorder<String>()
+        let done = Latch(count: 3)
+        let req = session.request(url)
+            .response(queue: handlerQueue) { kinds.append($0.error?.kind ?? "ok"); done.arrive() }
+            .responseJSON(queue: handlerQueue) { kinds.append($0.error?.kind ?? "ok"); done.arrive() }
+        let viaDeferred = req.serializingString()
+        req.responseString(queue: handlerQueue) { kinds.append($0.error?.kind ?? "ok"); done.arrive() }
+        #expect(await done.wait())
+        #expect(kinds.events == ["invalidURL", "invalidURL", "invalidURL"])
+        if case .failure(let error as HTTPError) = await viaDeferred.result {
+            #expect(error.kind == "invalidURL")
+        } else {
+            Issue.record("the deferred bridge should fail with invalidURL")
+        }
+    }
+
+    @Test func refusedConnectionIsATransportError() async throws {
+        let port = try LoopbackServer.unusedPort()
+        let result = await response { session.request("http://127.0.0.1:\(port)/").responseData(queue: handlerQueue, completionHandler: $0) }
+        let error = try #require(result?.error)
+        #expect(error.urlError?.code == .cannotConnectToHost)
+        #expect(result?.response == nil)
+    }
+
+    @Test func aSilentServerHitsTheRequestTimeout() async throws {
+        let fixture = try Fixture()
+        let result = await response { session.request(fixture.url("/never"), timeout: 1).responseData(queue: handlerQueue, completionHandler: $0) }
+        #expect(result?.error?.isTimeout == true)
+    }
+
+    @Test func aServerClosingMidBodyIsATransportError() async throws {
+        let fixture = try Fixture()
+        let result = await response { session.request(fixture.url("/close-mid-body")).responseData(queue: handlerQueue, completionHandler: $0) }
+        let error = try #require(result?.error)
+        #expect(error.urlError != nil, "a truncated body must not pass as a success: \(error)")
+    }
+
+    @Test func errorStatusesWithoutValidationAreResponses() async throws {
+        let fixture = try Fixture()
+        let result = await response { session.request(fixture.url("/status/500")).responseString(queue: handlerQueue, completionHandler: $0) }
+        #expect(result?.value == "status 500")
+        #expect(result?.response?.statusCode == 500)
+    }
+
+    @Test func droppingRequestsWithoutHandlersIsSafe() async throws {
+        let fixture = try Fixture()
+        for index in 0..<200 {
+            _ = session.request(fixture.url(index.isMultiple(of: 2) ? "/json" : "/never"), timeout: 30)
+        }
+        // Dropped requests finish (or stay in flight) without crashing; the
+        // session still works afterwards.
+        let after = await response { session.request(fixture.url("/json")).responseJSON(queue: handlerQueue, completionHandler: $0) }
+        #expect(after?.value?["count"].int == 3)
+        fixture.server.shutdown()
+    }
+}

@@ -1,0 +1,175 @@
+import DeferredQueueTesting
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LoopbackServer
+import TestSupport
+import Testing
+@testable import DeferredQueue
+
+/// Registers one download handler and waits (with a guard deadline) for its response.
+func downloadResponse<Value: Sendable>(
+    within seconds: Double = 120,
+    _ register: (@escaping @Sendable (DownloadResponse<Value>) -> Void) -> Void
+) async -> DownloadResponse<Value>? {
+    let latch = Latch()
+    let box = Recorder<DownloadResponse<Value>>()
+    register { response in
+        box.append(response)
+        latch.arrive()
+    }
+    guard await latch.wait(seconds: seconds) else { return nil }
+    return box.events.first
+}
+
+/// A fresh directory under the temporary directory, removed by the caller.
+func temporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("DeferredQueueTests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+@Suite("Downloads: to disk as the body arrives, then to the destination")
+struct DownloadTests {
+    @Test func aDownloadLandsInATemporaryFileByDefault() async throws {
+        let fixture = try Fixture()
+        let session = TestTransport.makeSession()
+        let result = await downloadResponse { session.download(fixture.url("/json")).responseURL(queue: handlerQueue, completionHandler: $0) }
+        let url = try #require(result?.value)
+        defer { try? FileManager.default.removeItem(at: url) }
+        #expect(try Data(contentsOf: url) == Data(#"{"title":"hello","count":3,"tags":["a","b"]}"#.utf8))
+        #expect(result?.fileURL == url)
+        #expect(result?.response?.statusCode == 200)
+        #expect(result?.resumeData == nil)
+    }
+
+    @Test func serializersReadTheFileInChainOrder() async throws {
+        let fixture = try Fixture()
+        let session = TestTransport.makeSession()
+        let order = Recorder<String>()
+        let done = Latch(count: 3)
+        session.download(fixture.url("/json"))
+            .responseData(queue: handlerQueue) { order.append("data:\($0.value?.count ?? -1)"); done.arrive() }
+            .responseJSON(queue: handlerQueue) { order.append("json:\($0.value?["title"].string ?? "-")"); done.arrive() }
+            .responseString(queue: handlerQueue) { order.append("string:\($0.value?.hasPrefix("{") == true)"); done.arrive() }
+        #expect(await done.wait(seconds: 120))
+        #expect(order.events == ["data:44", "json:hello", "string:true"])
+    }
+
+    @Test func theDestinationOptionsCreateDirectoriesAndReplaceFiles() async throws {
+        let fixture = try Fixture()
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let target = directory.appendingPathComponent("nested/deeper/entry.json")
+        let session = TestTransport.makeSession()
+        let destination: DownloadRequest.Destination = { _, _ in (target, [.createIntermediateDirectories, .removePreviousFile]) }
+        for _ in 0..<2 {
+            let result = await downloadResponse { session.download(fixture.url("/json"), to: destination).responseURL(queue: handlerQueue, completionHandler: $0) }
+            #expect(result?.value == target, "\(String(describing: result?.error))")
+        }
+        #expect(FileManager.default.fileExists(atPath: target.path))
+    }
+
+    @Test func aFailedMoveIsDownloadedFileMoveFailed() async throws {
+        let fixture = try Fixture()
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let target = directory.appendingPathComponent("missing/entry.json")
+        let session = TestTransport.makeSession()
+        let result = await downloadResponse {
+            session.download(fixture.url("/json"), to: { _, _ in (target, []) }).responseURL(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(result?.error?.kind == "moveFailed")
+        #expect(result?.fileURL == nil)
+    }
+
+    @Test func suggestedDestinationsUseTheResponsesFileName() throws {
+        let url = try #require(URL(string: "http://127.0.0.1/files/report.pdf"))
+        let response = try #require(HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:]))
+        let destination = DownloadRequest.suggestedDownloadDestination(for: .cachesDirectory)
+        let (target, options) = destination(URL(fileURLWithPath: "/tmp/x"), response)
+        #expect(target.lastPathComponent == "report.pdf")
+        #expect(options.contains(.createIntermediateDirectories))
+    }
+
+    @Test func progressIsMonotonicAndEndsAtTheTotal() async throws {
+        let server = try LoopbackServer { _ in .generated(length: 4 << 20, chunkSize: 64 << 10) }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let progress = Recorder<TransferProgress>()
+        let result = await downloadResponse {
+            session.download(server.url("/")).downloadProgress(queue: handlerQueue) { progress.append($0) }
+                .responseURL(queue: handlerQueue, completionHandler: $0)
+        }
+        let url = try #require(result?.value)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let completed = progress.events.map(\.completed)
+        #expect(completed == completed.sorted())
+        #expect(completed.last == 4 << 20)
+        #expect(progress.events.last?.expected == 4 << 20)
+        #expect(try BodyDigest.ofFile(at: url) == BodyDigest.of(GeneratedContent.pattern.bytes(in: 0..<(4 << 20))))
+    }
+
+    @Test func cancellingMidBodyRemovesThePartialFile() async throws {
+        let server = try LoopbackServer { _ in .generated(length: 64 << 20, chunkSize: 16 << 10, interval: 0.05) }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let started = Latch()
+        let req = session.download(server.url("/"))
+        req.downloadProgress(queue: handlerQueue) { _ in started.arrive() }
+        let result = Recorder<String>()
+        let done = Latch()
+        req.responseURL(queue: handlerQueue) { result.append($0.error?.kind ?? "ok"); done.arrive() }
+        #expect(await started.wait(seconds: 120))
+        // The session writes the file as chunks arrive (on a transport that
+        // writes it itself, the transport owns the partial file).
+        let partial = req.mutableState.testLock(owner: req) { $0.download?.url }
+        if !session.transport.supportsDownloadsToFile {
+            let path = try #require(partial?.path)
+            #expect(FileManager.default.fileExists(atPath: path))
+        }
+        req.cancel()
+        #expect(await done.wait(seconds: 120))
+        #expect(result.events == ["cancelled"])
+        if let path = partial?.path {
+            #expect(!FileManager.default.fileExists(atPath: path), "the partial file is removed")
+        }
+    }
+
+    @Test func aBodyCutShortFailsAndLeavesNoFile() async throws {
+        let server = try LoopbackServer { _ in .closeMidBody(body: Data(repeating: 1, count: 100_000), sentBytes: 50_000) }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let result = await downloadResponse { session.download(server.url("/")).responseURL(queue: handlerQueue, completionHandler: $0) }
+        #expect(result?.error?.urlError?.code == .networkConnectionLost)
+        #expect(result?.fileURL == nil)
+    }
+
+    @Test func aGibibyteDownloadKeepsMemoryFlat() async throws {
+        try await MemoryHeavyWork.exclusively { try await gibibyteDownload() }
+    }
+
+    private func gibibyteDownload() async throws {
+        let length: Int64 = Sanitizers.any ? 128 << 20 : 1 << 30
+        // Paced at about 40 MiB/s, a fast real network. Unpaced, URLSession's
+        // queued chunks stay bounded too (its delegate queue holds libcurl
+        // back), but with the whole suite sharing two cores the download grew
+        // by 40-66 MiB whatever that queue's size: the 1 MiB write batches
+        // churning the allocator, not chunks piling up (BENCHMARKS.md).
+        let server = try LoopbackServer { _ in .generated(length: length, chunkSize: 256 << 10, interval: 0.006) }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let growth = try await peakGrowth(bound: TransferMemory.bound) {
+            let result = await downloadResponse(within: 600) {
+                session.download(server.url("/")).responseURL(queue: handlerQueue, completionHandler: $0)
+            }
+            let url = try #require(result?.value, "\(String(describing: result?.error))")
+            defer { try? FileManager.default.removeItem(at: url) }
+            let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int64
+            #expect(size == length)
+        }
+        print("resident memory growth downloading \(length >> 20) MiB (\(Sanitizers.description)): \(growth) MiB")
+        if !Sanitizers.any { #expect(growth <= TransferMemory.bound, "resident memory grew by \(growth) MiB") }
+    }
+}

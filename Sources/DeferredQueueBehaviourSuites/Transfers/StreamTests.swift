@@ -1,0 +1,133 @@
+import DeferredQueueTesting
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LoopbackServer
+import TestSupport
+import Testing
+@testable import DeferredQueue
+
+/// Collects one stream handler's events until `.complete`.
+private final class StreamLog: Sendable {
+    let chunks = Recorder<Data>()
+    let completions = Recorder<DataStreamRequest.Completion>()
+    let complete = Latch()
+
+    func record(_ stream: DataStreamRequest.Stream) {
+        switch stream.event {
+        case .stream(let data): chunks.append(data)
+        case .complete(let completion):
+            completions.append(completion)
+            complete.arrive()
+        }
+    }
+
+    var body: Data { chunks.events.reduce(into: Data()) { $0.append($1) } }
+}
+
+@Suite("Streams: every chunk in order, then exactly one completion")
+struct StreamTests {
+    @Test func chunksArriveInOrderThenOneCompletion() async throws {
+        let chunks = (0..<20).map { Data("line \($0)\n".utf8) }
+        // The first `responseStream` starts the request, and a handler added
+        // after a chunk went by misses it (documented): the server answers
+        // only once both are added, or a descheduled test thread (CI, two
+        // cores) would see the second handler miss "line 0".
+        let bothAdded = DispatchSemaphore(value: 0)
+        let server = try LoopbackServer { _ in
+            _ = bothAdded.wait(timeout: .now() + 120)
+            return .chunked(chunks: chunks, interval: 0.01)
+        }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let first = StreamLog()
+        let second = StreamLog()
+        session.streamRequest(server.url("/"))
+            .responseStream(queue: handlerQueue) { first.record($0) }
+            .responseStream(queue: handlerQueue) { second.record($0) }
+        bothAdded.signal()
+        #expect(await first.complete.wait(seconds: 120))
+        #expect(await second.complete.wait(seconds: 120))
+        let expected = chunks.reduce(into: Data()) { $0.append($1) }
+        #expect(first.body == expected)
+        #expect(second.body == expected)
+        try await Task.sleep(nanoseconds: 100_000_000)
+        #expect(first.completions.count == 1)
+        #expect(first.completions.events.first?.error == nil)
+        #expect(first.completions.events.first?.response?.statusCode == 200)
+    }
+
+    @Test func streamingDataEndsAfterTheLastChunk() async throws {
+        let server = try LoopbackServer { _ in .generated(length: 1 << 20, chunkSize: 32 << 10) }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        var received = Data()
+        for try await chunk in session.streamRequest(server.url("/")).streamingData() {
+            received.append(chunk)
+        }
+        #expect(received == GeneratedContent.pattern.bytes(in: 0..<(1 << 20)))
+    }
+
+    @Test func streamingDataThrowsTheHTTPError() async throws {
+        let port = try LoopbackServer.unusedPort()
+        let session = TestTransport.makeSession()
+        do {
+            for try await _ in session.streamRequest("http://127.0.0.1:\(port)/").streamingData() {}
+            Issue.record("the stream should fail")
+        } catch let error as HTTPError {
+            #expect(error.urlError?.code == .cannotConnectToHost)
+        }
+    }
+
+    @Test func cancellingTheConsumingTaskCancelsTheRequest() async throws {
+        let server = try LoopbackServer { _ in .generated(length: 1 << 30, chunkSize: 4 << 10, interval: 0.02) }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let request = session.streamRequest(server.url("/"))
+        let gotOne = Latch()
+        let consumer = Task {
+            for try await _ in request.streamingData() { gotOne.arrive() }
+        }
+        #expect(await gotOne.wait(seconds: 120))
+        consumer.cancel()
+        _ = await consumer.result
+        #expect(await eventually(within: 120) { request.state == .cancelled })
+        #expect(await eventually(within: 120) { server.openConnectionCount == 0 }, "the transfer stopped")
+    }
+
+    @Test func validateDropsTheBodyOfARejectedResponse() async throws {
+        let server = try LoopbackServer { _ in .text(String(repeating: "not found ", count: 1_000), status: 404) }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let log = StreamLog()
+        session.streamRequest(server.url("/")).validate().responseStream(queue: handlerQueue) { log.record($0) }
+        #expect(await log.complete.wait(seconds: 120))
+        #expect(log.chunks.count == 0)
+        #expect(log.completions.events.first?.error?.responseCode == 404)
+    }
+
+    @Test func aGibibyteStreamKeepsMemoryFlat() async throws {
+        try await MemoryHeavyWork.exclusively { try await gibibyteStream() }
+    }
+
+    private func gibibyteStream() async throws {
+        let length: Int64 = Sanitizers.any ? 128 << 20 : 1 << 30
+        // Unpaced, for the reason DownloadTests gives.
+        let server = try LoopbackServer { _ in .generated(length: length, chunkSize: 256 << 10) }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let growth = try await peakGrowth(bound: TransferMemory.bound) {
+            var total: Int64 = 0
+            var mismatch: Int64?
+            for try await chunk in session.streamRequest(server.url("/")).streamingData() {
+                if mismatch == nil, let offset = GeneratedContent.pattern.firstMismatch(in: chunk, startingAt: total) { mismatch = offset }
+                total += Int64(chunk.count)
+            }
+            #expect(total == length)
+            #expect(mismatch == nil)
+        }
+        print("resident memory growth streaming \(length >> 20) MiB (\(Sanitizers.description)): \(growth) MiB")
+        if !Sanitizers.any { #expect(growth <= TransferMemory.bound, "resident memory grew by \(growth) MiB") }
+    }
+}

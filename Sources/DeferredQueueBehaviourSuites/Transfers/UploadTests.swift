@@ -1,0 +1,165 @@
+import DeferredQueueTesting
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LoopbackServer
+import TestSupport
+import Testing
+@testable import DeferredQueue
+
+/// What `Reply.echo` says about a body.
+private struct BodyEcho: Decodable, Sendable {
+    let method: String
+    let bodyLength: Int64
+    let bodyDigest: String
+    let headers: [String: String]
+}
+
+/// What `Reply.multipartEcho` says about each part.
+private struct PartsEcho: Decodable, Sendable {
+    struct Part: Decodable, Sendable {
+        let name: String?
+        let filename: String?
+        let contentType: String?
+        let length: Int64
+        let digest: String
+        let body: String?
+    }
+    let parts: [Part]
+}
+
+@Suite("Uploads: data, files and multipart forms, streamed from disk")
+struct UploadTests {
+    private static func echoServer() throws -> LoopbackServer {
+        try LoopbackServer(bodyBufferLimit: 1 << 20, oversizedBodies: .truncate) { request in
+            request.path == "/parts" ? .multipartEcho(request) : .echo(request)
+        }
+    }
+
+    @Test func dataIsSentAsTheBody() async throws {
+        let server = try Self.echoServer()
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let payload = Data("hello upload".utf8)
+        let result = await response {
+            session.upload(payload, to: server.url("/"), method: .put).responseDecodable(of: BodyEcho.self, queue: handlerQueue, completionHandler: $0)
+        }
+        let echo = try #require(result?.value)
+        #expect(echo.method == "PUT")
+        #expect(echo.bodyLength == Int64(payload.count))
+        #expect(echo.bodyDigest == BodyDigest.hexadecimal(BodyDigest.of(payload)))
+    }
+
+    @Test func aFileIsStreamedWithProgressEndingAtItsSize() async throws {
+        let server = try Self.echoServer()
+        defer { server.shutdown() }
+        let length: Int64 = 8 << 20
+        let file = try patternFile(length: length)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let session = TestTransport.makeSession()
+        let progress = Recorder<TransferProgress>()
+        let result = await response {
+            session.upload(file, to: server.url("/")).uploadProgress(queue: handlerQueue) { progress.append($0) }
+                .responseDecodable(of: BodyEcho.self, queue: handlerQueue, completionHandler: $0)
+        }
+        let echo = try #require(result?.value, "\(String(describing: result?.error))")
+        #expect(echo.bodyLength == length)
+        #expect(echo.bodyDigest == BodyDigest.hexadecimal(try BodyDigest.ofFile(at: file)))
+        let sent = progress.events.map(\.completed)
+        #expect(!sent.isEmpty)
+        #expect(sent == sent.sorted(), "monotonic")
+        #expect(sent.last == length, "ends at the total")
+    }
+
+    @Test(arguments: ["/no/such/file", "/tmp"])
+    func aMissingFileOrADirectoryFailsEveryHandlerAndSendsNothing(_ path: String) async throws {
+        let server = try Self.echoServer()
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let kinds = Recorder<String>()
+        let done = Latch(count: 2)
+        session.upload(URL(fileURLWithPath: path), to: server.url("/"))
+            .response(queue: handlerQueue) { kinds.append($0.error?.kind ?? "ok"); done.arrive() }
+            .responseData(queue: handlerQueue) { kinds.append($0.error?.kind ?? "ok"); done.arrive() }
+        #expect(await done.wait(seconds: 120))
+        #expect(kinds.events == ["uploadFileUnavailable", "uploadFileUnavailable"])
+        #expect(server.requestCount == 0)
+    }
+
+    @Test func aMultipartFormArrivesPartByPart() async throws {
+        let server = try Self.echoServer()
+        defer { server.shutdown() }
+        let file = try patternFile(length: 10_000)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let photo = file.deletingLastPathComponent().appendingPathComponent("photo-\(UUID().uuidString).png")
+        try FileManager.default.copyItem(at: file, to: photo)
+        defer { try? FileManager.default.removeItem(at: photo) }
+        let session = TestTransport.makeSession()
+        let result = await response {
+            session.upload(multipartFormData: { form in
+                form.append(Data("Ada".utf8), withName: "name")
+                form.append(photo, withName: "photo")
+            }, to: server.url("/parts")).validate().responseDecodable(of: PartsEcho.self, queue: handlerQueue, completionHandler: $0)
+        }
+        let parts = try #require(result?.value?.parts, "\(String(describing: result?.error))")
+        #expect(parts.map(\.name) == ["name", "photo"])
+        #expect(parts[0].body == "Ada")
+        #expect(parts[1].filename == photo.lastPathComponent)
+        #expect(parts[1].contentType == "image/png")
+        #expect(parts[1].length == 10_000)
+        #expect(parts[1].digest == BodyDigest.hexadecimal(try BodyDigest.ofFile(at: file)))
+    }
+
+    @Test func aMultipartFormWithAMissingFileFailsAndSendsNothing() async throws {
+        let server = try Self.echoServer()
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let result = await response {
+            session.upload(multipartFormData: { form in
+                form.append(URL(fileURLWithPath: "/no/such/photo.png"), withName: "photo")
+            }, to: server.url("/parts")).responseData(queue: handlerQueue, completionHandler: $0)
+        }
+        guard case .multipartEncodingFailed? = result?.error else {
+            Issue.record("expected multipartEncodingFailed, got \(String(describing: result?.error))")
+            return
+        }
+        #expect(server.requestCount == 0)
+    }
+
+    @Test(arguments: [false, true])
+    func bigUploadsKeepMemoryFlat(multipart: Bool) async throws {
+        try await MemoryHeavyWork.exclusively { try await bigUpload(multipart: multipart) }
+    }
+
+    private func bigUpload(multipart: Bool) async throws {
+        let length: Int64 = Sanitizers.any ? 64 << 20 : 500 << 20
+        let server = try Self.echoServer()
+        defer { server.shutdown() }
+        let file = try patternFile(length: length)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let session = TestTransport.makeSession()
+        let digest = BodyDigest.hexadecimal(try BodyDigest.ofFile(at: file))
+        let growth = try await peakGrowth(bound: TransferMemory.bound) {
+            let request = multipart
+                ? session.upload(multipartFormData: { $0.append(file, withName: "file") }, to: server.url("/parts"))
+                : session.upload(file, to: server.url("/"))
+            let result = await response(within: 600) { request.responseData(queue: handlerQueue, completionHandler: $0) }
+            let body = try #require(result?.value, "\(String(describing: result?.error))")
+            if multipart {
+                let parts = try JSONDecoder().decode(PartsEcho.self, from: body).parts
+                #expect(parts.first?.length == length)
+                #expect(parts.first?.digest == digest)
+            } else {
+                let echo = try JSONDecoder().decode(BodyEcho.self, from: body)
+                #expect(echo.bodyLength == length)
+                #expect(echo.bodyDigest == digest)
+            }
+        }
+        print("resident memory growth uploading \(length >> 20) MiB\(multipart ? " as multipart" : "") (\(Sanitizers.description)): \(growth) MiB")
+        if !Sanitizers.any { #expect(growth <= TransferMemory.bound, "resident memory grew by \(growth) MiB") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
+            .filter { $0.hasPrefix("deferredqueue.multipart.") }
+        #expect(leftovers.isEmpty, "the encoded form's temporary file is removed")
+    }
+}
