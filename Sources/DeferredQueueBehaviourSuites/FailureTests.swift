@@ -66,7 +66,7 @@ struct FailureTests {
         // Dropped requests finish (or stay in flight) without crashing; the
         // session still works afterwards.
         let after = await response { session.request(fixture.url("/json")).responseJSON(queue: handlerQueue, completionHandler: $0) }
-        #expect(after?.value?["count"].int == 3)
+        #expect(after?.value?["count"].int == 3, "\(String(describing: after?.error))")
         fixture.server.shutdown()
     }
 }

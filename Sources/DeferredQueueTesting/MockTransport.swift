@@ -22,7 +22,8 @@ import Synchronization
 /// Replies are played on ``callbackQueue`` and keep the transport contract
 /// (see ``HTTPTransport``): the head first, a collected body through the
 /// attempt's ``HTTPBodyCollector`` (so the session's limits apply), streamed
-/// chunks otherwise, then exactly one completion. Waits honour the attempt's
+/// chunks otherwise (each once the previous one was handled, so a slow
+/// reader holds the reply back), then exactly one completion. Waits honour the attempt's
 /// idle timeout, and ``HTTPTransportTask/cancel()`` completes an attempt with
 /// `URLError.cancelled`. Everything else — redirects, retries, cookies,
 /// authentication, validation — is the session's, exactly as on a real
@@ -147,7 +148,10 @@ final class MockAttempt: HTTPTransportTask {
                     }
                     if let tooLarge { return fail(tooLarge) }
                 } else {
-                    events.didReceive(data: data, handled: nil)
+                    // Like a network transport, read on only once the chunk
+                    // was handled: a slow reader holds the reply back.
+                    let next = index + 1
+                    return events.didReceive(data: data) { [self] in queue.async { self.play(from: next) } }
                 }
             case .wait(let seconds):
                 let timeout = attempt.idleTimeout

@@ -6,8 +6,9 @@
 //
 // It lives in two places. In DeferredQueue's repository, at
 // Transports/DeferredQueueAsyncHTTPClient, it builds against the root package
-// two folders up and runs the root's HTTP behaviour suites (symlinked folders
-// under Tests/) on this transport:
+// two folders up, and its test target runs the root's HTTP behaviour suites
+// (the DeferredQueueBehaviourSuites product) and the transport conformance
+// checks (DeferredQueueTesting) on this transport:
 //
 //     swift test --package-path Transports/DeferredQueueAsyncHTTPClient
 //
@@ -28,8 +29,7 @@ let deferredQueue: Package.Dependency = inRootRepository
     ? .package(name: "DeferredQueue", path: "../..")
     : .package(url: "https://github.com/deferredqueue/DeferredQueue", from: "0.3.0")
 
-// HTTP/ and Support/ are symlinks to the root test target's folders: the same
-// suites, run on this transport (see TestTransport.swift). In-tree only.
+// In-tree only. TestTransport.swift names this transport to the suites.
 let tests: [Target] = inRootRepository ? [
     .testTarget(
         name: "DeferredQueueAsyncHTTPClientTests",
@@ -38,6 +38,8 @@ let tests: [Target] = inRootRepository ? [
             .product(name: "DeferredQueue", package: "DeferredQueue"),
             // MockTransport, HTTPTransportConformance, the loopback test server.
             .product(name: "DeferredQueueTesting", package: "DeferredQueue"),
+            // The session's behaviour suites and their helpers (TestSupport).
+            .product(name: "DeferredQueueBehaviourSuites", package: "DeferredQueue"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
             .product(name: "Tracing", package: "swift-distributed-tracing"),

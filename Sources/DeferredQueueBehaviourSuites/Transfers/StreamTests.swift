@@ -107,6 +107,33 @@ struct StreamTests {
         #expect(log.completions.events.first?.error?.responseCode == 404)
     }
 
+    @Test func aReaderThatPausesHoldsTheServerBack() async throws {
+        try await MemoryHeavyWork.exclusively { try await pausedReader() }
+    }
+
+    /// Without back-pressure the whole body arrives while the reader sleeps
+    /// (loopback moves it in well under a second) and waits in memory.
+    private func pausedReader() async throws {
+        let length: Int64 = Sanitizers.any ? 64 << 20 : 256 << 20
+        let server = try LoopbackServer { _ in .generated(length: length, chunkSize: 256 << 10) }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let growth = try await peakGrowth(bound: TransferMemory.bound) {
+            var total: Int64 = 0
+            var paused = false
+            for try await chunk in session.streamRequest(server.url("/")).streamingData() {
+                total += Int64(chunk.count)
+                if !paused {
+                    paused = true
+                    try await Task.sleep(nanoseconds: 3_000_000_000)
+                }
+            }
+            #expect(total == length)
+        }
+        print("resident memory growth streaming \(length >> 20) MiB to a paused reader (\(Sanitizers.description)): \(growth) MiB")
+        if !Sanitizers.any { #expect(growth <= TransferMemory.bound, "resident memory grew by \(growth) MiB") }
+    }
+
     @Test func aGibibyteStreamKeepsMemoryFlat() async throws {
         try await MemoryHeavyWork.exclusively { try await gibibyteStream() }
     }

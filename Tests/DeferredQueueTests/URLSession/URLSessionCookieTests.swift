@@ -1,9 +1,9 @@
+import DeferredQueueBehaviourSuites
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 import LoopbackServer
-import DeferredQueueBehaviourSuites
 import TestSupport
 import Testing
 @testable import DeferredQueue

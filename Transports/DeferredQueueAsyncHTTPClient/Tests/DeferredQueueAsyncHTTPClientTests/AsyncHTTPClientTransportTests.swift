@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import DeferredQueueAsyncHTTPClient
+import DeferredQueueBehaviourSuites
 import Dispatch
 import Foundation
 #if canImport(FoundationNetworking)
@@ -7,6 +8,7 @@ import FoundationNetworking
 #endif
 import LoopbackServer
 import NIOPosix
+import TestSupport
 import Testing
 @testable import DeferredQueue
 

@@ -1,10 +1,12 @@
 import DeferredQueueAsyncHTTPClient
+import DeferredQueueBehaviourSuites
 import Dispatch
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 import Synchronization
+import TestSupport
 import Testing
 @testable import DeferredQueue
 

@@ -1,8 +1,10 @@
+import DeferredQueueBehaviourSuites
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 import LoopbackServer
+import TestSupport
 import Testing
 @testable import DeferredQueue
 

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOEmbedded
+import TestSupport
 import Testing
 @testable import DeferredQueueAsyncHTTPClient
 

@@ -1,25 +1,23 @@
+import DeferredQueue
 import DeferredQueueAsyncHTTPClient
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-@testable import DeferredQueue
+import DeferredQueueBehaviourSuites
 
-/// The transport the shared HTTP behaviour suites (the symlinked `HTTP/` and
-/// `Support/` folders) run on in this test target: AsyncHTTPClient.
-enum TestTransport {
-    /// A name for test output and transport-specific expectations.
+/// The root package's behaviour suites (`DeferredQueueBehaviourSuites`) run
+/// on AsyncHTTPClient in this test target.
+@_silgen_name("DeferredQueueBehaviourSuites_transportUnderTest")
+func transportUnderTest() -> any TransportUnderTest.Type { AsyncHTTPClientUnderTest.self }
+
+enum AsyncHTTPClientUnderTest: TransportUnderTest {
     static let name = "AsyncHTTPClient"
 
-    /// A session on this target's transport.
     static func makeSession(
-        interceptor: (any RequestInterceptor)? = nil,
-        redirectHandler: Redirector = .follow,
-        eventMonitors: [any EventMonitor] = [],
-        retryPolicy: RetryPolicy? = nil,
-        maximumResponseBodySize: Int = 256 << 20,
-        maximumStreamedBodySize: Int = Session.defaultMaximumStreamedBodySize,
-        resourceTimeout: Double? = nil
+        interceptor: (any RequestInterceptor)?,
+        redirectHandler: Redirector,
+        eventMonitors: [any EventMonitor],
+        retryPolicy: RetryPolicy?,
+        maximumResponseBodySize: Int,
+        maximumStreamedBodySize: Int,
+        resourceTimeout: Double?
     ) -> Session {
         Session(
             transport: AsyncHTTPClientTransport(), interceptor: interceptor, redirectHandler: redirectHandler,

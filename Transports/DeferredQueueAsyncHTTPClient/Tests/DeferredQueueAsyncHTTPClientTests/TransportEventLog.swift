@@ -5,6 +5,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import NIOPosix
+import TestSupport
 
 /// Records one attempt's transport events, and where each one ran.
 final class TransportEventLog: HTTPTransportEvents {

@@ -93,6 +93,33 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         queue: DispatchQueue = .main,
         stream: @escaping @Sendable (Stream) -> Void
     ) -> Self {
+        addStreamHandler(StreamHandler(queue: queue, handler: stream))
+        return self
+    }
+
+    /// The body as an asynchronous sequence of chunks, which ends after the
+    /// last one and throws the request's ``HTTPError``. Cancelling the
+    /// consuming `Task` (or ending the iteration early) cancels the request.
+    ///
+    /// A reader that falls behind holds the transfer back: once about 1 MiB
+    /// waits for it, the transport reads no further until it catches up, so
+    /// memory stays flat however slow the loop. On URLSession that hold is the
+    /// session's delegate queue, which the session's other requests share:
+    /// they slow down too while the reader lags (AsyncHTTPClient holds back
+    /// this request alone).
+    public func streamingData() -> AsyncThrowingStream<Data, any Error> {
+        let buffer = StreamingDataBuffer()
+        let reader = StreamReader(buffer: buffer, request: self)
+        // Appended right on the transport's queue, without a hop that would
+        // let chunks pile up in between.
+        addStreamHandler(StreamHandler(queue: session.transport.callbackQueue, buffer: buffer) { stream in
+            if case .complete(let completion) = stream.event { buffer.finish(throwing: completion.error) }
+        })
+        return AsyncThrowingStream(unfolding: { try await reader.next() })
+    }
+
+    /// Registers `handler` for the chunks and enqueues its `.complete`.
+    private func addStreamHandler(_ handler: StreamHandler) {
         let urlRequest = self.urlRequest
         enqueueHandler({ outcome in
             let completion: Completion
@@ -103,30 +130,10 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
                 let failure = HTTPError(unsettledOutcome: error)
                 completion = Completion(request: urlRequest, response: nil, error: failure)
             }
-            queue.async { stream(Stream(event: .complete(completion))) }
+            handler.queue.async { handler.handler(Stream(event: .complete(completion))) }
         }, beforeResuming: { state in
-            state.addStreamHandler(StreamHandler(queue: queue, handler: stream))
+            state.addStreamHandler(handler)
         })
-        return self
-    }
-
-    /// The body as an asynchronous sequence of chunks, which ends after the
-    /// last one and throws the request's ``HTTPError``. Cancelling the
-    /// consuming `Task` (or ending the iteration early) cancels the request.
-    public func streamingData() -> AsyncThrowingStream<Data, any Error> {
-        AsyncThrowingStream { continuation in
-            // Yielding is thread-safe and cheap: do it right on the transport's
-            // queue, without a hop that would let chunks pile up in between.
-            responseStream(queue: session.transport.callbackQueue) { stream in
-                switch stream.event {
-                case .stream(let data): continuation.yield(data)
-                case .complete(let completion): continuation.finish(throwing: completion.error)
-                }
-            }
-            continuation.onTermination = { termination in
-                if case .cancelled = termination { self.cancel() }
-            }
-        }
     }
 
     override func addValidation(_ check: @escaping Validation) {
@@ -167,10 +174,11 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// only once this block has returned.
     private func deliver(_ data: Data, to handlers: [StreamHandler], handled: (@Sendable () -> Void)?) {
         let callbackQueue = session.transport.callbackQueue
-        var elsewhere = 0
-        for handler in handlers where handler.queue !== callbackQueue { elsewhere += 1 }
-        // One arrival per handler elsewhere, and one for those run here.
-        let countdown = handled.map { Countdown(elsewhere + 1, then: $0) }
+        var later = 0
+        for handler in handlers where handler.queue !== callbackQueue || handler.buffer != nil { later += 1 }
+        // One arrival per handler done later (elsewhere, or by a reader),
+        // and one for those run here.
+        let countdown = handled.map { Countdown(later + 1, then: $0) }
         for handler in handlers where handler.queue !== callbackQueue {
             handler.queue.async {
                 handler.handler(Stream(event: .stream(data)))
@@ -179,10 +187,46 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         }
         // Handlers on the callback queue (this one) run here: they may cancel the request.
         for handler in handlers where handler.queue === callbackQueue {
-            handler.handler(Stream(event: .stream(data)))
+            if let buffer = handler.buffer {
+                if let countdown {
+                    buffer.append(data) { countdown.arrive() }
+                } else {
+                    buffer.append(data, release: nil)
+                }
+            } else {
+                handler.handler(Stream(event: .stream(data)))
+            }
         }
         if let countdown { countdown.arrive() } else { handled?() }
     }
+}
+
+/// The reading end of ``DataStreamRequest/streamingData()``: a reader that
+/// stops early (its task cancelled, or the sequence dropped) cancels the request.
+private final class StreamReader: Sendable {
+    private let buffer: StreamingDataBuffer
+    private let request: DataStreamRequest
+
+    init(buffer: StreamingDataBuffer, request: DataStreamRequest) {
+        self.buffer = buffer
+        self.request = request
+    }
+
+    func next() async throws -> Data? {
+        try await withTaskCancellationHandler {
+            try await buffer.next()
+        } onCancel: {
+            self.stop()
+        }
+    }
+
+    private func stop() {
+        guard !buffer.hasEnded else { return }
+        buffer.abandon()
+        request.cancel()
+    }
+
+    deinit { stop() }
 }
 
 /// Calls its action once the given number of arrivals happened, from any thread.
@@ -200,8 +244,10 @@ private final class Countdown: Sendable {
     }
 }
 
-/// A stream handler and the queue it runs on.
+/// A stream handler and the queue it runs on; chunks go to `buffer`
+/// instead when there is one (``DataStreamRequest/streamingData()``).
 struct StreamHandler: Sendable {
     let queue: DispatchQueue
+    var buffer: StreamingDataBuffer? = nil
     let handler: @Sendable (DataStreamRequest.Stream) -> Void
 }

@@ -1,20 +1,19 @@
-import DeferredQueueBehaviourSuites
 import DeferredQueueTesting
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import LoopbackServer
 import TestSupport
 import Testing
 @testable import DeferredQueue
 
 /// Serializers written by users: what they receive, how their errors arrive, and
-/// `serializingResponse(using:)`.
+/// `serializingResponse(using:)`. The session's, judged once, on MockTransport.
 @Suite("Custom serializers: response(queue:responseSerializer:) and serializingResponse(using:)")
 struct CustomSerializerTests {
-    /// A new session per test, on the transport under test (see TestTransport).
-    let session = TestTransport.makeSession()
+    /// A new fixture per test: scripted replies, and a session on them.
+    let fixture = PolicyFixture()
+    var session: Session { fixture.session }
 
     /// The body's lines, built on the library's string serializer.
     struct LinesSerializer: ResponseSerializer {
@@ -49,7 +48,6 @@ struct CustomSerializerTests {
     }
 
     @Test func aCustomSerializerRunsInTheChainLikeTheBuiltInOnes() async throws {
-        let fixture = try Fixture()
         let order = Recorder<String>()
         let done = Latch(count: 2)
         session.request(fixture.url("/text"))
@@ -66,7 +64,6 @@ struct CustomSerializerTests {
     }
 
     @Test func aCustomSerializerReceivesTheValidationFailureAndMayRecover() async throws {
-        let fixture = try Fixture()
         let seen = Recorder<String>()
         let recovered = await response { handler in
             session.request(fixture.url("/status/404"))
@@ -80,10 +77,11 @@ struct CustomSerializerTests {
     }
 
     @Test func aCustomSerializerReceivesTheTransportFailure() async throws {
-        let port = try LoopbackServer.unusedPort()
+        // The refusal as a transport reports it (HTTP/FailureTests checks
+        // that each transport does, on a real refused connection).
         let seen = Recorder<String>()
         let failed = await response {
-            session.request("http://127.0.0.1:\(port)/")
+            session.request(fixture.url("/refused"))
                 .response(queue: handlerQueue, responseSerializer: StatusSerializer(seen: seen), completionHandler: $0)
         }
         #expect(failed?.error?.urlError?.code == .cannotConnectToHost)
@@ -91,7 +89,6 @@ struct CustomSerializerTests {
     }
 
     @Test func aCancelledRequestSkipsTheSerializer() async throws {
-        let fixture = try Fixture()
         let seen = Recorder<String>()
         let cancelled = await response { handler in
             let req = session.request(fixture.url("/never")).response(queue: handlerQueue, responseSerializer: StatusSerializer(seen: seen)) { handler($0) }
@@ -102,7 +99,6 @@ struct CustomSerializerTests {
     }
 
     @Test func anErrorOfItsOwnArrivesAsCustomSerializationFailed() async throws {
-        let fixture = try Fixture()
         let bad = await response {
             session.request(fixture.url("/text")).response(queue: handlerQueue, responseSerializer: NumberSerializer(), completionHandler: $0)
         }
@@ -116,7 +112,6 @@ struct CustomSerializerTests {
     }
 
     @Test func aThrownHTTPErrorArrivesUnchanged() async throws {
-        let fixture = try Fixture()
         let validated = await response {
             session.request(fixture.url("/status/503")).validate()
                 .response(queue: handlerQueue, responseSerializer: NumberSerializer(), completionHandler: $0)
@@ -125,7 +120,6 @@ struct CustomSerializerTests {
     }
 
     @Test func serializingResponseUsingASerializerExposesStatusHeadersAndTiming() async throws {
-        let fixture = try Fixture()
         let ok = try await session.request(fixture.url("/accepted"))
             .serializingResponse(using: DataResponseSerializer(emptyResponseCodes: [202])).value
         #expect(ok.response?.statusCode == 202)
@@ -144,14 +138,12 @@ struct CustomSerializerTests {
     }
 
     @Test func serializingResponseWithoutASerializerStillGivesTheRawBody() async throws {
-        let fixture = try Fixture()
         let raw = try await session.request(fixture.url("/empty")).serializingResponse().value
         #expect(raw.response?.statusCode == 200)
         #expect(raw.value == .some(Data()))
     }
 
     @Test func cancellingTheDeferredOfSerializingResponseCancelsTheRequest() async throws {
-        let fixture = try Fixture()
         let req = session.request(fixture.url("/never"))
         let deferred = req.serializingResponse(using: DataResponseSerializer())
         deferred.cancel()

@@ -1,16 +1,19 @@
-import DeferredQueueBehaviourSuites
 import Foundation
 import TestSupport
 import Testing
 @testable import DeferredQueue
 
+/// Whether and when to retry is the session's (its `RetryPolicy`): judged
+/// once, on MockTransport. `/flaky` fails twice with 503, then succeeds;
+/// the attempts are the transport's record.
 @Suite("Session: retry policy")
 struct RetryPolicyTests {
+    /// A new fixture per test: scripted replies, and sessions on them.
+    let fixture = PolicyFixture()
     let quickPolicy = RetryPolicy(retryLimit: 3, backoffBase: 2, backoffScale: 0.01)
 
     @Test func retriesA503TwiceThenSucceedsAndHandlersSeeOnlyTheFinalAttempt() async throws {
-        let fixture = try Fixture()
-        let session = TestTransport.makeSession(retryPolicy: quickPolicy)
+        let session = fixture.makeSession(retryPolicy: quickPolicy)
         let outcomes = Recorder<Int>()
         let result = await response { handler in
             session.request(fixture.url("/flaky"))
@@ -18,24 +21,22 @@ struct RetryPolicyTests {
                 .responseJSON(queue: handlerQueue, completionHandler: handler)
         }
         #expect(result?.value?["ok"] == true)
-        #expect(fixture.flakyAttempts.count == 3)
+        #expect(fixture.requests(to: "/flaky").count == 3)
         #expect(outcomes.events == [200])
     }
 
     @Test func doesNotRetryAPost() async throws {
-        let fixture = try Fixture()
-        let session = TestTransport.makeSession(retryPolicy: quickPolicy)
+        let session = fixture.makeSession(retryPolicy: quickPolicy)
         let result = await response { session.request(fixture.url("/post-503"), method: .post).responseString(queue: handlerQueue, completionHandler: $0) }
         #expect(result?.response?.statusCode == 503)
-        #expect(fixture.postAttempts.count == 1)
+        #expect(fixture.requests(to: "/post-503").count == 1)
     }
 
     @Test func givesUpAfterTheLimitWithTheLastResponse() async throws {
-        let fixture = try Fixture()
-        let session = TestTransport.makeSession(retryPolicy: RetryPolicy(retryLimit: 1, backoffScale: 0.01))
+        let session = fixture.makeSession(retryPolicy: RetryPolicy(retryLimit: 1, backoffScale: 0.01))
         let result = await response { session.request(fixture.url("/flaky")).validate().responseString(queue: handlerQueue, completionHandler: $0) }
         #expect(result?.error?.kind == "status(503)")
-        #expect(fixture.flakyAttempts.count == 2)
+        #expect(fixture.requests(to: "/flaky").count == 2)
     }
 
     @Test func backoffGrowsExponentiallyAndRespectsTheRules() {

@@ -1,4 +1,3 @@
-import DeferredQueueBehaviourSuites
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -8,11 +7,14 @@ import Testing
 @testable import DeferredQueue
 
 /// The public serializers behind `response…` and `serializing…`: empty bodies,
-/// preprocessors, decoders and the errors they give.
+/// preprocessors, decoders and the errors they give. The session's, judged
+/// once, on MockTransport (a `HEAD` and a 204 or 205 come with no body, as
+/// from a server).
 @Suite("Serializers: empty bodies, preprocessors, decoders and their errors")
 struct SerializerTests {
-    /// A new session per test, on the transport under test (see TestTransport).
-    let session = TestTransport.makeSession()
+    /// A new fixture per test: scripted replies, and a session on them.
+    let fixture = PolicyFixture()
+    var session: Session { fixture.session }
 
     struct Item: Decodable, Sendable, Equatable {
         let title: String
@@ -28,7 +30,6 @@ struct SerializerTests {
     // MARK: Empty bodies
 
     @Test func emptyDecodesFromAnEmpty200AndFromNoContent() async throws {
-        let fixture = try Fixture()
         let ok = await response {
             session.request(fixture.url("/empty"), method: .post).responseDecodable(of: Empty.self, queue: handlerQueue, completionHandler: $0)
         }
@@ -40,7 +41,6 @@ struct SerializerTests {
     }
 
     @Test func emptyStillFailsWhenValidationRejectsTheResponse() async throws {
-        let fixture = try Fixture()
         let rejected = await response {
             session.request(fixture.url("/status/404")).validate().responseDecodable(of: Empty.self, queue: handlerQueue, completionHandler: $0)
         }
@@ -48,7 +48,6 @@ struct SerializerTests {
     }
 
     @Test func anEmptyResponseTypeDecodesFromAnEmptyBodyOnlyWhereEmptyIsAllowed() async throws {
-        let fixture = try Fixture()
         for path in ["/no-content", "/reset-content"] {
             #expect(try await session.request(fixture.url(path)).serializingDecodable(Receipt.self).value == Receipt(id: 0))
         }
@@ -63,7 +62,6 @@ struct SerializerTests {
     }
 
     @Test func aTypeThatCannotBeEmptyFailsClearlyOnNoContent() async throws {
-        let fixture = try Fixture()
         let result = await session.request(fixture.url("/no-content")).serializingDecodable(Item.self).result
         guard case .failure(let error as HTTPError) = result else {
             Issue.record("expected an HTTPError, got \(result)")
@@ -74,7 +72,6 @@ struct SerializerTests {
     }
 
     @Test func dataStringAndJSONTreatAnAllowedEmptyBodyAsEmptyValues() async throws {
-        let fixture = try Fixture()
         #expect(try await session.request(fixture.url("/reset-content")).serializingData().value == Data())
         #expect(try await session.request(fixture.url("/reset-content")).serializingString().value == "")
         #expect(try await session.request(fixture.url("/no-content")).serializingJSON().value == .null)
@@ -82,7 +79,6 @@ struct SerializerTests {
     }
 
     @Test func emptyResponseCodesCanBeWidenedOrNarrowed() async throws {
-        let fixture = try Fixture()
         let accepted = fixture.url("/accepted")
         #expect(try await session.request(accepted).serializingData(emptyResponseCodes: [202]).value == Data())
         #expect(try await session.request(accepted).serializingString(emptyResponseCodes: [202]).value == "")
@@ -121,7 +117,6 @@ struct SerializerTests {
     // MARK: Errors name the serializer
 
     @Test func anEmptyBodyErrorNamesTheSerializerThatNeededOne() async throws {
-        let fixture = try Fixture()
         let url = fixture.url("/empty")
         let failures: [(String, Result<Void, any Error>)] = [
             ("DataResponseSerializer", await session.request(url).serializingData().result.map { _ in }),
@@ -142,7 +137,6 @@ struct SerializerTests {
     }
 
     @Test func aDecodingErrorNoLongerAssumesJSON() async throws {
-        let fixture = try Fixture()
         let result = await session.request(fixture.url("/plist")).serializingDecodable([Item].self, decoder: PropertyListDecoder()).result
         guard case .failure(let error as HTTPError) = result else {
             Issue.record("a dictionary is not an array: \(result)")
@@ -156,7 +150,6 @@ struct SerializerTests {
     // MARK: Preprocessors and decoders
 
     @Test func theXSSIPreprocessorStripsGooglesGuardLine() async throws {
-        let fixture = try Fixture()
         let url = fixture.url("/xssi")
         let json = try await session.request(url).serializingJSON(dataPreprocessor: GoogleXSSIPreprocessor()).value
         #expect(json["title"] == "hello")
@@ -176,7 +169,6 @@ struct SerializerTests {
         struct Refusing: DataPreprocessor {
             func preprocess(_ data: Data) throws -> Data { throw Refused() }
         }
-        let fixture = try Fixture()
         let result = await response {
             session.request(fixture.url("/text")).responseString(queue: handlerQueue, dataPreprocessor: Refusing(), completionHandler: $0)
         }
@@ -185,7 +177,6 @@ struct SerializerTests {
     }
 
     @Test func aPropertyListDecodesThroughTheDecodableSerializer() async throws {
-        let fixture = try Fixture()
         let serializer = DecodableResponseSerializer<Item>(decoder: PropertyListDecoder())
         let serialized = await session.request(fixture.url("/plist")).serializingResponse(using: serializer).result
         let item = try serialized.get().result.get()
@@ -199,7 +190,6 @@ struct SerializerTests {
 
     @Test func existingCallSitesWithAJSONDecoderStillCompileAndDecode() async throws {
         struct Dated: Decodable, Sendable { let when: Date }
-        let fixture = try Fixture()
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
         let query = try #require(#"{"when":86400}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics))

@@ -1,55 +1,58 @@
-import DeferredQueueBehaviourSuites
+import DeferredQueueTesting
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import LoopbackServer
 import Synchronization
 import TestSupport
 import Testing
 @testable import DeferredQueue
 
+/// Refreshing and applying credentials is the session's and the
+/// interceptor's: judged once, on MockTransport (`TokenService` answers the
+/// token routes from memory; what each attempt sent is the transport's record).
 @Suite("AuthenticationInterceptor: one shared refresh, retries with the current credential")
 struct AuthenticationInterceptorTests {
     @Test func fiftyConcurrentRequestsWithAnExpiredTokenShareOneRefresh() async throws {
-        let server = try TokenServer(token: "server-1")
-        let auth = AuthenticationInterceptor(authenticator: server.authenticator(), credential: Token("stale", expired: true))
-        let session = TestTransport.makeSession(interceptor: auth)
-        let reports = await probeConcurrently(50) { session.request(server.url("/resource")) }
+        let tokens = TokenService(token: "server-1")
+        let auth = AuthenticationInterceptor(authenticator: tokens.authenticator(), credential: Token("stale", expired: true))
+        let session = tokens.makeSession(interceptor: auth)
+        let reports = await probeConcurrently(50) { session.request(tokens.url("/resource")) }
         #expect(reports.count == 50)
         #expect(reports.allSatisfy { $0?.eachRanOnce == true && $0?.allKinds.allSatisfy { $0 == "ok" } == true })
         #expect(reports.allSatisfy { $0?.json?["hello"] == "token-1" })
-        #expect(server.refreshes.count == 1)
-        #expect(server.rejected.count == 0, "no request went out with the expired token")
+        #expect(tokens.refreshes.count == 1)
+        #expect(tokens.rejected.count == 0, "no request went out with the expired token")
+        #expect(tokens.fixture.requests(to: "/resource").allSatisfy { $0.value(forHTTPHeaderField: "Authorization") == "Bearer token-1" })
         #expect(auth.credential?.value == "token-1")
     }
 
     @Test func fiftyConcurrentRejectionsShareOneRefreshAndAreRetried() async throws {
-        let server = try TokenServer(token: "server-1")
-        let auth = AuthenticationInterceptor(authenticator: server.authenticator(), credential: Token("revoked"))
-        let session = TestTransport.makeSession(interceptor: auth)
-        let reports = await probeConcurrently(50) { session.request(server.url("/resource")) }
+        let tokens = TokenService(token: "server-1")
+        let auth = AuthenticationInterceptor(authenticator: tokens.authenticator(), credential: Token("revoked"))
+        let session = tokens.makeSession(interceptor: auth)
+        let reports = await probeConcurrently(50) { session.request(tokens.url("/resource")) }
         #expect(reports.allSatisfy { $0?.eachRanOnce == true && $0?.allKinds.allSatisfy { $0 == "ok" } == true })
-        #expect(server.refreshes.count == 1)
-        #expect(server.rejected.count >= 1)
+        #expect(tokens.refreshes.count == 1)
+        #expect(tokens.rejected.count >= 1)
     }
 
     @Test func aFailingRefreshFailsEveryWaitingRequestWithItsErrorAfterOneCall() async throws {
-        let server = try TokenServer(token: "server-1", refreshFails: true)
+        let tokens = TokenService(token: "server-1", refreshFails: true)
         let arrived = Latch(count: 50)
         // The refresh waits until all fifty adapts reached the interceptor, so
         // they all wait for that one refresh.
         let auth = AuthenticationInterceptor(
-            authenticator: server.authenticator(before: { _ = await arrived.wait() }), credential: Token("stale", expired: true)
+            authenticator: tokens.authenticator(before: { _ = await arrived.wait() }), credential: Token("stale", expired: true)
         )
-        let session = TestTransport.makeSession(interceptor: Interceptor(adapters: [ArrivalAdapter(latch: arrived), auth]))
-        let reports = await probeConcurrently(50) { session.request(server.url("/resource")) }
+        let session = tokens.makeSession(interceptor: Interceptor(adapters: [ArrivalAdapter(latch: arrived), auth]))
+        let reports = await probeConcurrently(50) { session.request(tokens.url("/resource")) }
         #expect(reports.allSatisfy { $0?.eachRanOnce == true && $0?.allKinds.allSatisfy { $0 == "adaptation" } == true })
-        #expect(server.refreshes.count == 1)
-        #expect(server.resourceRequests.count == 0)
+        #expect(tokens.refreshes.count == 1)
+        #expect(tokens.resourceRequests.count == 0)
         let errors = Recorder<String>()
         let done = Latch()
-        session.request(server.url("/resource")).response(queue: handlerQueue) { response in
+        session.request(tokens.url("/resource")).response(queue: handlerQueue) { response in
             errors.append("\(response.error?.underlyingError.map { "\($0)" } ?? "none")")
             done.arrive()
         }
@@ -58,28 +61,28 @@ struct AuthenticationInterceptorTests {
     }
 
     @Test func aRequestRejectedWithAnOlderCredentialIsRetriedWithoutRefreshing() async throws {
-        let server = try TokenServer(token: "new")
-        let auth = AuthenticationInterceptor(authenticator: server.authenticator(), credential: Token("old"))
-        // While the request that carries "old" is on the server, the app
+        let tokens = TokenService(token: "new")
+        let auth = AuthenticationInterceptor(authenticator: tokens.authenticator(), credential: Token("old"))
+        // While the request that carries "old" is being answered, the app
         // installs "new" (as if another request had refreshed it).
-        server.onRejected { auth.credential = Token("new") }
-        let session = TestTransport.makeSession()
-        let report = await probe(session.request(server.url("/resource"), interceptor: auth))
+        tokens.onRejected { auth.credential = Token("new") }
+        let session = tokens.makeSession()
+        let report = await probe(session.request(tokens.url("/resource"), interceptor: auth))
         #expect(report?.eachRanOnce == true)
         #expect(report?.allKinds.allSatisfy { $0 == "ok" } == true)
         #expect(report?.json?["hello"] == "new")
-        #expect(server.refreshes.count == 0)
-        #expect(server.resourceRequests.count == 2)
+        #expect(tokens.refreshes.count == 0)
+        #expect(tokens.resourceRequests.count == 2)
     }
 
     @Test func refreshingMoreOftenThanTheWindowAllowsFailsWithExcessiveRefresh() async throws {
-        let server = try TokenServer(token: "never-issued", rejectsEverything: true)
+        let tokens = TokenService(token: "never-issued", rejectsEverything: true)
         let auth = AuthenticationInterceptor(
-            authenticator: server.authenticator(), credential: Token("first"),
-            refreshWindow: .init(interval: 30, maximumAttempts: 2)
+            authenticator: tokens.authenticator(), credential: Token("first"),
+            refreshWindow: .init(interval: 3_600, maximumAttempts: 2)
         )
-        let session = TestTransport.makeSession(interceptor: auth)
-        let result = await response { session.request(server.url("/resource")).responseString(queue: handlerQueue, completionHandler: $0) }
+        let session = tokens.makeSession(interceptor: auth)
+        let result = await response { session.request(tokens.url("/resource")).responseString(queue: handlerQueue, completionHandler: $0) }
         guard case .requestRetryFailed(let retryError, let original)? = result?.error else {
             Issue.record("expected requestRetryFailed, got \(String(describing: result?.error))")
             return
@@ -87,49 +90,50 @@ struct AuthenticationInterceptorTests {
         #expect(retryError as? AuthenticationError == .excessiveRefresh)
         #expect(original.responseCode == 401)
         #expect("\(AuthenticationError.excessiveRefresh)".contains("refresh window"))
-        #expect(server.refreshes.count == 2)
-        #expect(server.resourceRequests.count == 3)
+        #expect(tokens.refreshes.count == 2)
+        #expect(tokens.resourceRequests.count == 3)
     }
 
     @Test func aMissingCredentialFailsBeforeSendingAndACredentialSetLaterIsUsed() async throws {
-        let server = try TokenServer(token: "issued-by-login")
-        let auth = AuthenticationInterceptor(authenticator: server.authenticator())
-        let session = TestTransport.makeSession(interceptor: auth)
-        let missing = await probe(session.request(server.url("/resource")))
+        let tokens = TokenService(token: "issued-by-login")
+        let auth = AuthenticationInterceptor(authenticator: tokens.authenticator())
+        let session = tokens.makeSession(interceptor: auth)
+        let missing = await probe(session.request(tokens.url("/resource")))
         #expect(missing?.allKinds.allSatisfy { $0 == "adaptation" } == true)
-        #expect(server.resourceRequests.count == 0)
-        let error = await response { session.request(server.url("/resource")).responseData(queue: handlerQueue, completionHandler: $0) }?.error
+        #expect(tokens.resourceRequests.count == 0)
+        let error = await response { session.request(tokens.url("/resource")).responseData(queue: handlerQueue, completionHandler: $0) }?.error
         #expect(error?.underlyingError as? AuthenticationError == .missingCredential)
 
         auth.credential = Token("issued-by-login")
-        let report = await probe(session.request(server.url("/resource")))
+        let report = await probe(session.request(tokens.url("/resource")))
         #expect(report?.allKinds.allSatisfy { $0 == "ok" } == true)
         #expect(report?.json?["hello"] == "issued-by-login")
-        #expect(server.refreshes.count == 0)
+        #expect(tokens.refreshes.count == 0)
     }
 
     @Test func aRefreshRequestSentThroughTheRefreshingInterceptorFailsInsteadOfWaitingForItself() async throws {
-        let server = try TokenServer(token: "server-1")
-        let auth = AuthenticationInterceptor(authenticator: server.authenticator(throughSession: true), credential: Token("stale", expired: true))
-        let session = TestTransport.makeSession(interceptor: auth)
-        let error = await response { session.request(server.url("/resource")).responseData(queue: handlerQueue, completionHandler: $0) }?.error
+        let tokens = TokenService(token: "server-1")
+        let auth = AuthenticationInterceptor(authenticator: tokens.authenticator(throughSession: true), credential: Token("stale", expired: true))
+        let session = tokens.makeSession(interceptor: auth)
+        let error = await response { session.request(tokens.url("/resource")).responseData(queue: handlerQueue, completionHandler: $0) }?.error
         let refreshError = (error?.underlyingError as? HTTPError)?.underlyingError
         #expect(refreshError as? AuthenticationError == .refreshRequestIntercepted, "got \(String(describing: error))")
-        #expect(server.refreshes.count == 0)
+        #expect(tokens.refreshes.count == 0)
     }
 
     @Test func theCredentialDoesNotFollowARedirectToAnotherOrigin() async throws {
-        let other = try LoopbackServer { .echo($0) }
-        defer { other.shutdown() }
-        let landing = other.url("/landing").absoluteString
-        let origin = try LoopbackServer { _ in .redirect(to: landing) }
-        defer { origin.shutdown() }
-        let auth = AuthenticationInterceptor(authenticator: TokenAuthenticator(tokenURL: origin.url("/token"), tokenSession: nil, before: {}),
+        let fixture = PolicyFixture()
+        let landing = fixture.otherURL("/json").absoluteString
+        let auth = AuthenticationInterceptor(authenticator: TokenAuthenticator(tokenURL: fixture.url("/token"), tokenSession: nil, before: {}),
                                              credential: Token("secret"))
-        let echoed = try await TestTransport.makeSession(interceptor: auth).request(origin.url("/start")).serializingJSON().value
-        #expect(echoed["path"] == "/landing")
+        let json = try await fixture.makeSession(interceptor: auth).request(fixture.url("/redirect?to=\(landing)")).serializingJSON().value
+        #expect(json["title"] == "hello")
+        #expect(fixture.requests.count == 2)
+        #expect(fixture.requests.first?.value(forHTTPHeaderField: "Authorization") == "Bearer secret", "the origin got it")
+        let sent = try #require(fixture.requests.last)
+        #expect(sent.url?.host == "other.invalid" && sent.url?.path == "/json")
         // Adapters run on redirect hops of the request's own origin only.
-        #expect(echoed["headers"]["Authorization"] == nil)
+        #expect(sent.value(forHTTPHeaderField: "Authorization") == nil)
     }
 }
 
@@ -146,10 +150,11 @@ struct Token: AuthenticationCredential, Equatable {
     var requiresRefresh: Bool { expired }
 }
 
-/// A loopback server that accepts `/resource` only with `Authorization:
-/// Bearer <current token>` (answering `{"hello": token}`, 401 otherwise) and
-/// issues a new token, making it the current one, for each `POST /token`.
-final class TokenServer: Sendable {
+/// The token routes, answered from memory by a ``PolicyFixture``: `/resource`
+/// is accepted only with `Authorization: Bearer <current token>` (answering
+/// `{"hello": token}`, 401 otherwise), and each `POST /token` issues a new
+/// token, making it the current one.
+final class TokenService: Sendable {
     /// The current token and the rejection hook, behind one lock.
     private final class Shared: Sendable {
         private struct State {
@@ -168,7 +173,8 @@ final class TokenServer: Sendable {
         }
     }
 
-    private let server: LoopbackServer
+    /// The transport answering the routes, and its record of attempts.
+    let fixture: PolicyFixture
     private let shared: Shared
     /// `POST /token` calls.
     let refreshes = Counter()
@@ -177,12 +183,12 @@ final class TokenServer: Sendable {
     /// `/resource` requests answered 401.
     let rejected = Counter()
 
-    init(token: String, refreshFails: Bool = false, rejectsEverything: Bool = false) throws {
+    init(token: String, refreshFails: Bool = false, rejectsEverything: Bool = false) {
         let shared = Shared(token: token)
         let (refreshes, resourceRequests, rejected) = (self.refreshes, self.resourceRequests, self.rejected)
         self.shared = shared
-        server = try LoopbackServer { request in
-            switch request.path {
+        fixture = PolicyFixture { request in
+            switch request.url?.path {
             case "/token":
                 let number = refreshes.increment()
                 if refreshFails { return .text("refresh refused", status: 500) }
@@ -191,22 +197,24 @@ final class TokenServer: Sendable {
             case "/resource":
                 resourceRequests.increment()
                 let token = shared.token
-                if !rejectsEverything, request.header("Authorization") == "Bearer \(token)" {
+                if !rejectsEverything, request.value(forHTTPHeaderField: "Authorization") == "Bearer \(token)" {
                     return .json(#"{"hello":"\#(token)"}"#)
                 }
                 rejected.increment()
                 shared.onRejected?()
-                return .response(status: 401, headers: [("WWW-Authenticate", #"Bearer error="invalid_token""#)],
-                                 body: Data("unauthorized".utf8))
+                return .status(401, headers: ["WWW-Authenticate": #"Bearer error="invalid_token""#], body: Data("unauthorized".utf8))
             default:
                 return .text("no route", status: 404)
             }
         }
     }
 
-    deinit { server.shutdown() }
+    func url(_ path: String) -> URL { fixture.url(path) }
 
-    func url(_ path: String) -> URL { server.url(path) }
+    /// A session on the fixture's transport.
+    func makeSession(interceptor: (any RequestInterceptor)? = nil) -> Session {
+        fixture.makeSession(interceptor: interceptor)
+    }
 
     /// Runs `body` whenever `/resource` rejects a request, before answering.
     func onRejected(_ body: @escaping @Sendable () -> Void) {
@@ -217,7 +225,7 @@ final class TokenServer: Sendable {
     /// own (or on the session that asks, when `throughSession`), after `before`.
     func authenticator(throughSession: Bool = false, before: @escaping @Sendable () async -> Void = {}) -> TokenAuthenticator {
         TokenAuthenticator(
-            tokenURL: url("/token"), tokenSession: throughSession ? nil : TestTransport.makeSession(), before: before
+            tokenURL: url("/token"), tokenSession: throughSession ? nil : makeSession(), before: before
         )
     }
 }

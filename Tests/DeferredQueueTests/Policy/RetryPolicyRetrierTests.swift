@@ -1,13 +1,15 @@
-import DeferredQueueBehaviourSuites
+import DeferredQueueTesting
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import LoopbackServer
 import TestSupport
 import Testing
 @testable import DeferredQueue
 
+/// Retrying is the session's (retriers, then its `RetryPolicy`): judged once,
+/// on MockTransport; the attempts are the transport's record. A body cut
+/// short on a real connection stays a socket suite (RetryPolicySocketTests).
 @Suite("RetryPolicy as a retrier: per request, Retry-After, jitter, shouldRetry")
 struct RetryPolicyRetrierTests {
     let quick = RetryPolicy(retryLimit: 3, backoffScale: 0.01)
@@ -15,74 +17,64 @@ struct RetryPolicyRetrierTests {
     // MARK: - Per request
 
     @Test func aPolicyGivenAsTheRequestsInterceptorRetriesIt() async throws {
-        let fixture = try Fixture()
-        let session = TestTransport.makeSession()
-        let report = await probe(session.request(fixture.url("/flaky"), interceptor: quick))
+        let fixture = PolicyFixture()
+        let report = await probe(fixture.session.request(fixture.url("/flaky"), interceptor: quick))
         #expect(report?.allKinds.allSatisfy { $0 == "ok" } == true)
-        #expect(fixture.flakyAttempts.count == 3)
+        #expect(fixture.requests(to: "/flaky").count == 3)
     }
 
     @Test func aPolicyInsideAnInterceptorRetriesIt() async throws {
-        let fixture = try Fixture()
-        let session = TestTransport.makeSession(interceptor: Interceptor(retriers: [quick]))
+        let fixture = PolicyFixture()
+        let session = fixture.makeSession(interceptor: Interceptor(retriers: [quick]))
         let report = await probe(session.request(fixture.url("/flaky")))
         #expect(report?.allKinds.allSatisfy { $0 == "ok" } == true)
-        #expect(fixture.flakyAttempts.count == 3)
+        #expect(fixture.requests(to: "/flaky").count == 3)
     }
 
     @Test func aPolicyPerRequestStillLeavesAPostAlone() async throws {
-        let fixture = try Fixture()
-        let session = TestTransport.makeSession()
+        let fixture = PolicyFixture()
         let result = await response {
-            session.request(fixture.url("/post-503"), method: .post, interceptor: quick).responseString(queue: handlerQueue, completionHandler: $0)
+            fixture.session.request(fixture.url("/post-503"), method: .post, interceptor: quick).responseString(queue: handlerQueue, completionHandler: $0)
         }
         #expect(result?.response?.statusCode == 503)
-        #expect(fixture.postAttempts.count == 1)
+        #expect(fixture.requests(to: "/post-503").count == 1)
     }
 
     // MARK: - Retry-After
 
     @Test func retryAfterInSecondsIsTheDelay() async throws {
         let hits = Counter()
-        let server = try LoopbackServer { _ in
-            hits.increment() == 1 ? .response(status: 503, headers: [("Retry-After", "1")]) : .text("ok")
+        let fixture = PolicyFixture { _ in
+            hits.increment() == 1 ? .status(503, headers: ["Retry-After": "1"]) : .text("ok")
         }
-        defer { server.shutdown() }
         let recording = RecordingRetrier(quick)
         let result = await response {
-            TestTransport.makeSession().request(server.url("/"), interceptor: recording).responseString(queue: handlerQueue, completionHandler: $0)
+            fixture.session.request(fixture.url("/"), interceptor: recording).responseString(queue: handlerQueue, completionHandler: $0)
         }
         #expect(result?.value == "ok")
         #expect(recording.delays.events == [1])
-        #expect(hits.count == 2)
+        #expect(fixture.requests.count == 2)
     }
 
     @Test func retryAfterLongerThanTheMaximumDelayIsDeliveredNotRetried() async throws {
-        let hits = Counter()
-        let server = try LoopbackServer { _ in
-            hits.increment()
-            return .response(status: 503, headers: [("Retry-After", "3600")], body: Data("maintenance".utf8))
+        let fixture = PolicyFixture { _ in
+            .status(503, headers: ["Retry-After": "3600"], body: Data("maintenance".utf8))
         }
-        defer { server.shutdown() }
         let result = await response {
-            TestTransport.makeSession().request(server.url("/"), interceptor: quick).responseString(queue: handlerQueue, completionHandler: $0)
+            fixture.session.request(fixture.url("/"), interceptor: quick).responseString(queue: handlerQueue, completionHandler: $0)
         }
         #expect(result?.response?.statusCode == 503)
         #expect(result?.response?.value(forHTTPHeaderField: "Retry-After") == "3600", "the caller sees when to come back")
-        #expect(hits.count == 1)
+        #expect(result?.value == "maintenance")
+        #expect(fixture.requests.count == 1)
     }
 
     @Test func theSessionsPolicyHonoursRetryAfterToo() async throws {
-        let hits = Counter()
-        let server = try LoopbackServer { _ in
-            hits.increment()
-            return .response(status: 503, headers: [("Retry-After", "3600")])
-        }
-        defer { server.shutdown() }
-        let session = TestTransport.makeSession(retryPolicy: quick)
-        let result = await response { session.request(server.url("/")).responseString(queue: handlerQueue, completionHandler: $0) }
+        let fixture = PolicyFixture { _ in .status(503, headers: ["Retry-After": "3600"]) }
+        let session = fixture.makeSession(retryPolicy: quick)
+        let result = await response { session.request(fixture.url("/")).responseString(queue: handlerQueue, completionHandler: $0) }
         #expect(result?.response?.statusCode == 503)
-        #expect(hits.count == 1)
+        #expect(fixture.requests.count == 1)
     }
 
     @Test func retryAfterIsReadInEachFormTheRFCAllows() throws {
@@ -141,55 +133,56 @@ struct RetryPolicyRetrierTests {
 
     @Test func shouldRetryDecidesInsteadOfTheSets() async throws {
         let hits = Counter()
-        let server = try LoopbackServer { _ in
-            hits.increment() == 1 ? .text("slow down", status: 429) : .text("ok")
+        let fixture = PolicyFixture { request in
+            switch request.url?.path {
+            case "/429-once": hits.increment() == 1 ? .text("slow down", status: 429) : .text("ok")
+            case "/busy": .text("busy", status: 503)
+            default: nil
+            }
         }
-        defer { server.shutdown() }
         let policy = RetryPolicy(backoffScale: 0.01, shouldRetry: { request, error in
             error.responseCode == 429 && request.response?.statusCode == 429
         })
         let result = await response {
-            TestTransport.makeSession().request(server.url("/"), method: .post, interceptor: policy)
+            fixture.session.request(fixture.url("/429-once"), method: .post, interceptor: policy)
                 .responseString(queue: handlerQueue, completionHandler: $0)
         }
         #expect(result?.value == "ok", "a POST answered 429 is retried because the predicate says so")
-        #expect(hits.count == 2)
+        #expect(fixture.requests(to: "/429-once").count == 2)
 
-        let vetoed = Counter()
-        let flaky = try LoopbackServer { _ in
-            vetoed.increment()
-            return .text("busy", status: 503)
-        }
-        defer { flaky.shutdown() }
         let never = RetryPolicy(backoffScale: 0.01, shouldRetry: { _, _ in false })
-        _ = await response { TestTransport.makeSession().request(flaky.url("/"), interceptor: never).responseString(queue: handlerQueue, completionHandler: $0) }
-        #expect(vetoed.count == 1)
+        let vetoed = await response {
+            fixture.session.request(fixture.url("/busy"), interceptor: never).responseString(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(vetoed?.response?.statusCode == 503)
+        #expect(fixture.requests(to: "/busy").count == 1)
     }
 
     // MARK: - A body cut short
 
+    // The socket twin, RetryPolicySocketTests, cuts a real connection: there
+    // the transport's part (a cut body is URLError.networkConnectionLost) is
+    // checked too; here the session's decision alone.
     @Test(arguments: [false, true])
     func aGetWhoseBodyIsCutShortIsRetriedAndAPostIsNot(streamed: Bool) async throws {
-        let hits = Counter()
-        let server = try LoopbackServer { _ in
-            hits.increment()
-            return .closeMidBody(body: Data(repeating: 66, count: 10_000), sentBytes: 100)
+        let fixture = PolicyFixture { _ in
+            MockReply(steps: [.head(status: 200, headers: [:]), .chunk(Data(repeating: 66, count: 100)), .fail(URLError(.networkConnectionLost))])
         }
-        defer { server.shutdown() }
-        let session = TestTransport.makeSession(retryPolicy: RetryPolicy(retryLimit: 2, backoffScale: 0.01))
+        let session = fixture.makeSession(retryPolicy: RetryPolicy(retryLimit: 2, backoffScale: 0.01))
         func send(_ method: HTTPMethod) async -> HTTPError? {
-            let request = session.request(server.url("/"), method: method)
-            // A progress handler makes the transport hand the body over as it arrives.
+            let request = session.request(fixture.url("/"), method: method)
+            // A progress handler makes the session ask the transport for the body as it arrives.
             if streamed { request.downloadProgress(queue: handlerQueue) { _ in } }
             return await response { request.responseData(queue: handlerQueue, completionHandler: $0) }?.error
         }
         let get = await send(.get)
         #expect(get?.urlError?.code == .networkConnectionLost, "\(String(describing: get))")
-        #expect(hits.count == 3, "the first attempt and two retries")
+        #expect(fixture.requests.count == 3, "the first attempt and two retries")
+        #expect(fixture.transport.attempts.allSatisfy { $0.collectsBody == !streamed })
 
         let post = await send(.post)
         #expect(post?.urlError?.code == .networkConnectionLost)
-        #expect(hits.count == 4, "a POST is sent once")
+        #expect(fixture.requests.count == 4, "a POST is sent once")
     }
 
     private func head(retryAfter: String?) throws -> HTTPURLResponse? {

@@ -1,83 +1,84 @@
-import DeferredQueueBehaviourSuites
+import DeferredQueueTesting
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import LoopbackServer
 import TestSupport
 import Testing
 @testable import DeferredQueue
 
+/// Adapters and retriers are the session's: judged once, on MockTransport;
+/// what each attempt sent is the transport's record.
 @Suite("Interceptors: adapters before every attempt, retriers before any handler")
 struct InterceptorTests {
     @Test func sessionAdaptersRunBeforeRequestAdapters() async throws {
-        let server = try PathServer { .echo($0) }
+        let fixture = pathFixture { _ in .json(#"{"ok":true}"#) }
         let order = Recorder<String>()
-        let session = TestTransport.makeSession(interceptor: TagAdapter(name: "session", order: order))
-        let report = await probe(session.request(server.url("/echo"), interceptor: TagAdapter(name: "request", order: order)))
+        let session = fixture.makeSession(interceptor: TagAdapter(name: "session", order: order))
+        let report = await probe(session.request(fixture.url("/ok"), interceptor: TagAdapter(name: "request", order: order)))
         #expect(report?.allKinds.allSatisfy { $0 == "ok" } == true)
         #expect(order.events == ["session", "request"])
-        #expect(report?.json?["headers"]["X-Adapted"] == "session,request", "the request's adapter saw the session's result")
+        #expect(fixture.headers("X-Adapted") == ["session,request"], "the request's adapter saw the session's result")
     }
 
     @Test func requestRetriersAreAskedBeforeSessionRetriers() async throws {
-        let server = try PathServer { _ in .text("failed", status: 500) }
+        let fixture = pathFixture { _ in .text("failed", status: 500) }
         let order = Recorder<String>()
-        let session = TestTransport.makeSession(interceptor: ScriptedRetrier(name: "session", order: order))
-        let request = session.request(server.url("/fail"), interceptor: ScriptedRetrier(name: "request", order: order))
+        let session = fixture.makeSession(interceptor: ScriptedRetrier(name: "session", order: order))
+        let request = session.request(fixture.url("/fail"), interceptor: ScriptedRetrier(name: "request", order: order))
         let report = await probe(request, validated: true)
         #expect(report?.allKinds.allSatisfy { $0 == "status(500)" } == true)
         #expect(order.events == ["request", "session"])
-        #expect(server.paths.count == 1)
+        #expect(fixture.paths.count == 1)
     }
 
     @Test func anAdapterRunsForEveryAttemptIncludingRetriesAndRedirects() async throws {
         let targetHits = Counter()
-        let server = try PathServer { request in
-            switch request.path {
-            case "/start": return .redirect(to: "/target", status: 302)
-            default: return targetHits.increment() == 1 ? .text("busy", status: 503) : .echo(request)
+        let fixture = pathFixture { request in
+            switch request.url?.path {
+            case "/start": .redirect(to: "/target", status: 302)
+            default: targetHits.increment() == 1 ? .text("busy", status: 503) : .json(#"{"ok":true}"#)
             }
         }
         let adapter = CountingAdapter()
         let retrier = ScriptedRetrier(name: "retrier", order: Recorder(), results: [.retry])
-        let session = TestTransport.makeSession(interceptor: Interceptor(adapters: [adapter], retriers: [retrier]))
-        let report = await probe(session.request(server.url("/start")))
+        let session = fixture.makeSession(interceptor: Interceptor(adapters: [adapter], retriers: [retrier]))
+        let report = await probe(session.request(fixture.url("/start")))
         #expect(report?.allKinds.allSatisfy { $0 == "ok" } == true)
-        #expect(server.paths.events == ["/start", "/target", "/start", "/target"])
-        #expect(server.headers("X-Attempt") == ["1", "2", "3", "4"], "each attempt went out adapted")
+        #expect(fixture.paths == ["/start", "/target", "/start", "/target"])
+        #expect(fixture.headers("X-Attempt") == ["1", "2", "3", "4"], "each attempt went out adapted")
         #expect(adapter.calls.count == 4)
     }
 
     @Test func anAdapterThatThrowsFailsEveryHandlerAndSendsNothing() async throws {
-        let server = try PathServer { .echo($0) }
-        let session = TestTransport.makeSession(interceptor: ThrowingAdapter())
-        let request = session.request(server.url("/echo"))
+        let fixture = pathFixture { _ in .json(#"{"ok":true}"#) }
+        let session = fixture.makeSession(interceptor: ThrowingAdapter())
+        let request = session.request(fixture.url("/ok"))
         let report = await probe(request)
         #expect(report?.eachRanOnce == true)
         #expect(report?.allKinds.allSatisfy { $0 == "adaptation" } == true)
         let error = await response { request.responseData(queue: handlerQueue, completionHandler: $0) }?.error
         #expect(error?.underlyingError as? TestError == TestError(42))
-        #expect(server.requestCount == 0)
+        #expect(fixture.requests.isEmpty)
     }
 
     @Test func retryWithDelayRetriesAfterTheDelay() async throws {
         let hits = Counter()
-        let server = try PathServer { hits.increment() == 1 ? .text("busy", status: 503) : .echo($0) }
+        let fixture = pathFixture { _ in hits.increment() == 1 ? .text("busy", status: 503) : .json(#"{"ok":true}"#) }
         let retrier = ScriptedRetrier(name: "retrier", order: Recorder(), results: [.retryWithDelay(0.05)])
-        let session = TestTransport.makeSession()
-        let request = session.request(server.url("/echo"), interceptor: retrier)
+        let session = fixture.makeSession()
+        let request = session.request(fixture.url("/ok"), interceptor: retrier)
         let report = await probe(request)
         #expect(report?.allKinds.allSatisfy { $0 == "ok" } == true)
-        #expect(server.paths.count == 2)
+        #expect(fixture.paths.count == 2)
         #expect(request.retryCount == 1)
     }
 
     @Test func doNotRetryWithErrorFailsWithRequestRetryFailed() async throws {
-        let server = try PathServer { _ in .text("failed", status: 500) }
+        let fixture = pathFixture { _ in .text("failed", status: 500) }
         let retrier = ScriptedRetrier(name: "retrier", order: Recorder(), results: [.doNotRetryWithError(TestError(9))])
-        let session = TestTransport.makeSession(retryPolicy: RetryPolicy(backoffScale: 0.01))
-        let request = session.request(server.url("/fail"), interceptor: retrier)
+        let session = fixture.makeSession(retryPolicy: RetryPolicy(backoffScale: 0.01))
+        let request = session.request(fixture.url("/fail"), interceptor: retrier)
         let report = await probe(request)
         #expect(report?.allKinds.allSatisfy { $0 == "retryFailed" } == true)
         let error = await response { request.responseData(queue: handlerQueue, completionHandler: $0) }?.error
@@ -87,17 +88,17 @@ struct InterceptorTests {
         }
         #expect(retryError as? TestError == TestError(9))
         #expect(original.responseCode == 500)
-        #expect(server.paths.count == 1, "the session's policy was not asked after the retrier's decision")
+        #expect(fixture.paths.count == 1, "the session's policy was not asked after the retrier's decision")
     }
 
     // MARK: - Cancellation
 
     @Test func cancellingDuringAnAdapterSendsNothingAndDeliversCancelledOnce() async throws {
-        let server = try PathServer { .echo($0) }
+        let fixture = pathFixture { _ in .json(#"{"ok":true}"#) }
         let gate = Gate()
         let after = CountingAdapter()
-        let session = TestTransport.makeSession(interceptor: GateAdapter(gate: gate))
-        let request = session.request(server.url("/protected"), interceptor: after)
+        let session = fixture.makeSession(interceptor: GateAdapter(gate: gate))
+        let request = session.request(fixture.url("/protected"), interceptor: after)
         async let report = probe(request)
         #expect(await gate.entered.wait())
         request.cancel()
@@ -106,16 +107,16 @@ struct InterceptorTests {
         #expect(finished?.eachRanOnce == true)
         #expect(finished?.allKinds.allSatisfy { $0 == "cancelled" } == true)
         #expect(await gate.returned.wait())
-        await server.roundTrip()
+        await fixture.roundTrip()
         #expect(after.calls.count == 0, "the request's adapter did not run after the cancellation")
-        #expect(server.paths.events == ["/control"])
+        #expect(fixture.paths == ["/control"])
     }
 
     @Test func cancellingDuringARetrierStartsNoNewAttempt() async throws {
-        let server = try PathServer { _ in .text("failed", status: 500) }
+        let fixture = pathFixture { _ in .text("failed", status: 500) }
         let gate = Gate()
-        let session = TestTransport.makeSession()
-        let request = session.request(server.url("/fail"), interceptor: GateRetrier(gate: gate))
+        let session = fixture.makeSession()
+        let request = session.request(fixture.url("/fail"), interceptor: GateRetrier(gate: gate))
         async let report = probe(request)
         #expect(await gate.entered.wait())
         request.cancel()
@@ -124,18 +125,18 @@ struct InterceptorTests {
         #expect(finished?.eachRanOnce == true)
         #expect(finished?.allKinds.allSatisfy { $0 == "cancelled" } == true)
         #expect(await gate.returned.wait())
-        await server.roundTrip()
-        #expect(server.paths.events == ["/fail", "/control"])
+        await fixture.roundTrip()
+        #expect(fixture.paths == ["/fail", "/control"])
     }
 
     @Test func cancellingDuringARetryDelayStartsNoNewAttempt() async throws {
-        let server = try PathServer { _ in .text("failed", status: 500) }
+        let fixture = pathFixture { _ in .text("failed", status: 500) }
         let retrying = Latch()
         let monitor = ClosureEventMonitor(requestIsRetrying: { _ in retrying.arrive() })
         let adapter = CountingAdapter()
-        let session = TestTransport.makeSession(interceptor: adapter, eventMonitors: [monitor])
+        let session = fixture.makeSession(interceptor: adapter, eventMonitors: [monitor])
         let retrier = ScriptedRetrier(name: "retrier", order: Recorder(), results: [.retryWithDelay(0.2)])
-        let request = session.request(server.url("/fail"), interceptor: retrier)
+        let request = session.request(fixture.url("/fail"), interceptor: retrier)
         async let report = probe(request)
         #expect(await retrying.wait())
         request.cancel()
@@ -144,44 +145,34 @@ struct InterceptorTests {
         #expect(finished?.allKinds.allSatisfy { $0 == "cancelled" } == true)
         // Past the delay (a margin, not a timing assertion): the retry would have started by now.
         try await Task.sleep(nanoseconds: 600_000_000)
-        await server.roundTrip()
-        #expect(server.paths.events == ["/fail", "/control"])
+        await fixture.roundTrip()
+        #expect(fixture.paths == ["/fail", "/control"])
         #expect(adapter.calls.count == 1, "the adapters did not run for a retry")
     }
 }
 
 // MARK: - Fixtures
 
-/// A loopback server that answers every path but `/control` with `reply`
-/// and records the paths and headers it saw, in order.
-private final class PathServer: Sendable {
-    private let server: LoopbackServer
-    let paths = Recorder<String>()
-    private let seenHeaders = Recorder<[(name: String, value: String)]>()
+/// A fixture that answers every path but `/control` with `reply`; what it
+/// saw is the transport's record.
+private func pathFixture(_ reply: @escaping @Sendable (URLRequest) -> MockReply) -> PolicyFixture {
+    PolicyFixture { request in request.url?.path == "/control" ? .text("ok") : reply(request) }
+}
 
-    init(_ reply: @escaping @Sendable (ServerRequest) -> Reply) throws {
-        let (paths, seenHeaders) = (paths, seenHeaders)
-        server = try LoopbackServer { request in
-            paths.append(request.path)
-            seenHeaders.append(request.headers)
-            return request.path == "/control" ? .text("ok") : reply(request)
-        }
+extension PolicyFixture {
+    /// The path of every attempt, in order.
+    fileprivate var paths: [String] { requests.map { $0.url?.path ?? "" } }
+
+    /// The value of header `name` in each attempt that has it, in order.
+    fileprivate func headers(_ name: String) -> [String] {
+        requests.compactMap { $0.value(forHTTPHeaderField: name) }
     }
 
-    deinit { server.shutdown() }
-
-    func url(_ path: String) -> URL { server.url(path) }
-    var requestCount: Int { server.requestCount }
-
-    /// The value of header `name` in each request, in order.
-    func headers(_ name: String) -> [String] {
-        seenHeaders.events.compactMap { fields in fields.first { $0.name.lowercased() == name.lowercased() }?.value }
-    }
-
-    /// One request to `/control` on a plain session: anything the client
-    /// started before it has reached the server by the time it returns.
-    func roundTrip() async {
-        _ = await TestTransport.makeSession().request(url("/control")).serializingData().result
+    /// One request to `/control` on the plain session, on the same
+    /// transport: anything the request under test started before it has
+    /// been recorded by the time it returns.
+    fileprivate func roundTrip() async {
+        _ = await session.request(url("/control")).serializingData().result
     }
 }
 
