@@ -220,10 +220,12 @@ private final class StreamReader: Sendable {
         }
     }
 
+    /// Cancels first: released first, the transport could finish the body
+    /// before the cancel lands.
     private func stop() {
         guard !buffer.hasEnded else { return }
-        buffer.abandon()
         request.cancel()
+        buffer.abandon()
     }
 
     deinit { stop() }
