@@ -19,7 +19,8 @@ let package = Package(
         // For transport authors, never for an app: the session's HTTP behaviour
         // suites (Swift Testing, over loopback sockets), run by a test target
         // on the transport it names (see TransportUnderTest), and the test
-        // helpers they share (module TestSupport).
+        // helpers they share (module TestSupport). Debug builds only, as
+        // `swift test` makes them: the suites check internals (@testable).
         .library(name: "DeferredQueueBehaviourSuites", targets: ["DeferredQueueBehaviourSuites", "TestSupport"]),
         .executable(name: "HTTPDemo", targets: ["HTTPDemo"]),
     ],

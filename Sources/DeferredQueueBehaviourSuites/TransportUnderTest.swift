@@ -13,6 +13,9 @@ import DeferredQueue
 /// func transportUnderTest() -> any TransportUnderTest.Type { MyTransportUnderTest.self }
 /// ```
 ///
+/// The suites check the library's internals too (`@testable import`), so
+/// they build in debug, as `swift test` builds by default.
+///
 /// A link-time hook rather than a registration call because Swift Testing
 /// has no hook that runs before the first test: a suite cannot be handed its
 /// transport any other way. The reference is weak so that executables that
