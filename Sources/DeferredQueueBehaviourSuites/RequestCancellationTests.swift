@@ -40,7 +40,51 @@ struct RequestCancellationTests {
             req.cancel()
         }
         #expect(result?.error?.kind == "cancelled")
+        // As in Alamofire: the head had arrived, so the handler gets it.
+        #expect(result?.response?.statusCode == 200)
+        #expect(result?.request?.url == req.request?.url)
         #expect(await eventually { session.runningRequestCount == 0 })
+    }
+
+    @Test func cancelBeforeTheHeadGivesNoResponse() async throws {
+        let fixture = try Fixture()
+        let req = session.request(fixture.url("/never"))
+        let result = await response { handler in
+            req.responseData(queue: handlerQueue, completionHandler: handler)
+            req.cancel()
+        }
+        #expect(result?.error?.kind == "cancelled")
+        #expect(result?.response == nil)
+    }
+
+    @Test func aDownloadOrStreamCancelledMidBodyStillCarriesTheHead() async throws {
+        let fixture = try Fixture()
+        let download = session.download(fixture.url("/slow"))
+        let downloaded = Latch()
+        download.downloadProgress(queue: handlerQueue) { _ in if downloaded.remaining > 0 { downloaded.arrive() } }
+        #expect(await downloaded.wait(), "some of the body arrived")
+        let cancelledDownload = await downloadResponse { handler in
+            download.responseURL(queue: handlerQueue, completionHandler: handler)
+            download.cancel()
+        }
+        #expect(cancelledDownload?.error?.kind == "cancelled")
+        #expect(cancelledDownload?.response?.statusCode == 200)
+
+        let stream = session.streamRequest(fixture.url("/slow"))
+        let streamed = Latch()
+        let completion = Recorder<DataStreamRequest.Completion>()
+        let completed = Latch()
+        stream.responseStream(queue: handlerQueue) { event in
+            switch event.event {
+            case .stream: if streamed.remaining > 0 { streamed.arrive() }
+            case .complete(let end): completion.append(end); completed.arrive()
+            }
+        }
+        #expect(await streamed.wait(), "some of the stream arrived")
+        stream.cancel()
+        #expect(await completed.wait())
+        #expect(completion.events.first?.error?.kind == "cancelled")
+        #expect(completion.events.first?.response?.statusCode == 200)
     }
 
     @Test func cancelAfterCompletionChangesNothing() async throws {

@@ -44,6 +44,35 @@ struct DownloadTests {
         #expect(result?.resumeData == nil)
     }
 
+    @Test func contentTypeValidationJudgesTheDownloadedFile() async throws {
+        let fixture = try Fixture()
+        let session = TestTransport.makeSession()
+        let html = await downloadResponse {
+            session.download(fixture.url("/html")).validate(contentType: ["application/json"])
+                .responseURL(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(html?.error?.kind == "contentType", "\(String(describing: html?.error))")
+        let accepted = await downloadResponse {
+            session.download(fixture.url("/html"), headers: ["Accept": "application/json"]).validate()
+                .responseURL(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(accepted?.error?.kind == "contentType", "validate() checks Accept on a download too")
+        let json = await downloadResponse {
+            session.download(fixture.url("/json")).validate(contentType: ["application/json"])
+                .responseURL(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(json?.error == nil)
+        // An empty file passes, as an empty body does.
+        let empty = await downloadResponse {
+            session.download(fixture.url("/empty")).validate(contentType: ["application/json"])
+                .responseURL(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(empty?.error == nil)
+        for url in [html?.fileURL, accepted?.fileURL, json?.fileURL, empty?.fileURL].compactMap({ $0 }) {
+            try? FileManager.default.removeItem(at: url)
+        }
+    }
+
     @Test func serializersReadTheFileInChainOrder() async throws {
         let fixture = try Fixture()
         let session = TestTransport.makeSession()

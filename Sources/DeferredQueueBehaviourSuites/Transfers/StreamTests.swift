@@ -114,7 +114,10 @@ struct StreamTests {
     /// Without back-pressure the whole body arrives while the reader sleeps
     /// (loopback moves it in well under a second) and waits in memory.
     private func pausedReader() async throws {
-        let length: Int64 = Sanitizers.any ? 64 << 20 : 256 << 20
+        // On URLSession, which cannot hold back (below), the whole body waits
+        // in memory: a smaller one checks only that every chunk arrives.
+        let heldBack = TestTransport.name != "URLSession"
+        let length: Int64 = !heldBack ? 32 << 20 : Sanitizers.any ? 64 << 20 : 256 << 20
         let server = try LoopbackServer { _ in .generated(length: length, chunkSize: 256 << 10) }
         defer { server.shutdown() }
         let session = TestTransport.makeSession()
@@ -130,8 +133,9 @@ struct StreamTests {
             }
             #expect(total == length)
         }
-        print("resident memory growth streaming \(length >> 20) MiB to a paused reader (\(Sanitizers.description)): \(growth) MiB")
-        if !Sanitizers.any { #expect(growth <= TransferMemory.bound, "resident memory grew by \(growth) MiB") }
+        print("resident memory growth streaming \(length >> 20) MiB to a paused reader on \(TestTransport.name) (\(Sanitizers.description)): \(growth) MiB")
+        // URLSession on Linux cannot be held back for one reader (see streamingData()).
+        if heldBack, !Sanitizers.any { #expect(growth <= TransferMemory.bound, "resident memory grew by \(growth) MiB") }
     }
 
     @Test func aGibibyteStreamKeepsMemoryFlat() async throws {

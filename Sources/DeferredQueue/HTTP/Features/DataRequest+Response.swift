@@ -182,7 +182,7 @@ extension DataRequest {
     ) -> Self {
         let urlRequest = self.urlRequest
         let start = self.start
-        enqueueHandler { outcome in
+        enqueueHandler { [weak self] outcome in
             let response: DataResponse<Value>
             switch outcome {
             case .success(let raw):
@@ -191,10 +191,11 @@ extension DataRequest {
                     timing: ResponseTiming(start: start, end: raw.end)
                 )
             case .failure(let error):
-                // Cancelled (or, defensively, abandoned) before completion.
+                // Cancelled (or, defensively, abandoned) before completion:
+                // the request as last sent and the head, if one arrived.
                 let failure = HTTPError(unsettledOutcome: error)
                 response = DataResponse(
-                    request: urlRequest, response: nil, data: nil, result: .failure(failure),
+                    request: self?.request ?? urlRequest, response: self?.response, data: nil, result: .failure(failure),
                     timing: ResponseTiming(start: start, end: Date())
                 )
             }

@@ -101,7 +101,7 @@ extension DownloadRequest {
     ) -> Self {
         let urlRequest = self.urlRequest
         let start = self.start
-        enqueueHandler { outcome in
+        enqueueHandler { [weak self] outcome in
             let response: DownloadResponse<Value>
             switch outcome {
             case .success(let raw):
@@ -112,7 +112,7 @@ extension DownloadRequest {
             case .failure(let error):
                 let failure = HTTPError(unsettledOutcome: error)
                 response = DownloadResponse(
-                    request: urlRequest, response: nil, fileURL: nil, resumeData: nil,
+                    request: self?.request ?? urlRequest, response: self?.response, fileURL: nil, resumeData: nil,
                     result: .failure(failure), timing: ResponseTiming(start: start, end: Date())
                 )
             }

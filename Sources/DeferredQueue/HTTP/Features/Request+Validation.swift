@@ -19,11 +19,9 @@ extension Request {
     @discardableResult
     public func validate() -> Self {
         let accepted = Self.acceptableContentTypes(fromAccept: urlRequest?.value(forHTTPHeaderField: "Accept"))
-        return validate { request, response, data in
-            Self.check(statusCode: response.statusCode, in: 200..<300).flatMap {
-                accepted.isEmpty ? .success(()) : Self.check(contentTypeOf: response, data: data, in: accepted)
-            }
-        }
+        validate(statusCode: 200..<300)
+        if !accepted.isEmpty { addContentValidation { response, isEmpty in Self.check(contentTypeOf: response, isEmpty: isEmpty, in: accepted) } }
+        return self
     }
 
     /// Fails the handlers chained after it unless the status code is in
@@ -39,13 +37,14 @@ extension Request {
 
     /// Fails the handlers chained after it unless the response's MIME type
     /// matches one of `acceptableContentTypes` (`"application/json"`,
-    /// `"text/*"`, `"*/*"`). An empty body passes.
+    /// `"text/*"`, `"*/*"`). An empty body (or downloaded file) passes.
     ///
     /// - Parameter acceptableContentTypes: The acceptable MIME types.
     /// - Returns: The request, for chaining.
     @discardableResult
     public func validate(contentType acceptableContentTypes: [String]) -> Self {
-        validate { _, response, data in Self.check(contentTypeOf: response, data: data, in: acceptableContentTypes) }
+        addContentValidation { response, isEmpty in Self.check(contentTypeOf: response, isEmpty: isEmpty, in: acceptableContentTypes) }
+        return self
     }
 
     /// Fails the handlers chained after it when `check` returns a failure.
@@ -69,8 +68,8 @@ extension Request {
             : .failure(HTTPError.responseValidationFailed(reason: .unacceptableStatusCode(code: statusCode)))
     }
 
-    static func check(contentTypeOf response: HTTPURLResponse, data: Data?, in acceptable: [String]) -> Result<Void, any Error> {
-        if data?.isEmpty ?? true { return .success(()) }
+    static func check(contentTypeOf response: HTTPURLResponse, isEmpty: Bool, in acceptable: [String]) -> Result<Void, any Error> {
+        if isEmpty { return .success(()) }
         guard let header = response.value(forHTTPHeaderField: "Content-Type"),
               let mimeType = MIMEType(header)
         else {

@@ -348,10 +348,22 @@ public class Request: @unchecked Sendable {
             guard raw.error == nil, let response = raw.response,
                   case .failure(let error) = check(raw.request, response, raw.data)
             else { return raw }
-            var rejected = raw
-            rejected.error = error as? HTTPError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
-            return rejected
+            return Self.rejecting(raw, with: error)
         }
+    }
+
+    /// `raw` failed by a validator's `error`: an ``HTTPError`` as is, any other
+    /// as a custom validation failure.
+    static func rejecting(_ raw: RawResponse, with error: any Error) -> RawResponse {
+        var rejected = raw
+        rejected.error = error as? HTTPError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
+        return rejected
+    }
+
+    /// Adds a validator of the response head and whether the body is empty
+    /// (in memory here; a download judges its file).
+    func addContentValidation(_ check: @escaping @Sendable (HTTPURLResponse, _ isEmpty: Bool) -> Result<Void, any Error>) {
+        addValidation { _, response, data in check(response, data?.isEmpty ?? true) }
     }
 
     /// Chains a step that may replace the outcome seen by later handlers (validation).

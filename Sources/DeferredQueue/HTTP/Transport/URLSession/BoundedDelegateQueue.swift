@@ -16,11 +16,6 @@ import FoundationNetworking
 /// pushes back on the server instead and the queued chunks stay under
 /// `capacity` callbacks (libcurl's 16 KiB each).
 ///
-/// A callback can keep its slot past its return (``holdRunningSlot()``): a
-/// stream chunk that its reader has not taken yet keeps counting against
-/// `capacity`, so a slow reader holds URLSession back the same way, without
-/// ever blocking the delegate queue.
-///
 /// Callbacks must never wait for the work queue (``URLSessionAttemptTask``
 /// cancels from another queue for this reason). Should one do so anyway
 /// (corelibs creates and resumes tasks there synchronously), a wait ends after
@@ -31,17 +26,15 @@ import FoundationNetworking
 /// On Apple platforms URLSession has flow control of its own: this is a plain
 /// serial `OperationQueue` there.
 final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
-    // @unchecked: the state added here is `room`, a semaphore, `stalled`, an
-    // atomic (both thread-safe by themselves), `running`, behind its mutex,
-    // and a constant; OperationQueue guards its own state.
+    // @unchecked: the state added here is `room`, a semaphore, and `stalled`,
+    // an atomic (both thread-safe by themselves), and a constant;
+    // OperationQueue guards its own state.
 
     /// A free slot for one more queued callback.
     private let room: DispatchSemaphore
     /// A wait timed out and the delegate queue has not run a callback since.
     private let stalled = Atomic<Bool>(false)
     private let patience: DispatchTimeInterval
-    /// The slot of the callback running now, if it took one.
-    private let running = Mutex<Slot?>(nil)
 
     /// - Parameters:
     ///   - queue: The serial queue the callbacks run on.
@@ -60,15 +53,6 @@ final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
     /// Marks the queue the callbacks run on.
     private static let runsCallbacks = DispatchSpecificKey<ObjectIdentifier>()
 
-    /// Keeps the running callback's slot taken after the callback returns,
-    /// until the returned closure is called (or dropped). Call it only from a
-    /// callback; `nil` when the callback took no slot (or on Apple platforms).
-    func holdRunningSlot() -> (@Sendable () -> Void)? {
-        guard let slot = running.withLock({ $0.take() }) else { return nil }
-        slot.isHeld = true
-        return { slot.giveBack() }
-    }
-
     #if canImport(FoundationNetworking)
     override func addOperation(_ block: @escaping @Sendable () -> Void) {
         guard DispatchQueue.getSpecific(key: Self.runsCallbacks) != ObjectIdentifier(self),
@@ -86,10 +70,8 @@ final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
             // Read first: nearly always already clear, and a store would
             // write the shared line on every callback.
             if self.stalled.load(ordering: .relaxed) { self.stalled.store(false, ordering: .relaxed) }
-            self.running.withLock { $0 = slot }
             block()
-            self.running.withLock { $0 = nil }
-            if !slot.isHeld { slot.giveBack() }
+            slot.giveBack()
         }
     }
     #endif
@@ -97,18 +79,10 @@ final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
 
 /// One taken slot of a ``BoundedDelegateQueue``, given back once: when its
 /// callback has run (corelibs may keep a finished operation, and so its
-/// block, alive for a while), when whoever holds it past that says so, or
-/// when it is dropped.
+/// block, alive for a while), or when the callback is dropped unrun.
 private final class Slot: Sendable {
     private let room: DispatchSemaphore
     private let given = Atomic<Bool>(false)
-    private let held = Atomic<Bool>(false)
-
-    /// Kept past its callback (``BoundedDelegateQueue/holdRunningSlot()``).
-    var isHeld: Bool {
-        get { held.load(ordering: .relaxed) }
-        set { held.store(newValue, ordering: .relaxed) }
-    }
 
     init(_ room: DispatchSemaphore) {
         self.room = room

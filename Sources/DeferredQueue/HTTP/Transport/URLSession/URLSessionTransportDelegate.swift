@@ -143,12 +143,7 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        // A stream's chunk keeps its delegate-queue slot until its readers
-        // took it: a slow reader holds URLSession back.
-        guard handle.collects else {
-            let held = (session.delegateQueue as? BoundedDelegateQueue)?.holdRunningSlot()
-            return events.didReceive(data: data, handled: held)
-        }
+        guard handle.collects else { return events.didReceive(data: data, handled: nil) }
         guard let tooLarge = handle.collect(data) else { return }
         // Past the limit: stop the task, and report now. The task's own
         // completion can be seconds away (libcurl inflating the rest of a

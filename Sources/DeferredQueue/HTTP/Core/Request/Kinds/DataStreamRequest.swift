@@ -101,12 +101,13 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// last one and throws the request's ``HTTPError``. Cancelling the
     /// consuming `Task` (or ending the iteration early) cancels the request.
     ///
-    /// A reader that falls behind holds the transfer back: once about 1 MiB
-    /// waits for it, the transport reads no further until it catches up, so
-    /// memory stays flat however slow the loop. On URLSession that hold is the
-    /// session's delegate queue, which the session's other requests share:
-    /// they slow down too while the reader lags (AsyncHTTPClient holds back
-    /// this request alone).
+    /// A reader that falls behind holds the transfer back on a transport that
+    /// waits for each chunk to be handled (AsyncHTTPClient, `MockTransport`):
+    /// once about 1 MiB waits for the reader, the transport reads no further
+    /// until it catches up, so memory stays flat however slow the loop.
+    /// URLSession on Linux cannot be held back for one request (its work queue
+    /// is shared by every session of the process): there the chunks a slow
+    /// reader has not taken wait in memory.
     public func streamingData() -> AsyncThrowingStream<Data, any Error> {
         let buffer = StreamingDataBuffer()
         let reader = StreamReader(buffer: buffer, request: self)
@@ -121,14 +122,14 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// Registers `handler` for the chunks and enqueues its `.complete`.
     private func addStreamHandler(_ handler: StreamHandler) {
         let urlRequest = self.urlRequest
-        enqueueHandler({ outcome in
+        enqueueHandler({ [weak self] outcome in
             let completion: Completion
             switch outcome {
             case .success(let raw):
                 completion = Completion(request: raw.request, response: raw.response, error: raw.error)
             case .failure(let error):
                 let failure = HTTPError(unsettledOutcome: error)
-                completion = Completion(request: urlRequest, response: nil, error: failure)
+                completion = Completion(request: self?.request ?? urlRequest, response: self?.response, error: failure)
             }
             handler.queue.async { handler.handler(Stream(event: .complete(completion))) }
         }, beforeResuming: { state in

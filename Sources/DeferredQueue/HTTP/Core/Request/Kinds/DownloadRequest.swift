@@ -72,6 +72,16 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     /// Always `nil`: see the note on ``DownloadRequest``.
     public var resumeData: Data? { nil }
 
+    /// The body is the downloaded file: empty when there is none or it has no bytes.
+    override func addContentValidation(_ check: @escaping @Sendable (HTTPURLResponse, _ isEmpty: Bool) -> Result<Void, any Error>) {
+        appendStep { raw in
+            guard raw.error == nil, let response = raw.response else { return raw }
+            let size = raw.fileURL.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? NSNumber }
+            guard case .failure(let error) = check(response, (size?.int64Value ?? 0) == 0) else { return raw }
+            return Self.rejecting(raw, with: error)
+        }
+    }
+
     override func attempt(_ number: Int, didDownload bytes: Int64, of expected: Int64?) {
         let sessionLimit = session.maximumStreamedBodySize
         perform(mutableState.withLock(owner: self) {
