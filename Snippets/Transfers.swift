@@ -59,6 +59,17 @@ session.download(archiveURL, to: DownloadRequest.suggestedDownloadDestination(fo
 // snippet.hide
     .responseURL { _ in done.resume() }
     }
+    do {
+// snippet.show
+// snippet.asyncDownloads
+let file = try await session.download(archiveURL).validate().serializingDownloadedFileURL().value
+let manifest = try await session.download(archiveURL).serializingDownload(using: DataResponseSerializer()).value
+print(file.path, manifest.count)
+// snippet.end
+// snippet.hide
+    } catch {
+        print(error)
+    }
 }
 
 @MainActor func streams() async throws {

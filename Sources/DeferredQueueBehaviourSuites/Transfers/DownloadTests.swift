@@ -73,6 +73,48 @@ struct DownloadTests {
         }
     }
 
+    @Test func asyncBridgesReadTheDownloadedFile() async throws {
+        let fixture = try Fixture()
+        let session = TestTransport.makeSession()
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination: DownloadRequest.Destination = { _, _ in (directory.appendingPathComponent(UUID().uuidString), []) }
+
+        let file = try await session.download(fixture.url("/json"), to: destination).serializingDownloadedFileURL().value
+        #expect(file.deletingLastPathComponent().standardizedFileURL.path == directory.standardizedFileURL.path)
+        #expect(try Data(contentsOf: file) == Data(#"{"title":"hello","count":3,"tags":["a","b"]}"#.utf8))
+        #expect(try await session.download(fixture.url("/json"), to: destination).serializingJSON().value["title"] == "hello")
+        #expect(try await session.download(fixture.url("/text"), to: destination).serializingString().value == "héllo wörld")
+        #expect(try await session.download(fixture.url("/json"), to: destination).serializingData().value.count == 44)
+        let entry = try await session.download(fixture.url("/json"), to: destination).serializingDecodable(DownloadedEntry.self).value
+        #expect(entry == DownloadedEntry(title: "hello", count: 3))
+        let text = try await session.download(fixture.url("/text"), to: destination)
+            .serializingDownload(using: StringResponseSerializer()).value
+        #expect(text == "héllo wörld")
+
+        // Failures: rejected with the HTTPError, or inside the always-fulfilled response.
+        do {
+            _ = try await session.download(fixture.url("/status/500"), to: destination).validate().serializingDownloadedFileURL().value
+            Issue.record("a 500 must fail validation")
+        } catch let error as HTTPError {
+            #expect(error.kind == "status(500)")
+        }
+        let whole = try await session.download(fixture.url("/status/404"), to: destination).validate()
+            .serializingResponse(using: DataResponseSerializer()).value
+        #expect(whole.response?.statusCode == 404)
+        #expect(whole.error?.kind == "status(404)")
+    }
+
+    @Test func cancellingTheDeferredCancelsTheDownload() async throws {
+        let fixture = try Fixture()
+        let session = TestTransport.makeSession()
+        let download = session.download(fixture.url("/slow"))
+        let file = download.serializingDownloadedFileURL()
+        file.cancel()
+        #expect(await eventually { download.state == .cancelled })
+        #expect(await eventually { session.runningRequestCount == 0 })
+    }
+
     @Test func serializersReadTheFileInChainOrder() async throws {
         let fixture = try Fixture()
         let session = TestTransport.makeSession()
@@ -201,4 +243,10 @@ struct DownloadTests {
         print("resident memory growth downloading \(length >> 20) MiB (\(Sanitizers.description)): \(growth) MiB")
         if !Sanitizers.any { #expect(growth <= TransferMemory.bound, "resident memory grew by \(growth) MiB") }
     }
+}
+
+/// The `/json` route's fields, decoded from a downloaded file.
+struct DownloadedEntry: Decodable, Equatable, Sendable {
+    let title: String
+    let count: Int
 }

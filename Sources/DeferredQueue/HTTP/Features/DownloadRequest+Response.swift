@@ -19,13 +19,7 @@ extension DownloadRequest {
         queue: DispatchQueue = .main,
         completionHandler: @escaping @Sendable (DownloadResponse<URL>) -> Void
     ) -> Self {
-        deliver(on: queue, { raw in
-            if let error = raw.error { return .failure(error) }
-            guard let fileURL = raw.fileURL else {
-                return .failure(.downloadedFileMoveFailed(error: CocoaError(.fileNoSuchFile), source: nil, destination: nil))
-            }
-            return .success(fileURL)
-        }, completionHandler)
+        deliver(on: queue, Self.fileURL(of:), completionHandler)
     }
 
     /// Adds a handler whose value `responseSerializer` makes from the file's contents.
@@ -41,17 +35,29 @@ extension DownloadRequest {
         responseSerializer: Serializer,
         completionHandler: @escaping @Sendable (DownloadResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
-        deliver(on: queue, { raw in
-            var raw = raw
-            if raw.error == nil, let fileURL = raw.fileURL {
-                do {
-                    raw.data = try Data(contentsOf: fileURL)
-                } catch {
-                    raw.error = .downloadedFileMoveFailed(error: error, source: fileURL, destination: nil)
-                }
+        deliver(on: queue, { responseSerializer.result(for: Self.readingFile($0)) }, completionHandler)
+    }
+
+    /// `raw` with the file's contents as its body, for a serializer.
+    static func readingFile(_ raw: RawResponse) -> RawResponse {
+        var raw = raw
+        if raw.error == nil, let fileURL = raw.fileURL {
+            do {
+                raw.data = try Data(contentsOf: fileURL)
+            } catch {
+                raw.error = .downloadedFileMoveFailed(error: error, source: fileURL, destination: nil)
             }
-            return responseSerializer.result(for: raw)
-        }, completionHandler)
+        }
+        return raw
+    }
+
+    /// Where a finished download is, or the failure.
+    static func fileURL(of raw: RawResponse) -> Result<URL, HTTPError> {
+        if let error = raw.error { return .failure(error) }
+        guard let fileURL = raw.fileURL else {
+            return .failure(.downloadedFileMoveFailed(error: CocoaError(.fileNoSuchFile), source: nil, destination: nil))
+        }
+        return .success(fileURL)
     }
 
     /// Adds a handler that receives the file's contents as `Data`.
@@ -93,9 +99,10 @@ extension DownloadRequest {
         response(queue: queue, responseSerializer: DecodableResponseSerializer<T>(decoder: decoder), completionHandler: completionHandler)
     }
 
-    /// Enqueues one handler (see `DataRequest.deliverEveryOutcome`).
-    private func deliver<Value: Sendable>(
-        on queue: DispatchQueue,
+    /// Enqueues one handler (see `DataRequest.deliverEveryOutcome`), run on
+    /// `queue`, or on the request's queue when `nil`.
+    func deliver<Value: Sendable>(
+        on queue: DispatchQueue?,
         _ serialize: @escaping @Sendable (RawResponse) -> Result<Value, HTTPError>,
         _ handler: @escaping @Sendable (DownloadResponse<Value>) -> Void
     ) -> Self {
@@ -116,6 +123,7 @@ extension DownloadRequest {
                     result: .failure(failure), timing: ResponseTiming(start: start, end: Date())
                 )
             }
+            guard let queue else { return handler(response) }
             queue.async { handler(response) }
         }
         return self

@@ -1,0 +1,64 @@
+import Foundation
+
+// A download's bridges to `Deferred` (and so to async/await), as Alamofire's
+// `serializingDownload…` are to its `DownloadTask`:
+//
+//     let file = try await download(url).validate().serializingDownloadedFileURL().value
+//
+// The serializers read the finished file on the request's queue. Cancelling
+// the deferred — or the Task awaiting its `value` — cancels the download.
+
+extension DownloadRequest: SerializingRequest {
+    /// Where the finished download is, as a deferred rejected with the
+    /// ``HTTPError`` on failure.
+    ///
+    /// - Returns: A deferred fulfilled with the file's URL.
+    public func serializingDownloadedFileURL() -> Deferred<URL> {
+        let (deferred, resolver) = Deferred<URL>.pending()
+        resolver.onCancel { [weak self] in self?.cancel() }
+        _ = deliver(on: nil, Self.fileURL(of:)) { resolver.resolve($0.result.mapError { $0 }) }
+        return deferred
+    }
+
+    /// The value `serializer` makes from the file's contents, as a deferred
+    /// rejected with the ``HTTPError`` on failure (Alamofire's
+    /// `serializingDownload(using:)`).
+    ///
+    /// - Parameter serializer: Turns the response and the file's bytes into the value.
+    /// - Returns: A deferred fulfilled with the value.
+    public func serializingDownload<Serializer: ResponseSerializer>(
+        using serializer: Serializer
+    ) -> Deferred<Serializer.SerializedObject> {
+        serializing(serializer)
+    }
+
+    /// The value `serializer` makes from the file's contents, as a deferred
+    /// rejected with the ``HTTPError`` on failure.
+    ///
+    /// - Parameter serializer: Turns the response and the file's bytes into the value.
+    /// - Returns: A deferred fulfilled with the value.
+    public func serializing<Serializer: ResponseSerializer>(
+        _ serializer: Serializer
+    ) -> Deferred<Serializer.SerializedObject> {
+        let (deferred, resolver) = Deferred<Serializer.SerializedObject>.pending()
+        resolver.onCancel { [weak self] in self?.cancel() }
+        _ = deliver(on: nil, { serializer.result(for: Self.readingFile($0)) }) { resolver.resolve($0.result.mapError { $0 }) }
+        return deferred
+    }
+
+    /// The whole download response with its value made by `serializer`, as a
+    /// deferred that is always fulfilled: the failure is inside the response,
+    /// next to the status, headers, file and timing (Alamofire's
+    /// `DownloadTask.response`).
+    ///
+    /// - Parameter serializer: Turns the response and the file's bytes into the value.
+    /// - Returns: A deferred fulfilled with the response.
+    public func serializingResponse<Serializer: ResponseSerializer>(
+        using serializer: Serializer
+    ) -> Deferred<DownloadResponse<Serializer.SerializedObject>> {
+        let (deferred, resolver) = Deferred<DownloadResponse<Serializer.SerializedObject>>.pending()
+        resolver.onCancel { [weak self] in self?.cancel() }
+        _ = deliver(on: nil, { serializer.result(for: Self.readingFile($0)) }) { resolver.fulfill($0) }
+        return deferred
+    }
+}

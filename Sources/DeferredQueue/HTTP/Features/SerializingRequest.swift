@@ -1,0 +1,99 @@
+import Foundation
+
+/// A request whose response a ``ResponseSerializer`` turns into a value, as
+/// a ``Deferred``: ``DataRequest`` (its body) and ``DownloadRequest`` (its
+/// file's contents). The `serializing…` conveniences are written once, here.
+///
+/// ```swift
+/// let entry = try await request(url).validate().serializingDecodable(Entry.self).value
+/// ```
+///
+/// Serialization runs on the request's queue; the deferred is settled there.
+/// Cancelling the deferred — or the Task awaiting its `value` — cancels the
+/// request.
+public protocol SerializingRequest: Request {
+    /// The value `serializer` makes, as a deferred rejected with the
+    /// ``HTTPError`` on failure.
+    ///
+    /// - Parameter serializer: Turns the response into the value.
+    /// - Returns: A deferred fulfilled with the value.
+    func serializing<Serializer: ResponseSerializer>(_ serializer: Serializer) -> Deferred<Serializer.SerializedObject>
+}
+
+extension SerializingRequest {
+    /// The body (a download's file) as `Data`, as a deferred. See ``DataResponseSerializer``.
+    ///
+    /// - Parameters:
+    ///   - dataPreprocessor: Runs on the body first (default: unchanged).
+    ///   - emptyResponseCodes: Where an empty body is a success (default: 204, 205).
+    ///   - emptyRequestMethods: Where an empty body is a success (default: `HEAD`).
+    /// - Returns: A deferred fulfilled with the body or rejected with an ``HTTPError``.
+    public func serializingData(
+        dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
+        emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods
+    ) -> Deferred<Data> {
+        serializing(DataResponseSerializer(
+            dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        ))
+    }
+
+    /// The body (a download's file) as text, as a deferred. See ``StringResponseSerializer``.
+    ///
+    /// - Parameters:
+    ///   - dataPreprocessor: Runs on the body first (default: unchanged).
+    ///   - encoding: Overrides the response's charset.
+    ///   - emptyResponseCodes: Where an empty body is `""` (default: 204, 205).
+    ///   - emptyRequestMethods: Where an empty body is `""` (default: `HEAD`).
+    /// - Returns: A deferred fulfilled with the text or rejected with an ``HTTPError``.
+    public func serializingString(
+        dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
+        encoding: String.Encoding? = nil,
+        emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods
+    ) -> Deferred<String> {
+        serializing(StringResponseSerializer(
+            dataPreprocessor: dataPreprocessor, encoding: encoding,
+            emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        ))
+    }
+
+    /// The body (a download's file) as ``JSON``, as a deferred. See ``JSONResponseSerializer``.
+    ///
+    /// - Parameters:
+    ///   - dataPreprocessor: Runs on the body first (default: unchanged).
+    ///   - emptyResponseCodes: Where an empty body is ``JSON/null`` (default: 204, 205).
+    ///   - emptyRequestMethods: Where an empty body is ``JSON/null`` (default: `HEAD`).
+    /// - Returns: A deferred fulfilled with the JSON or rejected with an ``HTTPError``.
+    public func serializingJSON(
+        dataPreprocessor: any DataPreprocessor = JSONResponseSerializer.defaultDataPreprocessor,
+        emptyResponseCodes: Set<Int> = JSONResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = JSONResponseSerializer.defaultEmptyRequestMethods
+    ) -> Deferred<JSON> {
+        serializing(JSONResponseSerializer(
+            dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        ))
+    }
+
+    /// The body (a download's file) decoded as `T`, as a deferred. See ``DecodableResponseSerializer``.
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - dataPreprocessor: Runs on the body first (default: unchanged).
+    ///   - decoder: Decodes the body (default: a new `JSONDecoder`).
+    ///   - emptyResponseCodes: Where an empty body is allowed (default: 204, 205).
+    ///   - emptyRequestMethods: Where an empty body is allowed (default: `HEAD`).
+    /// - Returns: A deferred fulfilled with the value or rejected with an ``HTTPError``.
+    public func serializingDecodable<T: Decodable & Sendable>(
+        _ type: T.Type = T.self,
+        dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
+        decoder: any DataDecoder = JSONDecoder(),
+        emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<T>.defaultEmptyRequestMethods
+    ) -> Deferred<T> {
+        serializing(DecodableResponseSerializer<T>(
+            dataPreprocessor: dataPreprocessor, decoder: decoder,
+            emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        ))
+    }
+}
