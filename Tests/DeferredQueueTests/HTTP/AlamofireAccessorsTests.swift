@@ -1,0 +1,105 @@
+import DeferredQueue
+import DeferredQueueTesting
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// Alamofire's static accessors and header helpers, under its names.
+@Suite("Alamofire accessors: .json, .urlEncodedForm, .data, .googleXSSI, HTTPHeaders.default")
+struct AlamofireAccessorsTests {
+    private struct Login: Encodable, Sendable {
+        let user: String
+        let remember: Bool
+    }
+
+    private struct Entry: Decodable, Equatable, Sendable {
+        let title: String
+    }
+
+    private let transport = MockTransport { request in
+        switch request.url?.path {
+        case "/xssi": return .json(")]}',\n" + #"{"title":"hello"}"#)
+        default: return .json(#"{"title":"hello"}"#)
+        }
+    }
+
+    @Test func parameterEncodersByName() async throws {
+        let session = Session(transport: transport)
+        let login = Login(user: "ann", remember: true)
+        _ = try await session.request("http://api.invalid/json", method: .post, parameters: login, encoder: .json).serializingData().value
+        _ = try await session.request("http://api.invalid/form", method: .post, parameters: login, encoder: .urlEncodedForm).serializingData().value
+        _ = try await session.request(
+            "http://api.invalid/query", method: .post, parameters: login, encoder: .urlEncodedForm(destination: .queryString)
+        ).serializingData().value
+        let sorted = JSONEncoder()
+        sorted.outputFormatting = .sortedKeys
+        _ = try await session.request("http://api.invalid/sorted", method: .post, parameters: login, encoder: .json(encoder: sorted))
+            .serializingData().value
+        let requests = transport.requests
+        try #require(requests.count == 4)
+        #expect(requests[0].value(forHTTPHeaderField: "Content-Type") == "application/json")
+        let body = try JSONDecoder().decode([String: AnyCodableScalar].self, from: requests[0].httpBody ?? Data())
+        #expect(body == ["user": .string("ann"), "remember": .bool(true)])
+        #expect(requests[1].httpBody.map { String(decoding: $0, as: UTF8.self) } == "remember=1&user=ann")
+        #expect(requests[2].url?.query == "remember=1&user=ann")
+        #expect(requests[2].httpBody == nil)
+        #expect(requests[3].httpBody.map { String(decoding: $0, as: UTF8.self) } == #"{"remember":true,"user":"ann"}"#)
+    }
+
+    @Test func serializersAndPreprocessorsByName() async throws {
+        let session = Session(transport: transport)
+        let data = try await session.request("http://api.invalid/").serializingResponse(using: .data).value
+        #expect(data.value == Data(#"{"title":"hello"}"#.utf8))
+        let text = try await session.request("http://api.invalid/").serializingResponse(using: .string).value
+        #expect(text.value == #"{"title":"hello"}"#)
+        let json = try await session.request("http://api.invalid/").serializingResponse(using: .json).value
+        #expect(json.value?["title"] == "hello")
+        let entry = try await session.request("http://api.invalid/").serializingResponse(using: .decodable(of: Entry.self)).value
+        #expect(entry.value == Entry(title: "hello"))
+        let guarded = try await session.request("http://api.invalid/xssi").serializing(
+            DecodableResponseSerializer<Entry>(dataPreprocessor: .googleXSSI)
+        ).value
+        #expect(guarded == Entry(title: "hello"))
+        let raw = try await session.request("http://api.invalid/xssi").serializing(
+            DataResponseSerializer(dataPreprocessor: .passthrough)
+        ).value
+        #expect(String(decoding: raw, as: UTF8.self).hasPrefix(")]}'"))
+    }
+
+    @Test func defaultHeadersAreWhatTheSessionSends() async throws {
+        #expect(HTTPHeaders.default.map(\.name) == ["Accept-Encoding", "Accept-Language", "User-Agent"])
+        #expect(HTTPHeader.defaultAcceptEncoding.value == "gzip, deflate")
+        let session = Session(transport: transport)
+        _ = try await session.request("http://api.invalid/").serializingData().value
+        let sent = try #require(transport.requests.first)
+        #expect(sent.value(forHTTPHeaderField: "User-Agent") == HTTPHeader.defaultUserAgent.value)
+        #expect(sent.value(forHTTPHeaderField: "Accept-Language") == HTTPHeader.defaultAcceptLanguage.value)
+        #expect(HTTPHeader.defaultUserAgent.value.contains("DeferredQueue/\(DeferredQueueInfo.version)"))
+    }
+
+    @Test func sortingOrdersByNameIgnoringCaseAndKeepsRepeatedFieldsInOrder() {
+        var headers: HTTPHeaders = [
+            HTTPHeader(name: "x-b", value: "1"), HTTPHeader(name: "Accept", value: "a"),
+            HTTPHeader(name: "X-B", value: "2"), HTTPHeader(name: "content-type", value: "c"),
+        ]
+        let sorted = headers.sorted()
+        #expect(sorted.map(\.name) == ["Accept", "content-type", "x-b", "X-B"])
+        #expect(sorted.values(for: "x-b") == ["1", "2"])
+        #expect(headers.map(\.name) == ["x-b", "Accept", "X-B", "content-type"], "sorted() leaves the original alone")
+        headers.sort()
+        #expect(headers == sorted)
+    }
+}
+
+/// A JSON string or boolean, to compare an encoded body.
+private enum AnyCodableScalar: Decodable, Equatable {
+    case string(String)
+    case bool(Bool)
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let flag = try? container.decode(Bool.self) { self = .bool(flag) } else { self = .string(try container.decode(String.self)) }
+    }
+}
