@@ -90,7 +90,7 @@ extension Deferred {
     ) -> Deferred<Value> {
         let (result, resolver) = Deferred.pending()
         let backoff = RetryBackoff(delay: delay, factor: backoff, maximum: maximumDelay)
-        Retrier(
+        RetryLoop(
             resolver: resolver, attempts: max(1, attempts), backoff: backoff,
             shouldRetry: shouldRetry, wait: wait, make: make
         ).start()

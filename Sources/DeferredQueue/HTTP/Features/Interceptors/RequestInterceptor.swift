@@ -84,9 +84,31 @@ public struct Interceptor: RequestInterceptor {
     /// - Parameters:
     ///   - adapters: The adapters, in the order they run.
     ///   - retriers: The retriers, in the order they are asked.
-    public init(adapters: [any RequestAdapter] = [], retriers: [any RequestRetrier] = []) {
-        self.adapters = adapters
-        self.retriers = retriers
+    ///   - interceptors: Each adapts after `adapters` and is asked after
+    ///     `retriers`, in order.
+    public init(
+        adapters: [any RequestAdapter] = [], retriers: [any RequestRetrier] = [], interceptors: [any RequestInterceptor] = []
+    ) {
+        self.adapters = adapters + interceptors.map { $0 as any RequestAdapter }
+        self.retriers = retriers + interceptors.map { $0 as any RequestRetrier }
+    }
+
+    /// Creates an interceptor of one adapter and one retrier.
+    ///
+    /// - Parameters:
+    ///   - adapter: Adapts every request.
+    ///   - retrier: Decides every failed attempt.
+    public init(adapter: any RequestAdapter, retrier: any RequestRetrier) {
+        self.init(adapters: [adapter], retriers: [retrier])
+    }
+
+    /// Creates an interceptor of two closures, in Alamofire's completion-handler shape.
+    ///
+    /// - Parameters:
+    ///   - adaptHandler: Adapts every request (see ``Adapter``).
+    ///   - retryHandler: Decides every failed attempt (see ``Retrier``).
+    public init(adaptHandler: @escaping AdaptHandler, retryHandler: @escaping RetryHandler) {
+        self.init(adapter: Adapter(adaptHandler), retrier: Retrier(retryHandler))
     }
 
     public func adapt(_ urlRequest: URLRequest, for session: Session) async throws -> URLRequest {

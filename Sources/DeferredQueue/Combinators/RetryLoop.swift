@@ -6,7 +6,7 @@ import Synchronization
 /// Holds the resolver, so the result is abandoned if the loop is dropped,
 /// and the attempt in flight or the wait in progress, so cancelling the
 /// result reaches it.
-final class Retrier<Value: Sendable>: Sendable {
+final class RetryLoop<Value: Sendable>: Sendable {
     private struct Progress {
         var attemptsLeft: Int
         var backoff: RetryBackoff
