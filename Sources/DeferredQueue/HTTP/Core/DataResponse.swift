@@ -87,6 +87,18 @@ public struct DataResponse<Value: Sendable>: Sendable {
     public func mapError(_ transform: (HTTPError) -> HTTPError) -> DataResponse<Value> {
         DataResponse(request: request, response: response, data: data, result: result.mapError(transform), timing: timing)
     }
+
+    /// The same response with its success value transformed by a step that
+    /// can throw; failures pass through. A thrown ``HTTPError`` is the new
+    /// failure as it is; any other error becomes
+    /// ``HTTPError/SerializationFailureReason/customSerializationFailed(error:)``
+    /// (Alamofire's `tryMap` widens the failure to `any Error` instead).
+    ///
+    /// - Parameter transform: Turns the value into another, or throws.
+    /// - Returns: A response with the new result.
+    public func tryMap<NewValue: Sendable>(_ transform: (Value) throws -> NewValue) -> DataResponse<NewValue> {
+        flatMap { value in Result { try transform(value) }.mapError(HTTPError.init(serializationStep:)) }
+    }
 }
 
 extension DataResponse: CustomStringConvertible, CustomDebugStringConvertible {

@@ -40,6 +40,38 @@ public struct DownloadResponse<Value: Sendable>: Sendable {
         self.timing = timing
     }
 
+    /// The same response with its success value transformed; failures pass through.
+    ///
+    /// - Parameter transform: Turns the value into another.
+    /// - Returns: A response with the transformed result and the same request,
+    ///   response, file and timing.
+    public func map<NewValue: Sendable>(_ transform: (Value) -> NewValue) -> DownloadResponse<NewValue> {
+        with(result.map(transform))
+    }
+
+    /// The same response with its success value transformed by a step that can
+    /// throw, as ``DataResponse/tryMap(_:)`` does.
+    ///
+    /// - Parameter transform: Turns the value into another, or throws.
+    /// - Returns: A response with the new result.
+    public func tryMap<NewValue: Sendable>(_ transform: (Value) throws -> NewValue) -> DownloadResponse<NewValue> {
+        with(result.flatMap { value in Result { try transform(value) }.mapError(HTTPError.init(serializationStep:)) })
+    }
+
+    /// The same response with its error transformed; successes pass through.
+    ///
+    /// - Parameter transform: Turns the error into another.
+    /// - Returns: A response with the new result.
+    public func mapError(_ transform: (HTTPError) -> HTTPError) -> DownloadResponse<Value> {
+        with(result.mapError(transform))
+    }
+
+    private func with<NewValue: Sendable>(_ result: Result<NewValue, HTTPError>) -> DownloadResponse<NewValue> {
+        DownloadResponse<NewValue>(
+            request: request, response: response, fileURL: fileURL, resumeData: resumeData, result: result, timing: timing
+        )
+    }
+
     /// The value on success, otherwise `nil`.
     public var value: Value? {
         try? result.get()

@@ -293,6 +293,12 @@ extension HTTPError: LocalizedError {
 extension HTTPError {
     /// What a handler receives when the request's outcome never arrived:
     /// ``cancelled`` for a cancelled request, otherwise (defensively) ``abandoned``.
+    /// A transform's thrown error: an ``HTTPError`` as it is, any other as a
+    /// custom serialization failure.
+    init(serializationStep error: any Error) {
+        self = error as? HTTPError ?? .responseSerializationFailed(reason: .customSerializationFailed(error: error))
+    }
+
     init(unsettledOutcome error: any Error) {
         self = (error as? DeferredError)?.isCancelled == true ? .cancelled : .abandoned
     }

@@ -17,6 +17,25 @@ extension Request {
     ///
     /// - Returns: The `curl` command line.
     public func cURLDescription() -> String {
+        cURLCommand()
+    }
+
+    /// Hands ``cURLDescription()`` to `handler`, on `queue`, as Alamofire's
+    /// `cURLDescription(on:calling:)` does (the request is built when it is
+    /// created, so the command is ready at once).
+    ///
+    /// - Parameters:
+    ///   - queue: Where `handler` runs (default `.main`).
+    ///   - handler: Receives the command line.
+    /// - Returns: The request, for chaining.
+    @discardableResult
+    public func cURLDescription(on queue: DispatchQueue = .main, calling handler: @escaping @Sendable (String) -> Void) -> Self {
+        let command = cURLCommand()
+        queue.async { handler(command) }
+        return self
+    }
+
+    private func cURLCommand() -> String {
         guard let urlRequest, let url = urlRequest.url else {
             return "$ curl # the request has no valid URL"
         }

@@ -32,3 +32,14 @@ public enum RequestState: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+extension Request {
+    /// Whether the request is ``RequestState/initialized`` (Alamofire's spelling).
+    public var isInitialized: Bool { state == .initialized }
+    /// Whether the request is ``RequestState/resumed``.
+    public var isResumed: Bool { state == .resumed }
+    /// Whether the request is ``RequestState/cancelled``.
+    public var isCancelled: Bool { state == .cancelled }
+    /// Whether the request is ``RequestState/finished``.
+    public var isFinished: Bool { state == .finished }
+}

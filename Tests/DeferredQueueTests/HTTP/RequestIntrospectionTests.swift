@@ -1,0 +1,85 @@
+import DeferredQueue
+import DeferredQueueTesting
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TestSupport
+import Testing
+
+/// Alamofire's request introspection and response transforms, under its names.
+@Suite("Introspection: isInitialized…isFinished, cURLDescription(calling:), tryMap")
+struct RequestIntrospectionTests {
+    private let transport = MockTransport { request in
+        request.url?.path == "/never" ? .silence : .json(#"{"count":3}"#)
+    }
+
+    @Test func stateFlagsFollowTheLifecycle() async throws {
+        let session = Session(transport: transport)
+        let request = session.request("http://api.invalid/")
+        #expect(request.isInitialized && !request.isResumed && !request.isFinished && !request.isCancelled)
+        _ = try await request.serializingData().value
+        #expect(request.isFinished && !request.isInitialized && !request.isResumed && !request.isCancelled)
+
+        let hanging = session.request("http://api.invalid/never")
+        hanging.resume()
+        #expect(await eventually { hanging.isResumed })
+        hanging.cancel()
+        #expect(hanging.isCancelled && !hanging.isFinished && !hanging.isResumed)
+    }
+
+    @Test func cURLDescriptionCallsItsHandlerOnTheQueue() async throws {
+        let session = Session(transport: transport)
+        let queue = DispatchQueue(label: "curl")
+        let key = DispatchSpecificKey<Bool>()
+        queue.setSpecific(key: key, value: true)
+        let seen = Recorder<(String, Bool)>()
+        let done = Latch()
+        let request = session.request("http://api.invalid/items", method: .post)
+        request.cURLDescription(on: queue) { command in
+            seen.append((command, DispatchQueue.getSpecific(key: key) == true))
+            done.arrive()
+        }
+        #expect(await done.wait())
+        let (command, onQueue) = try #require(seen.events.first)
+        #expect(command == request.cURLDescription())
+        #expect(command.contains("-X POST") && command.contains("http://api.invalid/items"))
+        #expect(onQueue)
+    }
+
+    @Test func tryMapKeepsAnHTTPErrorAndWrapsAnyOther() async throws {
+        let session = Session(transport: transport)
+        let response = try await session.request("http://api.invalid/").serializingResponse(using: .json).value
+        let count = response.tryMap { json -> Int in
+            guard let count = json["count"].int else { throw TestError(1) }
+            return count
+        }
+        #expect(count.value == 3)
+        #expect(count.response?.statusCode == 200)
+        let wrapped = response.tryMap { _ -> Int in throw TestError(2) }
+        guard case .responseSerializationFailed(.customSerializationFailed(let inner))? = wrapped.error else {
+            Issue.record("got \(String(describing: wrapped.error))")
+            return
+        }
+        #expect(inner as? TestError == TestError(2))
+        let kept = response.tryMap { _ -> Int in throw HTTPError.cancelled }
+        #expect(kept.error?.isCancelled == true)
+    }
+
+    @Test func downloadResponsesMapAsDataResponsesDo() {
+        let file = URL(fileURLWithPath: "/tmp/x")
+        let response = DownloadResponse<Int>(
+            request: nil, response: nil, fileURL: file, resumeData: nil, result: .success(2),
+            timing: ResponseTiming(start: Date(), end: Date())
+        )
+        #expect(response.map { $0 * 2 }.value == 4)
+        #expect(response.map { $0 * 2 }.fileURL == file)
+        #expect(response.tryMap { _ -> Int in throw TestError(3) }.error != nil)
+        let failed = DownloadResponse<Int>(
+            request: nil, response: nil, fileURL: nil, resumeData: nil, result: .failure(.cancelled),
+            timing: ResponseTiming(start: Date(), end: Date())
+        )
+        #expect(failed.mapError { _ in .abandoned }.error?.isCancelled == false)
+        #expect(failed.map { $0 + 1 }.error?.isCancelled == true)
+    }
+}
