@@ -173,35 +173,19 @@ extension DataRequest {
     /// `RawResponse.error` (the ``ResponseSerializer`` contract). A cancelled or
     /// abandoned request skips `serialize`.
     ///
-    /// The block captures only small values, never the request, so a running
-    /// request's lifetime stays the session's business.
     func deliverEveryOutcome<Value: Sendable>(
         on queue: DispatchQueue?,
         _ serialize: @escaping @Sendable (RawResponse) -> Result<Value, HTTPError>,
         _ handler: @escaping @Sendable (DataResponse<Value>) -> Void
     ) -> Self {
-        let urlRequest = self.urlRequest
         let start = self.start
-        enqueueHandler { [weak self] outcome in
-            let response: DataResponse<Value>
-            switch outcome {
-            case .success(let raw):
-                response = DataResponse(
-                    request: raw.request, response: raw.response, data: raw.data, result: serialize(raw),
-                    timing: ResponseTiming(start: start, end: raw.end)
-                )
-            case .failure(let error):
-                // Cancelled (or, defensively, abandoned) before completion:
-                // the request as last sent and the head, if one arrived.
-                let failure = HTTPError(unsettledOutcome: error)
-                response = DataResponse(
-                    request: self?.request ?? urlRequest, response: self?.response, data: nil, result: .failure(failure),
-                    timing: ResponseTiming(start: start, end: Date())
-                )
-            }
-            guard let queue else { return handler(response) }
-            queue.async { handler(response) }
-        }
+        enqueueOutcome(on: queue, { raw, settled in
+            DataResponse(
+                request: raw.request, response: raw.response, data: raw.data,
+                result: settled ? serialize(raw) : .failure(raw.error ?? .abandoned),
+                timing: ResponseTiming(start: start, end: raw.end)
+            )
+        }, handler)
         return self
     }
 }

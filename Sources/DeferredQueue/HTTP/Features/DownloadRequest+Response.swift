@@ -106,26 +106,14 @@ extension DownloadRequest {
         _ serialize: @escaping @Sendable (RawResponse) -> Result<Value, HTTPError>,
         _ handler: @escaping @Sendable (DownloadResponse<Value>) -> Void
     ) -> Self {
-        let urlRequest = self.urlRequest
         let start = self.start
-        enqueueHandler { [weak self] outcome in
-            let response: DownloadResponse<Value>
-            switch outcome {
-            case .success(let raw):
-                response = DownloadResponse(
-                    request: raw.request, response: raw.response, fileURL: raw.fileURL, resumeData: nil,
-                    result: serialize(raw), timing: ResponseTiming(start: start, end: raw.end)
-                )
-            case .failure(let error):
-                let failure = HTTPError(unsettledOutcome: error)
-                response = DownloadResponse(
-                    request: self?.request ?? urlRequest, response: self?.response, fileURL: nil, resumeData: nil,
-                    result: .failure(failure), timing: ResponseTiming(start: start, end: Date())
-                )
-            }
-            guard let queue else { return handler(response) }
-            queue.async { handler(response) }
-        }
+        enqueueOutcome(on: queue, { raw, settled in
+            DownloadResponse(
+                request: raw.request, response: raw.response, fileURL: raw.fileURL, resumeData: nil,
+                result: settled ? serialize(raw) : .failure(raw.error ?? .abandoned),
+                timing: ResponseTiming(start: start, end: raw.end)
+            )
+        }, handler)
         return self
     }
 }
