@@ -23,26 +23,6 @@ extension RequestRetrier where Self == Retrier {
     }
 }
 
-extension RequestInterceptor where Self == Adapter {
-    /// An ``Adapter`` from `closure`, where an interceptor is expected.
-    ///
-    /// - Parameter closure: Adapts each request, calling its completion once.
-    /// - Returns: The adapter.
-    public static func adapter(using closure: @escaping AdaptHandler) -> Adapter {
-        Adapter(closure)
-    }
-}
-
-extension RequestInterceptor where Self == Retrier {
-    /// A ``Retrier`` from `closure`, where an interceptor is expected.
-    ///
-    /// - Parameter closure: Decides each failed attempt, calling its completion once.
-    /// - Returns: The retrier.
-    public static func retrier(using closure: @escaping RetryHandler) -> Retrier {
-        Retrier(closure)
-    }
-}
-
 extension RequestInterceptor where Self == Interceptor {
     /// An ``Interceptor`` of two closures.
     ///
