@@ -28,6 +28,21 @@ struct RequestIntrospectionTests {
         #expect(hanging.isCancelled && !hanging.isFinished && !hanging.isResumed)
     }
 
+    @Test func cancelAllRequestsCompletesOnTheQueueOnceEveryRequestIsCancelled() async throws {
+        let session = Session(transport: transport)
+        let requests = (0..<3).map { _ in session.request("http://api.invalid/never") }
+        for request in requests { request.resume() }
+        #expect(await eventually { requests.allSatisfy(\.isResumed) })
+        let states = Recorder<[RequestState]>()
+        let done = Latch()
+        session.cancelAllRequests(completingOnQueue: DispatchQueue(label: "cancel-all")) {
+            states.append(requests.map(\.state))
+            done.arrive()
+        }
+        #expect(await done.wait())
+        #expect(states.events == [[.cancelled, .cancelled, .cancelled]])
+    }
+
     @Test func cURLDescriptionCallsItsHandlerOnTheQueue() async throws {
         let session = Session(transport: transport)
         let queue = DispatchQueue(label: "curl")

@@ -180,9 +180,17 @@ public final class Session: Sendable {
         transport.shutdown()
     }
 
-    /// Cancels every running request of this session.
-    public func cancelAllRequests() {
+    /// Cancels every running request of this session, then calls
+    /// `completion` on `queue` (Alamofire's signature): by then every one of
+    /// them is cancelled, and its handlers are on their way with
+    /// ``HTTPError/cancelled``.
+    ///
+    /// - Parameters:
+    ///   - queue: Where `completion` runs (default `.main`).
+    ///   - completion: Called once every request was cancelled.
+    public func cancelAllRequests(completingOnQueue queue: DispatchQueue = .main, completion: (@Sendable () -> Void)? = nil) {
         for request in registry.all { request.cancel() }
+        if let completion { queue.async(execute: completion) }
     }
 
     /// The cookie store for a URLSession configuration: none when cookies
