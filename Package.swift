@@ -46,7 +46,7 @@ let package = Package(
                 "DeferredQueue", "DeferredQueueTesting", "DeferredQueueBehaviourSuites", "TestSupport", "LoopbackServer", "LockSupport",
             ]
         ),
-        .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer", "DeferredQueueTesting"]),
+        .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer", "DeferredQueueTesting", "TestSupport"]),
         .testTarget(name: "HTTPDemoTests", dependencies: ["HTTPDemo", "LoopbackServer", "DeferredQueueTesting"]),
     ],
     swiftLanguageModes: [.v6]

@@ -4,6 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import LoopbackServer
+import TestSupport
 import Testing
 
 /// ``Reply/gzip(status:headers:decodedLength:content:chunked:chunkSize:interval:)``:
@@ -79,15 +80,10 @@ struct GzipReplyTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("loopback-\(UUID()).gz")
         try compressed.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let process = Process()
-        process.executableURL = tool
-        process.arguments = ["-dc", file.path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let decoded = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("loopback-\(UUID()).out")
+        defer { try? FileManager.default.removeItem(at: output) }
+        #expect(try runTool(tool, ["-dc", file.path], output: output) == 0)
+        let decoded = try Data(contentsOf: output)
         #expect(Int64(decoded.count) == length)
         #expect(GeneratedContent.pattern.firstMismatch(in: decoded, startingAt: 0) == nil)
     }
