@@ -5,7 +5,7 @@ import Testing
 
 @Suite("StreamingDataBuffer: a reader that falls behind holds the transport back")
 struct StreamingDataBufferTests {
-    private static let half = Data(count: StreamingDataBuffer.limit / 2)
+    private static var half: Data { Data(count: StreamingDataBuffer.limit / 2) }
 
     @Test func underTheLimitEveryChunkIsReleasedAtOnce() {
         let buffer = StreamingDataBuffer()

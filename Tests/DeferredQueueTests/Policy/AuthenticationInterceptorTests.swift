@@ -65,7 +65,7 @@ struct AuthenticationInterceptorTests {
         let auth = AuthenticationInterceptor(authenticator: tokens.authenticator(), credential: Token("old"))
         // While the request that carries "old" is being answered, the app
         // installs "new" (as if another request had refreshed it).
-        tokens.onRejected { auth.credential = Token("new") }
+        tokens.onRejected { [weak auth] in auth?.credential = Token("new") }
         let session = tokens.makeSession()
         let report = await probe(session.request(tokens.url("/resource"), interceptor: auth))
         #expect(report?.eachRanOnce == true)

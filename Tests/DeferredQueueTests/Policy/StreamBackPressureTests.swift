@@ -8,7 +8,7 @@ import Testing
 @Suite("streamingData(): a slow reader holds the transport back, on a transport that waits")
 struct StreamBackPressureTests {
     /// 32 chunks of 256 KiB: 8 MiB, eight times what may wait for a reader.
-    private static let chunks = (0..<32).map { Data(repeating: UInt8($0), count: 256 << 10) }
+    private static var chunks: [Data] { (0..<32).map { Data(repeating: UInt8($0), count: 256 << 10) } }
 
     @Test func aPausedReaderStopsTheTransferAndThenGetsEveryChunkInOrder() async throws {
         let transport = MockTransport { _ in .chunks(Self.chunks) }
