@@ -135,6 +135,7 @@ extension HTTPError {
         case .parameterEncodingFailed: return "parameterEncoding"
         case .multipartEncodingFailed: return "multipartEncoding"
         case .urlRequestValidationFailed: return "urlRequestValidation"
+        case .createURLRequestFailed: return "createURLRequest"
         }
     }
 }

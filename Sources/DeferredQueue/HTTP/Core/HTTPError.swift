@@ -47,6 +47,8 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
     /// The request as it would go on the wire breaks HTTP's syntax (a method or a header
     /// field that could smuggle a second request or a header); nothing was sent.
     case urlRequestValidationFailed(reason: URLRequestValidationFailureReason)
+    /// A ``URLRequestConvertible``'s `asURLRequest()` threw; nothing was sent.
+    case createURLRequestFailed(error: any Error)
 
     /// Why a `validate(…)` step rejected a response.
     public enum ValidationFailureReason: Sendable, CustomStringConvertible {
@@ -197,6 +199,8 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
             return reason.description
         case .urlRequestValidationFailed(let reason):
             return reason.description
+        case .createURLRequestFailed(let error):
+            return "The request could not be built, so nothing was sent: its URLRequestConvertible threw \(error)."
         }
     }
 

@@ -77,20 +77,36 @@ extension Session {
         }
     }
 
-    /// Creates a request from a prepared `URLRequest`; the first handler starts it.
+    /// Creates a request from a prepared `URLRequest` or a
+    /// ``URLRequestConvertible`` (a router); the first handler starts it.
     ///
     /// Its `timeoutInterval` is the idle timeout. A request whose URL is
-    /// missing or not `http`/`https` with a host gets ``HTTPError/invalidURL(_:)``.
+    /// missing or not `http`/`https` with a host gets ``HTTPError/invalidURL(_:)``;
+    /// a convertible that throws, ``HTTPError/createURLRequestFailed(error:)``.
     ///
     /// - Parameters:
-    ///   - urlRequest: The request to send.
+    ///   - convertible: The request to send, or what makes it.
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
     /// - Returns: The request, ready for handlers.
-    public func request(_ urlRequest: URLRequest, interceptor: (any RequestInterceptor)? = nil) -> DataRequest {
-        guard let url = urlRequest.url, url.isHTTPURLWithHost else {
-            return DataRequest(session: self, failedWith: .invalidURL(urlRequest.url?.absoluteString ?? "(no URL)"))
+    public func request(_ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil) -> DataRequest {
+        switch makeURLRequest(from: convertible) {
+        case .success(let urlRequest): DataRequest(session: self, urlRequest: urlRequest, interceptor: interceptor)
+        case .failure(let error): DataRequest(session: self, failedWith: error)
         }
-        return DataRequest(session: self, urlRequest: urlRequest, interceptor: interceptor)
+    }
+
+    /// The request `convertible` makes, with a URL a session sends to.
+    func makeURLRequest(from convertible: any URLRequestConvertible) -> Result<URLRequest, HTTPError> {
+        let urlRequest: URLRequest
+        do {
+            urlRequest = try convertible.asURLRequest()
+        } catch {
+            return .failure(error as? HTTPError ?? .createURLRequestFailed(error: error))
+        }
+        guard let url = urlRequest.url, url.isHTTPURLWithHost else {
+            return .failure(.invalidURL(urlRequest.url?.absoluteString ?? "(no URL)"))
+        }
+        return .success(urlRequest)
     }
 
     /// A `URLRequest` for `url` with the method, headers and idle timeout
@@ -166,12 +182,13 @@ public func request<Parameters: Encodable & Sendable>(
     )
 }
 
-/// Creates a request from a prepared `URLRequest` on ``Session/default``.
+/// Creates a request from a prepared `URLRequest` or a
+/// ``URLRequestConvertible`` on ``Session/default``.
 ///
 /// - Parameters:
-///   - urlRequest: The request to send.
+///   - convertible: The request to send, or what makes it.
 ///   - interceptor: Adapts and retries this request.
 /// - Returns: The request, ready for handlers.
-public func request(_ urlRequest: URLRequest, interceptor: (any RequestInterceptor)? = nil) -> DataRequest {
-    Session.default.request(urlRequest, interceptor: interceptor)
+public func request(_ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil) -> DataRequest {
+    Session.default.request(convertible, interceptor: interceptor)
 }

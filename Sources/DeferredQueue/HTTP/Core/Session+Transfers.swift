@@ -44,11 +44,15 @@ extension Session {
         _ fileURL: URL, to url: any URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders = [:],
         interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil
     ) -> UploadRequest {
-        var isDirectory: ObjCBool = false
-        guard fileURL.isFileURL, FileManager.default.fileExists(atPath: fileURL.path, isDirectory: &isDirectory),
-              !isDirectory.boolValue, FileManager.default.isReadableFile(atPath: fileURL.path)
-        else { return UploadRequest(session: self, failedWith: .uploadFileUnavailable(fileURL)) }
+        guard Self.isReadableFile(fileURL) else { return UploadRequest(session: self, failedWith: .uploadFileUnavailable(fileURL)) }
         return makeUpload(url, method: method, headers: headers, interceptor: interceptor, timeout: timeout) { _ in .file(fileURL) }
+    }
+
+    /// Whether `fileURL` is a readable regular file (not a directory).
+    static func isReadableFile(_ fileURL: URL) -> Bool {
+        var isDirectory: ObjCBool = false
+        return fileURL.isFileURL && FileManager.default.fileExists(atPath: fileURL.path, isDirectory: &isDirectory)
+            && !isDirectory.boolValue && FileManager.default.isReadableFile(atPath: fileURL.path)
     }
 
     /// Creates an upload of a `multipart/form-data` form; the first handler starts it.

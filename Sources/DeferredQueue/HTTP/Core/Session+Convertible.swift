@@ -1,0 +1,106 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// The transfer factories for a prepared `URLRequest` or a router
+// (``URLRequestConvertible``), under Alamofire's labels. `request(_:interceptor:)`
+// is beside the other data requests.
+
+extension Session {
+    /// Creates a download of the request `convertible` makes; the first handler starts it.
+    ///
+    /// - Parameters:
+    ///   - convertible: The request to send, or what makes it.
+    ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - destination: Where the file goes; `nil` for a unique file in the
+    ///     temporary directory (yours to move or delete).
+    /// - Returns: The request, ready for handlers.
+    public func download(
+        _ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
+        to destination: DownloadRequest.Destination? = nil
+    ) -> DownloadRequest {
+        switch makeURLRequest(from: convertible) {
+        case .success(let urlRequest): DownloadRequest(session: self, urlRequest: urlRequest, interceptor: interceptor, destination: destination)
+        case .failure(let error): DownloadRequest(session: self, failedWith: error)
+        }
+    }
+
+    /// Creates an upload of `data` with the request `convertible` makes; the first handler starts it.
+    ///
+    /// - Parameters:
+    ///   - data: The body.
+    ///   - convertible: The request to send, or what makes it.
+    ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    /// - Returns: The request, ready for handlers.
+    public func upload(
+        _ data: Data, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil
+    ) -> UploadRequest {
+        switch makeURLRequest(from: convertible) {
+        case .success(var urlRequest):
+            urlRequest.httpBody = data
+            return UploadRequest(session: self, urlRequest: urlRequest, uploadable: .data, interceptor: interceptor)
+        case .failure(let error):
+            return UploadRequest(session: self, failedWith: error)
+        }
+    }
+
+    /// Creates an upload of the file at `fileURL`, streamed from disk, with the
+    /// request `convertible` makes; the first handler starts it.
+    ///
+    /// - Parameters:
+    ///   - fileURL: A file URL.
+    ///   - convertible: The request to send, or what makes it.
+    ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    /// - Returns: The request, ready for handlers.
+    public func upload(
+        _ fileURL: URL, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil
+    ) -> UploadRequest {
+        guard Self.isReadableFile(fileURL) else { return UploadRequest(session: self, failedWith: .uploadFileUnavailable(fileURL)) }
+        switch makeURLRequest(from: convertible) {
+        case .success(let urlRequest):
+            return UploadRequest(session: self, urlRequest: urlRequest, uploadable: .file(fileURL), interceptor: interceptor)
+        case .failure(let error):
+            return UploadRequest(session: self, failedWith: error)
+        }
+    }
+
+    /// Creates a streaming request from the request `convertible` makes.
+    /// ``DataStreamRequest/responseStream(queue:stream:)`` starts it.
+    ///
+    /// - Parameters:
+    ///   - convertible: The request to send, or what makes it.
+    ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    /// - Returns: The request, ready for stream handlers.
+    public func streamRequest(
+        _ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil
+    ) -> DataStreamRequest {
+        switch makeURLRequest(from: convertible) {
+        case .success(let urlRequest): DataStreamRequest(session: self, urlRequest: urlRequest, interceptor: interceptor)
+        case .failure(let error): DataStreamRequest(session: self, failedWith: error)
+        }
+    }
+}
+
+/// Creates a download of the request `convertible` makes, on ``Session/default``.
+public func download(
+    _ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
+    to destination: DownloadRequest.Destination? = nil
+) -> DownloadRequest {
+    Session.default.download(convertible, interceptor: interceptor, to: destination)
+}
+
+/// Creates an upload of `data` with the request `convertible` makes, on ``Session/default``.
+public func upload(_ data: Data, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil) -> UploadRequest {
+    Session.default.upload(data, with: convertible, interceptor: interceptor)
+}
+
+/// Creates an upload of a file with the request `convertible` makes, on ``Session/default``.
+public func upload(_ fileURL: URL, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil) -> UploadRequest {
+    Session.default.upload(fileURL, with: convertible, interceptor: interceptor)
+}
+
+/// Creates a streaming request from the request `convertible` makes, on ``Session/default``.
+public func streamRequest(_ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil) -> DataStreamRequest {
+    Session.default.streamRequest(convertible, interceptor: interceptor)
+}
