@@ -43,6 +43,52 @@ struct RequestIntrospectionTests {
         #expect(states.events == [[.cancelled, .cancelled, .cancelled]])
     }
 
+    @Test func withAllRequestsSeesTheRunningRequestsAndOnlyThem() async throws {
+        let session = Session(transport: transport)
+        let running = (0..<2).map { _ in session.request("http://api.invalid/never") }
+        for request in running { request.resume() }
+        _ = try await session.request("http://api.invalid/").serializingData().value
+        #expect(await eventually { running.allSatisfy(\.isResumed) })
+        let seen = Recorder<Set<Request>>()
+        let done = Latch()
+        session.withAllRequests { requests in
+            seen.append(requests)
+            done.arrive()
+        }
+        #expect(await done.wait())
+        #expect(seen.events.first == Set(running))
+        session.cancelAllRequests()
+    }
+
+    @Test func onURLRequestCreationHandsOverTheBuiltRequest() async throws {
+        let session = Session(transport: transport)
+        let built = Recorder<URLRequest>()
+        let done = Latch()
+        session.request("http://api.invalid/items", method: .put, headers: ["X-Trace": "1"])
+            .onURLRequestCreation(on: DispatchQueue(label: "created")) { request in
+                built.append(request)
+                done.arrive()
+            }
+        #expect(await done.wait())
+        #expect(built.events.first?.httpMethod == "PUT")
+        #expect(built.events.first?.value(forHTTPHeaderField: "X-Trace") == "1")
+        let invalid = Counter()
+        let queue = DispatchQueue(label: "never")
+        session.request("not a url").onURLRequestCreation(on: queue) { _ in invalid.increment() }
+        let barrier = Latch()
+        queue.async { barrier.arrive() }
+        #expect(await barrier.wait())
+        #expect(invalid.count == 0, "a request that could not be built has no URLRequest to hand over")
+    }
+
+    @Test func aRequestEqualsOnlyItself() {
+        let session = Session(transport: transport)
+        let first = session.request("http://api.invalid/")
+        let second = session.request("http://api.invalid/")
+        #expect(first == first && first != second)
+        #expect(Set<Request>([first, first, second]).count == 2)
+    }
+
     @Test func cURLDescriptionCallsItsHandlerOnTheQueue() async throws {
         let session = Session(transport: transport)
         let queue = DispatchQueue(label: "curl")
