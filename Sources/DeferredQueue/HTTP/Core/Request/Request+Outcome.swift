@@ -18,10 +18,11 @@ extension Request {
     func enqueueOutcome<Response: Sendable>(
         on queue: DispatchQueue?,
         _ make: @escaping @Sendable (_ raw: RawResponse, _ settled: Bool) -> Response,
-        _ handler: @escaping @Sendable (Response) -> Void
+        _ handler: @escaping @Sendable (Response) -> Void,
+        beforeResuming register: ((inout RequestStateMachine) -> Void)? = nil
     ) {
         let urlRequest = self.urlRequest
-        enqueueHandler { [weak self] outcome in
+        enqueueHandler({ [weak self] outcome in
             let response: Response
             switch outcome {
             case .success(let raw):
@@ -35,6 +36,6 @@ extension Request {
             }
             guard let queue else { return handler(response) }
             queue.async { handler(response) }
-        }
+        }, beforeResuming: register)
     }
 }

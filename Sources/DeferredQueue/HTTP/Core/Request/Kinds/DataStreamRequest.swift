@@ -121,17 +121,10 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
 
     /// Registers `handler` for the chunks and enqueues its `.complete`.
     private func addStreamHandler(_ handler: StreamHandler) {
-        let urlRequest = self.urlRequest
-        enqueueHandler({ [weak self] outcome in
-            let completion: Completion
-            switch outcome {
-            case .success(let raw):
-                completion = Completion(request: raw.request, response: raw.response, error: raw.error)
-            case .failure(let error):
-                let failure = HTTPError(unsettledOutcome: error)
-                completion = Completion(request: self?.request ?? urlRequest, response: self?.response, error: failure)
-            }
-            handler.queue.async { handler.handler(Stream(event: .complete(completion))) }
+        enqueueOutcome(on: handler.queue, { raw, _ in
+            Completion(request: raw.request, response: raw.response, error: raw.error)
+        }, { completion in
+            handler.handler(Stream(event: .complete(completion)))
         }, beforeResuming: { state in
             state.addStreamHandler(handler)
         })
