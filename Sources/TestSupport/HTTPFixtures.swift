@@ -132,10 +132,29 @@ extension HTTPError {
         case .responseTooLarge: return "tooLarge"
         case .downloadedFileMoveFailed: return "moveFailed"
         case .uploadFileUnavailable: return "uploadFileUnavailable"
+        case .serverTrustEvaluationFailed(let reason): return "serverTrust(\(reason.kind))"
         case .parameterEncodingFailed: return "parameterEncoding"
         case .multipartEncodingFailed: return "multipartEncoding"
         case .urlRequestValidationFailed: return "urlRequestValidation"
         case .createURLRequestFailed: return "createURLRequest"
+        }
+    }
+}
+
+extension HTTPError.ServerTrustFailureReason {
+    /// The case's name, for comparisons in tests.
+    public var kind: String {
+        switch self {
+        case .noRequiredEvaluator: "noRequiredEvaluator"
+        case .noCertificatesFound: "noCertificatesFound"
+        case .noPublicKeysFound: "noPublicKeysFound"
+        case .defaultEvaluationFailed: "defaultEvaluationFailed"
+        case .hostValidationFailed: "hostValidationFailed"
+        case .revocationCheckFailed: "revocationCheckFailed"
+        case .certificatePinningFailed: "certificatePinningFailed"
+        case .publicKeyPinningFailed: "publicKeyPinningFailed"
+        case .customEvaluationFailed: "customEvaluationFailed"
+        case .transportCannotEvaluate: "transportCannotEvaluate"
         }
     }
 }

@@ -49,6 +49,10 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
     case urlRequestValidationFailed(reason: URLRequestValidationFailureReason)
     /// A ``URLRequestConvertible``'s `asURLRequest()` threw; nothing was sent.
     case createURLRequestFailed(error: any Error)
+    /// The server's TLS credentials were refused by the session's
+    /// ``ServerTrustManager`` (or could not be evaluated): nothing of the
+    /// request was sent.
+    case serverTrustEvaluationFailed(reason: ServerTrustFailureReason)
 
     /// Why a `validate(…)` step rejected a response.
     public enum ValidationFailureReason: Sendable, CustomStringConvertible {
@@ -201,6 +205,8 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
             return reason.description
         case .createURLRequestFailed(let error):
             return "The request could not be built, so nothing was sent: its URLRequestConvertible threw \(error)."
+        case .serverTrustEvaluationFailed(let reason):
+            return "Server trust evaluation failed, so nothing was sent: \(reason)."
         }
     }
 
@@ -249,6 +255,12 @@ extension HTTPError {
         }
     }
 
+    /// Whether the server's TLS credentials were refused (``serverTrustEvaluationFailed(reason:)``).
+    public var isServerTrustEvaluationError: Bool {
+        if case .serverTrustEvaluationFailed = self { return true }
+        return false
+    }
+
     /// Whether the request timed out (`URLError.timedOut`).
     public var isTimeout: Bool {
         urlError?.code == .timedOut
@@ -276,6 +288,7 @@ extension HTTPError {
         case .responseSerializationFailed(.customSerializationFailed(let error)): return error
         case .parameterEncodingFailed(let reason): return reason.underlyingError
         case .multipartEncodingFailed(let reason): return reason.underlyingError
+        case .serverTrustEvaluationFailed(.customEvaluationFailed(let error)): return error
         default: return nil
         }
     }

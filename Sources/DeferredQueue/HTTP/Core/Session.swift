@@ -55,6 +55,9 @@ public final class Session: Sendable {
     public let transport: any HTTPTransport
     /// Adapts and retries every request of the session (before the request's own).
     public let interceptor: (any RequestInterceptor)?
+    /// Which hosts' TLS credentials are evaluated, and how (`nil`: the
+    /// transport's default checks for every host).
+    public let serverTrustManager: ServerTrustManager?
     /// Decides redirects for requests that do not set their own.
     public let redirectHandler: Redirector
     /// Consulted after the retriers, before a failed attempt is delivered.
@@ -96,6 +99,8 @@ public final class Session: Sendable {
     ///     The default, ``URLSessionTransport/defaultConfiguration``, caches no
     ///     responses: unlike Alamofire's, it writes no disk cache under `$HOME`.
     ///   - interceptor: Adapts and retries every request.
+    ///   - serverTrustManager: Evaluates the TLS credentials of the hosts it
+    ///     names (``ServerTrustManager``); `nil`: the transport's default checks.
     ///   - redirectHandler: Decides redirects (default: follow).
     ///   - eventMonitors: Observe every request.
     ///   - retryPolicy: When to retry failed attempts; `nil` never retries.
@@ -105,6 +110,7 @@ public final class Session: Sendable {
     public convenience init(
         configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration,
         interceptor: (any RequestInterceptor)? = nil,
+        serverTrustManager: ServerTrustManager? = nil,
         redirectHandler: Redirector = .follow,
         eventMonitors: [any EventMonitor] = [],
         retryPolicy: RetryPolicy? = nil,
@@ -113,7 +119,7 @@ public final class Session: Sendable {
     ) {
         let transport = URLSessionTransport(configuration: configuration)
         self.init(
-            transport: transport, interceptor: interceptor, redirectHandler: redirectHandler,
+            transport: transport, interceptor: interceptor, serverTrustManager: serverTrustManager, redirectHandler: redirectHandler,
             eventMonitors: eventMonitors, retryPolicy: retryPolicy, maximumResponseBodySize: maximumResponseBodySize,
             maximumStreamedBodySize: maximumStreamedBodySize, resourceTimeout: configuration.timeoutIntervalForResource,
             cookieStore: Self.cookieStore(for: configuration),
@@ -126,6 +132,8 @@ public final class Session: Sendable {
     /// - Parameters:
     ///   - transport: What moves the bytes.
     ///   - interceptor: Adapts and retries every request.
+    ///   - serverTrustManager: Evaluates the TLS credentials of the hosts it
+    ///     names (``ServerTrustManager``); `nil`: the transport's default checks.
     ///   - redirectHandler: Decides redirects (default: follow).
     ///   - eventMonitors: Observe every request.
     ///   - retryPolicy: When to retry failed attempts; `nil` never retries.
@@ -137,6 +145,7 @@ public final class Session: Sendable {
     public convenience init(
         transport: any HTTPTransport,
         interceptor: (any RequestInterceptor)? = nil,
+        serverTrustManager: ServerTrustManager? = nil,
         redirectHandler: Redirector = .follow,
         eventMonitors: [any EventMonitor] = [],
         retryPolicy: RetryPolicy? = nil,
@@ -145,19 +154,21 @@ public final class Session: Sendable {
         resourceTimeout: Double? = 7 * 86_400
     ) {
         self.init(
-            transport: transport, interceptor: interceptor, redirectHandler: redirectHandler,
+            transport: transport, interceptor: interceptor, serverTrustManager: serverTrustManager, redirectHandler: redirectHandler,
             eventMonitors: eventMonitors, retryPolicy: retryPolicy, maximumResponseBodySize: maximumResponseBodySize,
             maximumStreamedBodySize: maximumStreamedBodySize, resourceTimeout: resourceTimeout, cookieStore: InMemoryCookieStore(), configuredHeaders: []
         )
     }
 
     private init(
-        transport: any HTTPTransport, interceptor: (any RequestInterceptor)?, redirectHandler: Redirector,
+        transport: any HTTPTransport, interceptor: (any RequestInterceptor)?, serverTrustManager: ServerTrustManager?,
+        redirectHandler: Redirector,
         eventMonitors: [any EventMonitor], retryPolicy: RetryPolicy?, maximumResponseBodySize: Int,
         maximumStreamedBodySize: Int, resourceTimeout: Double?, cookieStore: (any CookieStore)?, configuredHeaders: [(name: String, value: String)]
     ) {
         self.transport = transport
         self.interceptor = interceptor
+        self.serverTrustManager = serverTrustManager
         self.redirectHandler = redirectHandler
         self.eventMonitor = CompositeEventMonitor(eventMonitors)
         self.retryPolicy = retryPolicy

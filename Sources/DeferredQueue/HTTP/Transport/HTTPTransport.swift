@@ -57,6 +57,12 @@ public protocol HTTPTransport: Sendable {
     /// session writing the chunks it reports. `false` by default.
     var supportsDownloadsToFile: Bool { get }
 
+    /// Whether the transport runs an attempt's ``HTTPTransportAttempt/serverTrustEvaluator``
+    /// on each connection, after the handshake and before sending. `false`
+    /// by default: a ``Session`` then refuses every request whose host its
+    /// ``ServerTrustManager`` evaluates, rather than send it unevaluated.
+    var supportsServerTrustEvaluation: Bool { get }
+
     /// Starts one attempt.
     ///
     /// - Parameters:
@@ -72,6 +78,7 @@ public protocol HTTPTransport: Sendable {
 
 extension HTTPTransport {
     public var supportsDownloadsToFile: Bool { false }
+    public var supportsServerTrustEvaluation: Bool { false }
 }
 
 /// A running attempt's handle.

@@ -23,6 +23,13 @@ public struct HTTPTransportAttempt: Sendable {
     /// as it grows and ``HTTPTransportEvents/didFinishDownloading(to:)`` before completing;
     /// the session owns the file from then on.
     public var downloadsToFile = false
+    /// The evaluator of the server's TLS credentials for an `https` URL
+    /// whose host the session's ``ServerTrustManager`` evaluates (only set
+    /// for a transport that ``HTTPTransport/supportsServerTrustEvaluation``).
+    /// The transport runs it on every connection it opens for the attempt,
+    /// after the handshake and before sending anything, and fails the attempt
+    /// with the evaluator's ``HTTPError`` when it throws.
+    public var serverTrustEvaluator: (any ServerTrustEvaluating)?
     /// Seconds without any byte moving after which the attempt fails with
     /// `URLError.timedOut`: positive and at most ``maximumIdleTimeout``.
     public var idleTimeout: Double

@@ -82,6 +82,13 @@ extension Request {
             session.eventMonitor?.request(self, didFailToCreateURLRequestWithError: error)
             return finish(failingWith: error)
         }
+        let evaluator: (any ServerTrustEvaluating)?
+        do {
+            evaluator = try session.serverTrustEvaluator(for: prepared)
+        } catch {
+            guard state == .resumed else { return }
+            return finish(failingWith: error)
+        }
         let sessionLimit = session.maximumResponseBodySize
         let action = mutableState.withLock(owner: self) {
             $0.beginAttempt(sending: &prepared, base: base, sessionBodyLimit: sessionLimit)
@@ -94,6 +101,7 @@ extension Request {
             request: prepared, bodyFile: bodyFile, collectsBody: collectsBody, maximumBodySize: limit
         )
         attempt.downloadsToFile = downloadsToFile && session.transport.supportsDownloadsToFile
+        attempt.serverTrustEvaluator = evaluator
         let task = session.transport.startAttempt(attempt, events: AttemptEvents(request: self, attempt: number))
         if case .cancelTask(let task) = mutableState.withLock(owner: self, { $0.attach(task, toAttempt: number) }) {
             task.cancel()

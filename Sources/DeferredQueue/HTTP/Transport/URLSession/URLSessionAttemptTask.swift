@@ -32,17 +32,23 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         var reportedCompletion = false
         /// The response head's framing is ambiguous (``ResponseFraming``) and the task was stopped.
         var framingViolation: String?
+        /// The server's credentials were refused (Apple platforms) and the task was stopped.
+        var trustFailure: HTTPError?
     }
 
     private let state: Mutex<State>
     /// Whether the attempt collects its body here instead of streaming it.
     let collects: Bool
+    /// The evaluator of the server's credentials, if the session asks for one.
+    let serverTrustEvaluator: (any ServerTrustEvaluating)?
 
     /// - Parameters:
     ///   - task: The attempt's task, not resumed yet.
     ///   - collector: A collecting attempt's body collector; `nil` for a streamed attempt.
-    init(task: URLSessionTask, collector: HTTPBodyCollector?) {
+    ///   - serverTrustEvaluator: The attempt's ``HTTPTransportAttempt/serverTrustEvaluator``.
+    init(task: URLSessionTask, collector: HTTPBodyCollector?, serverTrustEvaluator: (any ServerTrustEvaluating)? = nil) {
         collects = collector != nil
+        self.serverTrustEvaluator = serverTrustEvaluator
         state = Mutex(State(task: task, collector: collector))
     }
 
@@ -83,6 +89,11 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     /// framing is ambiguous (on the delegate queue).
     func refuseFraming(_ violation: String) {
         state.withLock(owner: self) { $0.framingViolation = violation }
+    }
+
+    /// Records that the server's credentials were refused (on the delegate queue).
+    func refuseTrust(_ error: HTTPError) {
+        state.withLock(owner: self) { $0.trustFailure = error }
     }
 
     /// Records that a download's file could not be taken over (on the delegate queue).
@@ -141,10 +152,11 @@ final class URLSessionAttemptTask: HTTPTransportTask {
             defer { (state.task, state.collector) = (nil, nil) }
             return state.reportedCompletion ? nil : (
                 state.task, state.declinedChallenge, state.downloadError, state.collector, state.reportedHead,
-                state.framingViolation
+                state.framingViolation, state.trustFailure
             )
         }
-        guard let (task, declined, downloadError, collector, reported, framing) = ending else { return nil }
+        guard let (task, declined, downloadError, collector, reported, framing, trustFailure) = ending else { return nil }
+        if let trustFailure { return (nil, false, nil, trustFailure) }
         let response = (response ?? task?.response) as? HTTPURLResponse
         // Also checked here: a download task on Apple platforms reports no head before.
         if let violation = framing ?? response.flatMap(ResponseFraming.violation(in:)) {

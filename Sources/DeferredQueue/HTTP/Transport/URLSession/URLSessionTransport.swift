@@ -38,6 +38,16 @@ public final class URLSessionTransport: HTTPTransport {
     #else
     public let supportsDownloadsToFile = true
     #endif
+    /// `false` on Linux: libcurl reads only the system's certificate store
+    /// and passes no server-trust challenge to the delegate, so a session
+    /// refuses requests to hosts its ``ServerTrustManager`` evaluates (use
+    /// AsyncHTTPClientTransport there). `true` on Apple platforms, which
+    /// evaluate the challenge's `SecTrust` as Alamofire does.
+    #if canImport(Security) && !canImport(FoundationNetworking)
+    public let supportsServerTrustEvaluation = true
+    #else
+    public let supportsServerTrustEvaluation = false
+    #endif
 
     let urlSession: URLSession
 
@@ -89,7 +99,10 @@ public final class URLSessionTransport: HTTPTransport {
         } else {
             task = urlSession.dataTask(with: request)
         }
-        let handle = URLSessionAttemptTask(task: task, collector: attempt.collectsBody ? attempt.makeBodyCollector() : nil)
+        let handle = URLSessionAttemptTask(
+            task: task, collector: attempt.collectsBody ? attempt.makeBodyCollector() : nil,
+            serverTrustEvaluator: attempt.serverTrustEvaluator
+        )
         // corelibs routes only redirects and challenges to a task's own
         // delegate (response, data and completion go to the session's, which
         // forwards them here); Apple platforms route everything to it.

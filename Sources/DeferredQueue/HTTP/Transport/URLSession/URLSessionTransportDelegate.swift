@@ -26,6 +26,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
         )
     }
 
+    #if canImport(FoundationNetworking)
     func urlSession(
         _ session: URLSession,
         didReceive challenge: URLAuthenticationChallenge,
@@ -33,6 +34,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
     ) {
         URLSessionAttemptDelegate.decline(challenge, completionHandler)
     }
+    #endif
+    // Not implemented on Apple platforms: URLSession then sends server-trust
+    // challenges to the task's own delegate, which knows the attempt's evaluator.
 
     func urlSession(
         _ session: URLSession,
@@ -115,6 +119,12 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
         // forever, #5456; `.performDefaultHandling` hangs, `.useCredential`
         // with nil crashes). Server-trust and client-certificate challenges
         // get the system's default handling.
+        #if canImport(Security) && !canImport(FoundationNetworking)
+        if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust,
+           let evaluator = handle.serverTrustEvaluator {
+            return evaluateServerTrust(challenge, with: evaluator, completionHandler)
+        }
+        #endif
         guard Self.isHTTPAuthentication(challenge) else { return completionHandler(.performDefaultHandling, nil) }
         handle.declineChallenge()
         completionHandler(.cancelAuthenticationChallenge, nil)

@@ -1,0 +1,64 @@
+import Foundation
+
+/// Trusts a server only if a certificate of its chain has one of the pinned
+/// public keys: pins that survive a certificate's renewal with the same key.
+///
+/// On AsyncHTTPClient the transport reads only the server's leaf after the
+/// handshake, so a pinned key is found when it is the leaf's or its
+/// issuer's (the leaf's signature verifies with it); a key further up a
+/// chain fails closed.
+public final class PublicKeysTrustEvaluator: ServerTrustEvaluating {
+    private let keys: [TLSPublicKey]
+    private let performDefaultValidation: Bool
+    private let validateHost: Bool
+
+    /// - Parameters:
+    ///   - keys: The pinned keys. Default: those of the main bundle's
+    ///     certificates (``TLSCertificate/certificates(in:)``).
+    ///   - performDefaultValidation: Verify the chain. Default `true`.
+    ///   - validateHost: Check the leaf against the host. Default `true`.
+    public init(
+        keys: [TLSPublicKey] = TLSCertificate.certificates(in: .main).publicKeys,
+        performDefaultValidation: Bool = true,
+        validateHost: Bool = true
+    ) {
+        self.keys = keys
+        self.performDefaultValidation = performDefaultValidation
+        self.validateHost = validateHost
+    }
+
+    public var handshakeRequirements: ServerTrustRequirements {
+        keys.isEmpty ? .none : ServerTrustRequirements(validatesChain: performDefaultValidation)
+    }
+
+    public func evaluate(_ trust: ServerTrust, forHost host: String) throws {
+        guard !keys.isEmpty else {
+            throw HTTPError.serverTrustEvaluationFailed(reason: .noPublicKeysFound)
+        }
+        if performDefaultValidation {
+            try trust.performDefaultValidation(forHost: host)
+        }
+        if validateHost {
+            try trust.performValidation(forHost: host)
+        }
+        guard trust.chainIncludes(anyOf: keys) else {
+            throw HTTPError.serverTrustEvaluationFailed(reason: .publicKeyPinningFailed(
+                host: host, trust: trust, pinnedKeys: keys, serverKeys: trust.publicKeys
+            ))
+        }
+    }
+}
+
+extension ServerTrustEvaluating where Self == PublicKeysTrustEvaluator {
+    /// A ``PublicKeysTrustEvaluator`` with its defaults.
+    public static var publicKeys: PublicKeysTrustEvaluator { PublicKeysTrustEvaluator() }
+
+    /// A ``PublicKeysTrustEvaluator``.
+    public static func publicKeys(
+        keys: [TLSPublicKey] = TLSCertificate.certificates(in: .main).publicKeys,
+        performDefaultValidation: Bool = true,
+        validateHost: Bool = true
+    ) -> PublicKeysTrustEvaluator {
+        PublicKeysTrustEvaluator(keys: keys, performDefaultValidation: performDefaultValidation, validateHost: validateHost)
+    }
+}
