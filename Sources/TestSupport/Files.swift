@@ -15,3 +15,18 @@ public func patternFile(length: Int64) throws -> URL {
     }
     return url
 }
+
+/// A new, empty temporary directory, removed with everything in it when
+/// the value goes away.
+public final class TemporaryDirectory: Sendable {
+    public let url: URL
+
+    public init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("DeferredQueueTests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+}

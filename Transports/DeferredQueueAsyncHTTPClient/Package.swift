@@ -56,9 +56,7 @@ let tests: [Target] = inRootRepository ? [
 // Test-only, in-tree only: the TLS tests make their CA and certificates at
 // run time, so no private key is committed.
 let testDependencies: [Package.Dependency] = inRootRepository ? [
-    .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
     .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
-    .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
 ] : []
 
 let package = Package(
@@ -81,6 +79,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // For its no-op tracer, which the transport's own client leaves out.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        // Server trust: reading the leaf certificate, its names and signature.
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ] + testDependencies,
     targets: [
         .target(
@@ -94,6 +95,8 @@ let package = Package(
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
     ] + tests,

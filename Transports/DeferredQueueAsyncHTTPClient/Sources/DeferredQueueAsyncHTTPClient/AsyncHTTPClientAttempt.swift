@@ -75,14 +75,19 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     let requestBodyWindow: RequestBodyWindow
     /// Finds the reason for a certificate chain that did not verify (`nil`: none).
     let diagnosis: CertificateDiagnosis?
+    /// The host and handshake requirements of an attempt whose server trust
+    /// is evaluated: a certificate the handshake refused is then the
+    /// evaluation's failure (``HTTPError/ServerTrustFailureReason/defaultEvaluationFailed(output:)``).
+    let evaluatedTrust: (host: String, requirements: ServerTrustRequirements)?
     private let state: Mutex<State>
 
     init(
         url: URL, attempt: HTTPTransportAttempt, decodesBody: Bool, events: any HTTPTransportEvents,
         queue: DispatchQueue, requestBodyWindow: RequestBodyWindow, requestBodySize: Int64?,
-        diagnosis: CertificateDiagnosis? = nil
+        diagnosis: CertificateDiagnosis? = nil, evaluatedTrust: (host: String, requirements: ServerTrustRequirements)? = nil
     ) {
         self.diagnosis = diagnosis
+        self.evaluatedTrust = evaluatedTrust
         self.url = url
         collectsBody = attempt.collectsBody
         state = Mutex(State(collector: attempt.makeBodyCollector()))
@@ -316,15 +321,34 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     private func complete(with error: any Error) {
         guard let ending = end() else { return }
         if let tooLarge = ending.collector.error { return report(ending, failure: tooLarge) }
+        // The evaluator refused the connection's server (ServerTrustClients).
+        if let refused = error as? HTTPError { return report(ending, failure: refused) }
         let failure = ErrorMapping.urlError(for: error, url: url)
         // BoringSSL does not say why a chain failed: look at it again.
         guard ending.head == nil, let diagnosis, TLSFailure(error)?.isUnverifiedChain == true else {
-            return report(ending, failure: failure)
+            return report(ending, failure: trustFailure(failure, error))
         }
         diagnosis.diagnose(url).whenComplete { result in
             let finer = (try? result.get()) ?? nil
-            self.report(ending, failure: finer?.refining(failure) ?? failure)
+            self.report(ending, failure: self.trustFailure(finer?.refining(failure) ?? failure, error))
         }
+    }
+
+    /// A certificate failure of an evaluated attempt as the evaluation's
+    /// failure (the handshake verifies the chain for the evaluator); any other failure as it is.
+    private func trustFailure(_ failure: URLError, _ error: any Error) -> any Error {
+        let certificateCodes: Set<URLError.Code> = [
+            .serverCertificateUntrusted, .serverCertificateHasUnknownRoot, .serverCertificateHasBadDate,
+            .serverCertificateNotYetValid,
+        ]
+        guard let evaluatedTrust, TLSFailure(error) != nil, certificateCodes.contains(failure.code) else { return failure }
+        let trust = ServerTrust(
+            host: evaluatedTrust.host, certificates: [], handshake: evaluatedTrust.requirements,
+            validator: RefusedHandshakeValidator()
+        )
+        return HTTPError.serverTrustEvaluationFailed(reason: .defaultEvaluationFailed(output: .init(
+            host: evaluatedTrust.host, trust: trust, detail: failure.localizedDescription
+        )))
     }
 
     /// Reports a failed attempt with the head (a collecting attempt's, not

@@ -125,6 +125,12 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     let diagnosis: CertificateDiagnosis?
     /// Whether attempts decode bodies with a ``ContentDecoder`` (the client does not).
     let decodesBodies: Bool
+    /// The clients of hosts whose server trust is evaluated.
+    let trustClients: ServerTrustClients
+    /// `true`: every attempt's ``HTTPTransportAttempt/serverTrustEvaluator``
+    /// runs on each connection opened for it, after the handshake and before
+    /// anything is sent (see "Server trust").
+    public let supportsServerTrustEvaluation = true
     private let isShutDown = Atomic(false)
 
     /// Creates a transport with a client of its own, built from
@@ -138,6 +144,26 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         configuration: HTTPClient.Configuration = .singletonConfiguration,
         eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup
     ) {
+        self.init(setup: ClientSetup(configuration: configuration, eventLoopGroup: eventLoopGroup))
+    }
+
+    /// Creates a transport with a client of its own that presents
+    /// `clientIdentity` to servers that ask for a client certificate
+    /// (mutual TLS), otherwise as ``init(configuration:eventLoopGroup:)``.
+    ///
+    /// - Parameters:
+    ///   - configuration: The client's settings. Default: `HTTPClient.shared`'s.
+    ///   - clientIdentity: The certificate and key to present.
+    ///   - eventLoopGroup: The event loops it runs on. Default: `HTTPClient.shared`'s.
+    public convenience init(
+        configuration: HTTPClient.Configuration = .singletonConfiguration,
+        clientIdentity: TLSClientIdentity,
+        eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup
+    ) {
+        var configuration = configuration
+        var tls = configuration.tlsConfiguration ?? .makeClientConfiguration()
+        clientIdentity.apply(to: &tls)
+        configuration.tlsConfiguration = tls
         self.init(setup: ClientSetup(configuration: configuration, eventLoopGroup: eventLoopGroup))
     }
 
@@ -170,6 +196,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         diagnosis = setup.configuration.flatMap {
             CertificateDiagnosis(configuration: $0, group: setup.client.eventLoopGroup)
         }
+        trustClients = ServerTrustClients(
+            base: setup.evaluatedHostsConfiguration, group: setup.client.eventLoopGroup, queue: callbackQueue
+        )
     }
 
     deinit {
@@ -189,12 +218,25 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             callbackQueue.async { events.didComplete(body: nil, error: urlError) }
             return CompletedAttemptTask()
         }
+        var client = self.client
+        var diagnosis = self.diagnosis
+        var evaluatedTrust: (host: String, requirements: ServerTrustRequirements)?
+        if let evaluator = attempt.serverTrustEvaluator, let host = attempt.request.url?.host {
+            do {
+                let entry = try trustClients.entry(forHost: host, evaluator: evaluator)
+                (client, diagnosis) = (entry.client, entry.diagnosis)
+                evaluatedTrust = (host, evaluator.handshakeRequirements)
+            } catch {
+                callbackQueue.async { events.didComplete(body: nil, error: error) }
+                return CompletedAttemptTask()
+            }
+        }
         let running = AsyncHTTPClientAttempt(
             url: request.url, attempt: attempt, decodesBody: decodesBodies, events: events, queue: callbackQueue,
             requestBodyWindow: window,
             requestBodySize: attempt.bodyFile.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int64 }
                 ?? attempt.request.httpBody.map { Int64($0.count) },
-            diagnosis: diagnosis
+            diagnosis: diagnosis, evaluatedTrust: evaluatedTrust
         )
         let task = client.execute(request: request, delegate: running)
         running.attach(task)
@@ -204,7 +246,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// Shuts down ``client`` if the transport created it (never
     /// `HTTPClient.shared`, never a client you passed). Idempotent.
     public func shutdown() {
-        guard ownsClient, !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        trustClients.shutdown()
+        guard ownsClient else { return }
         // Outstanding requests fail; the client lives until its connections closed.
         client.shutdown().whenComplete { _ in }
     }

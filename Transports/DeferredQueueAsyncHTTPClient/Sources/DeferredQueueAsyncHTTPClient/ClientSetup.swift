@@ -44,6 +44,16 @@ struct ClientSetup {
         decompresses = configuration.map(Self.decompresses) ?? false
     }
 
+    /// The configuration of the clients the transport makes for hosts whose
+    /// server trust is evaluated: the known configuration (or the default
+    /// one) with the transport's overrides, decompressing only if the
+    /// client does (the attempts then do not decode).
+    var evaluatedHostsConfiguration: HTTPClient.Configuration {
+        var configuration = Self.transportConfiguration(from: self.configuration ?? HTTPClient.Configuration())
+        if decompresses, let base = self.configuration { configuration.decompression = base.decompression }
+        return configuration
+    }
+
     /// The `Accept-Encoding` the session sends: what the client or the transport decodes.
     var acceptEncoding: String? { decompresses || transportDecodes ? ContentDecoder.acceptEncoding : nil }
 

@@ -129,6 +129,8 @@ public enum TLSCertificateError: Error, Sendable, Equatable, CustomStringConvert
     case notACertificate(source: String)
     /// The data (or the named file) holds no `SubjectPublicKeyInfo`, or a broken one.
     case notAPublicKey(source: String)
+    /// The data (or the named file) holds no private key, or a broken one.
+    case notAPrivateKey(source: String)
     /// The file or directory could not be read.
     case unreadable(file: URL, reason: String)
 
@@ -136,6 +138,7 @@ public enum TLSCertificateError: Error, Sendable, Equatable, CustomStringConvert
         switch self {
         case .notACertificate(let source): "not an X.509 certificate (PEM or DER): \(source)"
         case .notAPublicKey(let source): "not a public key (SubjectPublicKeyInfo, PEM or DER): \(source)"
+        case .notAPrivateKey(let source): "not a private key (unencrypted PEM or DER): \(source)"
         case .unreadable(let file, let reason): "cannot read \(file.path): \(reason)"
         }
     }

@@ -10,6 +10,7 @@ final class TLSTestServer: Sendable {
     let port: Int
     private let channel: any Channel
     private let answers = Answers()
+    private let contexts: Contexts
 
     /// How many requests reached the server through TLS (none may, when
     /// the client rejects the certificate).
@@ -17,24 +18,32 @@ final class TLSTestServer: Sendable {
 
     /// Starts a server presenting `identity`'s certificate (followed by
     /// `chain`, e.g. the CA) with its key; with no identity, a server that
-    /// does not speak TLS (it answers a ClientHello with plain HTTP).
-    init(identity: TestCertificates.Identity?, chain: [NIOSSLCertificate] = []) async throws {
-        let context = try identity.map { identity in
-            try NIOSSLContext(configuration: TLSConfiguration.makeServerConfiguration(
-                certificateChain: ([identity.certificate] + chain).map { .certificate($0) },
-                privateKey: .privateKey(identity.key)
-            ))
-        }
+    /// does not speak TLS (it answers a ClientHello with plain HTTP). With
+    /// `clientCertificatesFrom`, it requires a client certificate issued by that CA.
+    init(
+        identity: TestCertificates.Identity?, chain: [NIOSSLCertificate] = [],
+        clientCertificatesFrom clientCA: NIOSSLCertificate? = nil
+    ) async throws {
+        let contexts = Contexts(clientCA: clientCA)
+        if let identity { try contexts.present(identity, chain: chain) }
+        self.contexts = contexts
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { [answers] channel in
                 channel.eventLoop.makeCompletedFuture {
-                    if let context { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context)) }
+                    if let context = contexts.current {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+                    }
                     try channel.pipeline.syncOperations.addHandler(OKResponder(answers: answers))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
         port = channel.localAddress?.port ?? 0
+    }
+
+    /// Presents `identity` (and `chain`) on every later connection: a rotated certificate.
+    func present(_ identity: TestCertificates.Identity, chain: [NIOSSLCertificate] = []) throws {
+        try contexts.present(identity, chain: chain)
     }
 
     /// `https://127.0.0.1:port/path`.
@@ -44,6 +53,31 @@ final class TLSTestServer: Sendable {
 
     func stop() async {
         try? await channel.close()
+    }
+}
+
+/// The TLS context new connections get; its one lock is `context`.
+private final class Contexts: Sendable {
+    private let context = Mutex<NIOSSLContext?>(nil)
+    let clientCA: NIOSSLCertificate?
+
+    init(clientCA: NIOSSLCertificate?) {
+        self.clientCA = clientCA
+    }
+
+    var current: NIOSSLContext? { context.withLock { $0 } }
+
+    func present(_ identity: TestCertificates.Identity, chain: [NIOSSLCertificate]) throws {
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: ([identity.certificate] + chain).map { .certificate($0) },
+            privateKey: .privateKey(identity.key)
+        )
+        if let clientCA {
+            configuration.certificateVerification = .noHostnameVerification
+            configuration.trustRoots = .certificates([clientCA])
+        }
+        let new = try NIOSSLContext(configuration: configuration)
+        context.withLock { $0 = new }
     }
 }
 

@@ -1,51 +1,79 @@
 import Crypto
+import DeferredQueue
 import Foundation
 import NIOSSL
 import SwiftASN1
 import X509
 
 /// Certificates made at run time for the TLS tests (no private key is ever
-/// committed): a private CA, and leaves signed by it or by themselves.
+/// committed): a private CA, intermediates under it, and leaves signed by a
+/// CA or by themselves.
 struct TestCertificates: Sendable {
-    /// A certificate with its private key, in NIOSSL's types.
+    /// A certificate with its private key, in NIOSSL's types (and the key in PEM).
     struct Identity: Sendable {
         let certificate: NIOSSLCertificate
         let key: NIOSSLPrivateKey
+        let keyPEM: String
+
+        /// The certificate as the library's type.
+        var tlsCertificate: TLSCertificate {
+            get throws { try TLSCertificate(derEncoded: certificate.toDERBytes()) }
+        }
     }
 
-    /// What is wrong with a leaf (`.good`: nothing).
+    /// What is wrong with a leaf (`.good`: nothing; `.client`: a client certificate).
     enum Leaf: Sendable {
-        case good, expired, notYetValid, wrongHost, selfSigned
+        case good, expired, notYetValid, wrongHost, selfSigned, client
     }
 
+    /// This CA's certificate (the root, or an intermediate).
     let ca: NIOSSLCertificate
     private let caKey: P256.Signing.PrivateKey
     private let caName: DistinguishedName
 
-    /// A new private CA, valid from an hour ago for a day.
+    /// A new private root CA, valid from an hour ago for a day.
     init(name: String = "DeferredQueue Test CA") throws {
         let key = P256.Signing.PrivateKey()
         let caName = try DistinguishedName { CommonName(name) }
+        try self.init(name: caName, key: key, issuerName: caName, issuerKey: key)
+    }
+
+    private init(
+        name: DistinguishedName, key: P256.Signing.PrivateKey, issuerName: DistinguishedName,
+        issuerKey: P256.Signing.PrivateKey
+    ) throws {
         let now = Date()
         let certificate = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(key.publicKey),
-            notValidBefore: now - 3600, notValidAfter: now + 86_400, issuer: caName, subject: caName,
+            notValidBefore: now - 3600, notValidAfter: now + 86_400, issuer: issuerName, subject: name,
             signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
                 Critical(KeyUsage(keyCertSign: true))
             },
-            issuerPrivateKey: Certificate.PrivateKey(key)
+            issuerPrivateKey: Certificate.PrivateKey(issuerKey)
         )
         ca = try Self.nioCertificate(certificate)
         caKey = key
-        self.caName = caName
+        caName = name
+    }
+
+    /// An intermediate CA issued by this one.
+    func intermediate(name: String) throws -> TestCertificates {
+        try TestCertificates(
+            name: try DistinguishedName { CommonName(name) }, key: P256.Signing.PrivateKey(), issuerName: caName, issuerKey: caKey
+        )
+    }
+
+    /// This CA's certificate as the library's type.
+    var tlsCertificate: TLSCertificate {
+        get throws { try TLSCertificate(derEncoded: ca.toDERBytes()) }
     }
 
     /// A leaf for 127.0.0.1 and localhost (or, for `.wrongHost`, only for
-    /// `wrong.invalid`), signed by this CA (or, for `.selfSigned`, by itself).
-    func leaf(_ kind: Leaf) throws -> Identity {
-        let key = P256.Signing.PrivateKey()
+    /// `wrong.invalid`), signed by this CA (or, for `.selfSigned`, by
+    /// itself), with a new key or `key`.
+    func leaf(_ kind: Leaf, key: P256.Signing.PrivateKey = P256.Signing.PrivateKey()) throws -> Identity {
         let now = Date()
         let (notBefore, notAfter): (Date, Date) =
             switch kind {
@@ -67,13 +95,14 @@ struct TestCertificates: Sendable {
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.notCertificateAuthority)
                 SubjectAlternativeNames(names)
-                try ExtendedKeyUsage([.serverAuth])
+                try ExtendedKeyUsage([kind == .client ? .clientAuth : .serverAuth])
             },
             issuerPrivateKey: Certificate.PrivateKey(issuerKey)
         )
         return Identity(
             certificate: try Self.nioCertificate(certificate),
-            key: try NIOSSLPrivateKey(bytes: Array(key.pemRepresentation.utf8), format: .pem)
+            key: try NIOSSLPrivateKey(bytes: Array(key.pemRepresentation.utf8), format: .pem),
+            keyPEM: key.pemRepresentation
         )
     }
 

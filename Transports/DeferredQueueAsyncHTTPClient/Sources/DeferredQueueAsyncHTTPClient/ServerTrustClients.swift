@@ -1,0 +1,148 @@
+import AsyncHTTPClient
+import DeferredQueue
+import Dispatch
+import NIOCore
+import NIOSSL
+import Synchronization
+import X509
+
+/// The clients that carry requests to hosts a session evaluates: one per
+/// host and ``ServerTrustRequirements``, created on first use and shut down
+/// with the transport.
+///
+/// AsyncHTTPClient offers no per-request hook into the TLS handshake, but a
+/// client runs its connection initializer on every new connection after the
+/// handshake and before the connection takes a request; a failure there
+/// fails the request instead. So each evaluated host gets a client whose
+/// TLS configuration makes BoringSSL verify what the evaluator requires (the
+/// chain, against its anchors; host names are checked afterwards, so the
+/// failure can say so), and whose initializer runs the evaluator on the
+/// certificate the server presented on that very connection.
+final class ServerTrustClients: Sendable {
+    struct Key: Hashable {
+        let host: String
+        let requirements: ServerTrustRequirements
+    }
+
+    /// An evaluated host's client, and the diagnosis of its certificate failures.
+    struct Entry: Sendable {
+        let client: HTTPClient
+        let diagnosis: CertificateDiagnosis?
+    }
+
+    private let base: HTTPClient.Configuration
+    private let group: any EventLoopGroup
+    /// Where evaluators run: never on an event loop.
+    private let queue: DispatchQueue
+    private let clients = Mutex<(entries: [Key: Entry], isShutDown: Bool)>(([:], false))
+
+    /// - Parameters:
+    ///   - base: The configuration of the transport's client, overrides applied.
+    ///   - group: The event loops of the transport's client.
+    ///   - queue: Where evaluators run.
+    init(base: HTTPClient.Configuration, group: any EventLoopGroup, queue: DispatchQueue) {
+        self.base = base
+        self.group = group
+        self.queue = queue
+    }
+
+    /// The client for requests to `host` judged by `evaluator`.
+    ///
+    /// - Throws: ``HTTPError/ServerTrustFailureReason/customEvaluationFailed(error:)``
+    ///   when an anchor is not a certificate BoringSSL accepts, or the transport shut down.
+    func entry(forHost host: String, evaluator: any ServerTrustEvaluating) throws(HTTPError) -> Entry {
+        let key = Key(host: host.lowercased(), requirements: evaluator.handshakeRequirements)
+        let configuration = try makeConfiguration(key, evaluator: evaluator)
+        return try clients.withLock { clients throws(HTTPError) -> Entry in
+            guard !clients.isShutDown else {
+                throw .serverTrustEvaluationFailed(reason: .customEvaluationFailed(error: HTTPClientError.alreadyShutdown))
+            }
+            if let entry = clients.entries[key] { return entry }
+            let entry = Entry(
+                client: HTTPClient(eventLoopGroup: group, configuration: configuration),
+                diagnosis: CertificateDiagnosis(configuration: configuration, group: group)
+            )
+            clients.entries[key] = entry
+            return entry
+        }
+    }
+
+    /// Shuts every client down (their requests fail); later requests are refused.
+    func shutdown() {
+        let entries = clients.withLock { clients in
+            clients.isShutDown = true
+            defer { clients.entries = [:] }
+            return Array(clients.entries.values)
+        }
+        for entry in entries { entry.client.shutdown().whenComplete { _ in } }
+    }
+
+    private func makeConfiguration(_ key: Key, evaluator: any ServerTrustEvaluating) throws(HTTPError) -> HTTPClient.Configuration {
+        var configuration = base
+        var tls = configuration.tlsConfiguration ?? .makeClientConfiguration()
+        if key.requirements.validatesChain {
+            tls.certificateVerification = .noHostnameVerification
+            if let anchors = key.requirements.anchorCertificates {
+                do {
+                    tls.trustRoots = .certificates(try anchors.map { try NIOSSLCertificate(bytes: $0.derBytes, format: .der) })
+                } catch {
+                    throw .serverTrustEvaluationFailed(reason: .customEvaluationFailed(error: error))
+                }
+                tls.additionalTrustRoots = []
+            }
+        } else {
+            tls.certificateVerification = .none
+        }
+        configuration.tlsConfiguration = tls
+        let evaluation = ConnectionEvaluation(host: key.host, requirements: key.requirements, evaluator: evaluator, queue: queue)
+        configuration.http1_1ConnectionDebugInitializer = { evaluation.run(on: $0) }
+        configuration.http2ConnectionDebugInitializer = { evaluation.run(on: $0) }
+        return configuration
+    }
+}
+
+/// Runs an evaluator on the certificate a connection's server presented.
+struct ConnectionEvaluation: Sendable {
+    let host: String
+    let requirements: ServerTrustRequirements
+    let evaluator: any ServerTrustEvaluating
+    let queue: DispatchQueue
+
+    /// Succeeds when the evaluator accepts the connection's server; fails
+    /// with the evaluator's ``HTTPError`` otherwise (the connection is then
+    /// closed by the client, unused).
+    func run(on channel: any Channel) -> EventLoopFuture<Void> {
+        channel.pipeline.handler(type: NIOSSLHandler.self).flatMap { handler in
+            let promise = channel.eventLoop.makePromise(of: Void.self)
+            let leaf = handler.peerCertificate.flatMap { try? $0.toDERBytes() }
+            queue.async {
+                do {
+                    try evaluate(leafDER: leaf)
+                    promise.succeed()
+                } catch {
+                    promise.fail(error)
+                }
+            }
+            return promise.futureResult
+        }
+    }
+
+    /// Evaluates a connection whose server presented `leafDER`.
+    func evaluate(leafDER: [UInt8]?) throws(HTTPError) {
+        guard let leafDER, let leaf = try? Certificate(derEncoded: leafDER),
+              let certificate = try? TLSCertificate(derEncoded: leafDER)
+        else {
+            throw .serverTrustEvaluationFailed(reason: .customEvaluationFailed(
+                error: TLSCertificateError.notACertificate(source: "the certificate \(host) presented")
+            ))
+        }
+        let trust = ServerTrust(
+            host: host, certificates: [certificate], handshake: requirements, validator: LeafTrustValidator(leaf: leaf)
+        )
+        do {
+            try evaluator.evaluate(trust, forHost: host)
+        } catch {
+            throw error as? HTTPError ?? .serverTrustEvaluationFailed(reason: .customEvaluationFailed(error: error))
+        }
+    }
+}
