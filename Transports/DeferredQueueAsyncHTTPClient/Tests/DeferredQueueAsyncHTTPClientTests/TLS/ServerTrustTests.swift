@@ -294,6 +294,18 @@ struct ServerTrustTests {
         #expect(response.error?.underlyingError as? TestError == TestError(25))
     }
 
+    /// Side by side: the same evaluator on URLSession (libcurl) cannot run,
+    /// so the request is refused before it is sent, naming this transport.
+    @Test func onURLSessionAnEvaluatedHostIsRefusedNeverSentUnpinned() async throws {
+        let leaf = try root.leaf(.selfSigned)
+        let server = try await TLSTestServer(identity: leaf)
+        let pinned = PinnedCertificatesTrustEvaluator(certificates: [try leaf.tlsCertificate], acceptSelfSignedCertificates: true)
+        let session = Session(configuration: .ephemeral, serverTrustManager: ServerTrustManager(evaluators: ["127.0.0.1": pinned]))
+        let response = try await session.request("https://127.0.0.1:\(server.port)/tls").serializingResponse().value
+        await server.stop()
+        Self.expectRefused(response, "transportCannotEvaluate", by: server, detail: "AsyncHTTPClientTransport")
+    }
+
     // MARK: - Mutual TLS
 
     @Test func aServerThatRequiresAClientCertificateGetsOneFromPEMFiles() async throws {
