@@ -68,7 +68,7 @@ extension HTTPError {
                 "custom trust evaluation failed: \(error)"
             case .transportCannotEvaluate(let host, let transport):
                 "\(host) must be evaluated, and \(transport) cannot evaluate server trust on this platform "
-                    + "(libcurl offers no hook); the request was not sent. Use AsyncHTTPClientTransport "
+                    + "(libcurl offers no hook). Use AsyncHTTPClientTransport "
                     + "(package DeferredQueueAsyncHTTPClient) for pinning and private CAs on Linux"
             }
         }
