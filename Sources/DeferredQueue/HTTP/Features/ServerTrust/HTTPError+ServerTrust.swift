@@ -44,6 +44,10 @@ extension HTTPError {
         /// Linux): the request is refused rather than sent unevaluated.
         case transportCannotEvaluate(host: String, transport: String)
 
+        private static func count(_ number: Int, _ noun: String) -> String {
+            "\(number) \(noun)\(number == 1 ? "" : "s")"
+        }
+
         public var description: String {
             switch self {
             case .noRequiredEvaluator(let host):
@@ -59,11 +63,13 @@ extension HTTPError {
             case .revocationCheckFailed(let output, _):
                 "revocation check failed for host \(output.host): \(output.detail)"
             case .certificatePinningFailed(let host, _, let pinned, let server):
-                "certificate pinning failed for host \(host): none of the \(pinned.count) pinned certificates "
-                    + "is in the server's chain (\(server.count) certificates read)"
+                "certificate pinning failed for host \(host): none of the \(Self.count(pinned.count, "pinned certificate")) "
+                    + "is in the server's chain as the transport read it (\(Self.count(server.count, "certificate")); "
+                    + "AsyncHTTPClientTransport reads only the leaf and finds a pin that is the leaf or issued it)"
             case .publicKeyPinningFailed(let host, _, let pinned, let server):
-                "public key pinning failed for host \(host): none of the \(pinned.count) pinned keys "
-                    + "is in the server's chain (\(server.count) keys read)"
+                "public key pinning failed for host \(host): none of the \(Self.count(pinned.count, "pinned key")) "
+                    + "is in the server's chain as the transport read it (\(Self.count(server.count, "key")); "
+                    + "AsyncHTTPClientTransport reads only the leaf and finds the leaf's key or its issuer's)"
             case .customEvaluationFailed(let error):
                 "custom trust evaluation failed: \(error)"
             case .transportCannotEvaluate(let host, let transport):
