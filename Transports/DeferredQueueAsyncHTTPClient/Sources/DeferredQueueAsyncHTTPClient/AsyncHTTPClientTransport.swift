@@ -87,6 +87,23 @@ import Synchronization
 /// configuration you created it with so that the transport knows whether it
 /// decompresses and can explain certificate failures. You shut that client down.
 ///
+/// ## Server trust
+///
+/// A ``Session`` with a `ServerTrustManager` hands each attempt to an
+/// evaluated `https` host its evaluator. The transport gives every such host
+/// (and evaluator's `handshakeRequirements`) a client of its own, built from
+/// the same configuration (the one passed to ``init(client:configuration:)``,
+/// or AsyncHTTPClient's default when none was) with the TLS settings the
+/// evaluator requires: BoringSSL verifies the chain during the handshake,
+/// against the configuration's roots or only the anchors the evaluator names,
+/// and the evaluator then runs on the certificate that connection presented,
+/// on ``callbackQueue``, before the connection takes its first request. A
+/// refusal fails the request with the evaluator's `HTTPError`; a chain the
+/// handshake refused is `serverTrustEvaluationFailed(reason: .defaultEvaluationFailed)`
+/// explaining why. swift-nio-ssl shows only the leaf after the handshake
+/// and cannot check revocation: see the DocC article "Trusting servers".
+/// Client certificates: ``init(configuration:clientIdentity:eventLoopGroup:)``.
+///
 /// ## Errors
 ///
 /// Attempts fail with a `URLError`, as on URLSession: `.timedOut` (idle or

@@ -49,12 +49,7 @@ public final class PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
         guard !certificates.isEmpty else {
             throw HTTPError.serverTrustEvaluationFailed(reason: .noCertificatesFound)
         }
-        if performDefaultValidation {
-            try trust.performDefaultValidation(forHost: host)
-        }
-        if validateHost {
-            try trust.performValidation(forHost: host)
-        }
+        try trust.validate(forHost: host, chain: performDefaultValidation, hostName: validateHost)
         guard trust.chainIncludes(anyOf: certificates) else {
             throw HTTPError.serverTrustEvaluationFailed(reason: .certificatePinningFailed(
                 host: host, trust: trust, pinnedCertificates: certificates, serverCertificates: trust.certificates

@@ -35,12 +35,7 @@ public final class PublicKeysTrustEvaluator: ServerTrustEvaluating {
         guard !keys.isEmpty else {
             throw HTTPError.serverTrustEvaluationFailed(reason: .noPublicKeysFound)
         }
-        if performDefaultValidation {
-            try trust.performDefaultValidation(forHost: host)
-        }
-        if validateHost {
-            try trust.performValidation(forHost: host)
-        }
+        try trust.validate(forHost: host, chain: performDefaultValidation, hostName: validateHost)
         guard trust.chainIncludes(anyOf: keys) else {
             throw HTTPError.serverTrustEvaluationFailed(reason: .publicKeyPinningFailed(
                 host: host, trust: trust, pinnedKeys: keys, serverKeys: trust.publicKeys

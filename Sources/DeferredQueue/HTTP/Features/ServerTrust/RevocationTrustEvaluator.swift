@@ -48,12 +48,7 @@ public final class RevocationTrustEvaluator: ServerTrustEvaluating {
     }
 
     public func evaluate(_ trust: ServerTrust, forHost host: String) throws {
-        if performDefaultValidation {
-            try trust.performDefaultValidation(forHost: host)
-        }
-        if validateHost {
-            try trust.performValidation(forHost: host)
-        }
+        try trust.validate(forHost: host, chain: performDefaultValidation, hostName: validateHost)
         try trust.checkRevocation(options: options)
     }
 }

@@ -55,6 +55,13 @@ public struct ServerTrust: Sendable {
         try validator.validateHost(host, of: self)
     }
 
+    /// The chain (if `chain`), then the host name (if `hostName`): the
+    /// pinning evaluators' checks before their pins, in Alamofire's order.
+    func validate(forHost host: String, chain: Bool, hostName: Bool) throws {
+        if chain { try performDefaultValidation(forHost: host) }
+        if hostName { try performValidation(forHost: host) }
+    }
+
     /// Checks that no certificate of the chain is revoked.
     public func checkRevocation(options: RevocationTrustEvaluator.Options) throws {
         try validator.checkRevocation(of: self, options: options)
