@@ -100,8 +100,11 @@ import Synchronization
 /// on ``callbackQueue``, before the connection takes its first request. A
 /// refusal fails the request with the evaluator's `HTTPError`; a chain the
 /// handshake refused is `serverTrustEvaluationFailed(reason: .defaultEvaluationFailed)`
-/// explaining why. swift-nio-ssl shows only the leaf after the handshake
-/// and cannot check revocation: see the DocC article "Trusting servers".
+/// explaining why. swift-nio-ssl shows only the leaf after the handshake:
+/// when no pin matches it, the chain above is read in a second handshake
+/// (once per leaf, never through a proxy) and believed only where its
+/// signatures lead up from the leaf. Revocation cannot be checked, and fails:
+/// see the DocC article "Trusting servers".
 /// Client certificates: ``init(configuration:clientIdentity:eventLoopGroup:)``.
 ///
 /// ## Errors

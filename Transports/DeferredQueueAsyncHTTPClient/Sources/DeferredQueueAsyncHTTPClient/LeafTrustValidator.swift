@@ -14,13 +14,32 @@ import X509
 /// asked for (the chain, against the anchors it named).
 ///
 /// AsyncHTTPClient hands over the connection's channel after the handshake,
-/// where swift-nio-ssl exposes the server's leaf certificate alone (not the
-/// rest of the chain it presented). So a pin is found in the chain when it
-/// is the leaf, when it issued the leaf (the leaf's signature verifies with
-/// its key), or when it is among every anchor the handshake could have
-/// ended on; anything further up fails closed.
+/// where swift-nio-ssl exposes the server's leaf alone. ``path`` holds the
+/// certificates above it that are believed: each a CA whose key signed the
+/// one below (read by a ``PresentedChainReader`` when the leaf alone did not
+/// match a pin). A pin is in the chain when it is on the path, when its key
+/// signed the path's last certificate (a root the server does not send), or
+/// when it is among every anchor the handshake could have ended on.
 struct LeafTrustValidator: ServerTrustValidator {
-    let leaf: Certificate
+    let leaf: ChainCertificate
+    /// The believed certificates above the leaf, in order.
+    let path: [ChainCertificate]
+
+    /// The validator of `leaf`, with the longest path up through
+    /// `presented` whose signatures hold.
+    init(leaf: ChainCertificate, presented: [ChainCertificate] = []) {
+        self.leaf = leaf
+        var path: [ChainCertificate] = []
+        var current = leaf
+        while path.count < 8, let issuer = presented.first(where: { $0.issued(current) && $0 != leaf && !path.contains($0) }) {
+            path.append(issuer)
+            current = issuer
+        }
+        self.path = path
+    }
+
+    /// The leaf and its believed path: the trust's certificates.
+    var certificates: [TLSCertificate] { ([leaf] + path).compactMap { try? TLSCertificate(derEncoded: $0.der) } }
 
     func validateChain(of trust: ServerTrust, forHost host: String) throws {
         guard trust.handshake.validatesChain else {
@@ -33,7 +52,7 @@ struct LeafTrustValidator: ServerTrustValidator {
     }
 
     func validateHost(_ host: String, of trust: ServerTrust) throws {
-        if let problem = HostNameMatch.problem(leaf, host: host) {
+        if let problem = HostNameMatch.problem(leaf.x509, host: host) {
             throw HTTPError.serverTrustEvaluationFailed(reason: .hostValidationFailed(output: .init(
                 host: host, trust: trust, detail: problem
             )))
@@ -52,28 +71,51 @@ struct LeafTrustValidator: ServerTrustValidator {
     }
 
     func chain(of trust: ServerTrust, includesAnyOf pinned: [TLSCertificate]) -> Bool {
-        if let der = trust.certificates.first, pinned.contains(der) { return true }
+        if !Set(trust.certificates).isDisjoint(with: pinned) { return true }
         if trust.handshake.validatesChain, let anchors = trust.handshake.anchorCertificates, !anchors.isEmpty,
            Set(anchors).isSubset(of: pinned) {
             return true
         }
-        // Only a CA issues: a renewed self-signed leaf under the pinned one's
-        // name and key is another certificate, as on Apple platforms.
+        let top = path.last ?? leaf
         return pinned.contains { candidate in
-            guard let issuer = try? Certificate(derEncoded: candidate.derBytes), issuer.subject == leaf.issuer,
-                  case .isCertificateAuthority = try? issuer.extensions.basicConstraints
-            else { return false }
-            return issuer.publicKey.isValidSignature(leaf.signature, for: leaf)
+            guard let issuer = ChainCertificate(der: candidate.derBytes) else { return false }
+            return issuer.issued(top)
         }
     }
 
     func chain(of trust: ServerTrust, includesAnyOf pinned: [TLSPublicKey]) -> Bool {
-        if let key = trust.publicKeys.first, pinned.contains(key) { return true }
+        if !Set(trust.publicKeys).isDisjoint(with: pinned) { return true }
+        let top = path.last ?? leaf
         return pinned.contains { candidate in
             guard let key = try? Certificate.PublicKey(derEncoded: candidate.derBytes) else { return false }
-            return key.isValidSignature(leaf.signature, for: leaf)
+            return key.isValidSignature(top.x509.signature, for: top.x509)
         }
     }
+}
+
+/// A certificate with its DER bytes.
+struct ChainCertificate: Sendable, Equatable {
+    let x509: Certificate
+    let der: [UInt8]
+
+    init?(der: [UInt8]) {
+        guard let x509 = try? Certificate(derEncoded: der) else { return nil }
+        self.x509 = x509
+        self.der = der
+    }
+
+    /// Whether this certificate issued `certificate`: it is a CA, its subject
+    /// is the other's issuer, and its key verifies the other's signature.
+    /// (A certificate that is not a CA issues nothing: a renewed self-signed
+    /// leaf under a pinned one's name and key is another certificate.)
+    func issued(_ certificate: ChainCertificate) -> Bool {
+        guard x509.subject == certificate.x509.issuer,
+              case .isCertificateAuthority = try? x509.extensions.basicConstraints
+        else { return false }
+        return x509.publicKey.isValidSignature(certificate.x509.signature, for: certificate.x509)
+    }
+
+    static func == (lhs: ChainCertificate, rhs: ChainCertificate) -> Bool { lhs.der == rhs.der }
 }
 
 /// Whether a certificate is valid for a host name or IP address, by its

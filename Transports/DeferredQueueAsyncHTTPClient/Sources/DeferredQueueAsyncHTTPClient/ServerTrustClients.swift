@@ -4,7 +4,6 @@ import Dispatch
 import NIOCore
 import NIOSSL
 import Synchronization
-import X509
 
 /// The clients that carry requests to hosts a session evaluates: one per
 /// host and ``ServerTrustRequirements``, created on first use and shut down
@@ -94,7 +93,11 @@ final class ServerTrustClients: Sendable {
             tls.certificateVerification = .none
         }
         configuration.tlsConfiguration = tls
-        let evaluation = ConnectionEvaluation(host: key.host, requirements: key.requirements, evaluator: evaluator, queue: queue)
+        // Not through a proxy: a second connection would not reach the same server.
+        let reader = configuration.proxy == nil ? PresentedChainReader(tlsConfiguration: tls, group: group) : nil
+        let evaluation = ConnectionEvaluation(
+            host: key.host, requirements: key.requirements, evaluator: evaluator, queue: queue, reader: reader
+        )
         configuration.http1_1ConnectionDebugInitializer = { evaluation.run(on: $0) }
         configuration.http2ConnectionDebugInitializer = { evaluation.run(on: $0) }
         return configuration
@@ -102,11 +105,21 @@ final class ServerTrustClients: Sendable {
 }
 
 /// Runs an evaluator on the certificate a connection's server presented.
+///
+/// First on the leaf alone (what swift-nio-ssl exposes). When that fails
+/// only for want of a pin, and the connection is direct, the rest of the
+/// chain is read in a second handshake (``PresentedChainReader``) and the
+/// evaluator runs again on the leaf with the certificates above it whose
+/// signatures chain up from it: a second handshake can add no certificate
+/// that did not issue the real connection's leaf.
 struct ConnectionEvaluation: Sendable {
     let host: String
     let requirements: ServerTrustRequirements
     let evaluator: any ServerTrustEvaluating
     let queue: DispatchQueue
+    let reader: PresentedChainReader?
+    /// Chains read before, by leaf: one extra handshake per certificate, not per connection.
+    let chains = PresentedChains()
 
     /// Succeeds when the evaluator accepts the connection's server; fails
     /// with the evaluator's ``HTTPError`` otherwise (the connection is then
@@ -114,11 +127,31 @@ struct ConnectionEvaluation: Sendable {
     func run(on channel: any Channel) -> EventLoopFuture<Void> {
         channel.pipeline.handler(type: NIOSSLHandler.self).flatMap { handler in
             let promise = channel.eventLoop.makePromise(of: Void.self)
-            let leaf = handler.peerCertificate.flatMap { try? $0.toDERBytes() }
+            let leaf = handler.peerCertificate.flatMap { try? $0.toDERBytes() }.flatMap(ChainCertificate.init(der:))
+            let address = channel.remoteAddress
             queue.async {
                 do {
-                    try evaluate(leafDER: leaf)
+                    try evaluate(leaf: leaf)
                     promise.succeed()
+                } catch let error where Self.isPinMismatch(error) {
+                    guard let leaf else { return promise.fail(error) }
+                    // The chain read for this leaf before: its signatures still hold.
+                    if let presented = chains.chain(above: leaf), (try? evaluate(leaf: leaf, presented: presented)) != nil {
+                        return promise.succeed()
+                    }
+                    guard let address, let reader else { return promise.fail(error) }
+                    reader.read(host: host, connectingTo: .address(address)).whenComplete { result in
+                        let presented = ((try? result.get()) ?? []).compactMap { try? $0.toDERBytes() }.compactMap(ChainCertificate.init(der:))
+                        chains.remember(presented, above: leaf)
+                        queue.async {
+                            do {
+                                try evaluate(leaf: leaf, presented: presented)
+                                promise.succeed()
+                            } catch {
+                                promise.fail(error)
+                            }
+                        }
+                    }
                 } catch {
                     promise.fail(error)
                 }
@@ -127,22 +160,45 @@ struct ConnectionEvaluation: Sendable {
         }
     }
 
-    /// Evaluates a connection whose server presented `leafDER`.
-    func evaluate(leafDER: [UInt8]?) throws(HTTPError) {
-        guard let leafDER, let leaf = try? Certificate(derEncoded: leafDER),
-              let certificate = try? TLSCertificate(derEncoded: leafDER)
-        else {
+    /// Evaluates a connection whose server presented `leaf`, with the
+    /// certificates `presented` in another handshake.
+    func evaluate(leaf: ChainCertificate?, presented: [ChainCertificate] = []) throws(HTTPError) {
+        guard let leaf else {
             throw .serverTrustEvaluationFailed(reason: .customEvaluationFailed(
                 error: TLSCertificateError.notACertificate(source: "the certificate \(host) presented")
             ))
         }
-        let trust = ServerTrust(
-            host: host, certificates: [certificate], handshake: requirements, validator: LeafTrustValidator(leaf: leaf)
-        )
+        let validator = LeafTrustValidator(leaf: leaf, presented: presented)
+        let trust = ServerTrust(host: host, certificates: validator.certificates, handshake: requirements, validator: validator)
         do {
             try evaluator.evaluate(trust, forHost: host)
         } catch {
             throw error as? HTTPError ?? .serverTrustEvaluationFailed(reason: .customEvaluationFailed(error: error))
+        }
+    }
+
+    static func isPinMismatch(_ error: any Error) -> Bool {
+        switch error as? HTTPError {
+        case .serverTrustEvaluationFailed(.certificatePinningFailed), .serverTrustEvaluationFailed(.publicKeyPinningFailed): true
+        default: false
+        }
+    }
+}
+
+/// The chains a ``PresentedChainReader`` read, by the leaf they were read
+/// for (the last 16 leaves); its one lock is `chains`.
+final class PresentedChains: Sendable {
+    private let chains = Mutex<[(leaf: [UInt8], chain: [ChainCertificate])]>([])
+
+    func chain(above leaf: ChainCertificate) -> [ChainCertificate]? {
+        chains.withLock { chains in chains.first { $0.leaf == leaf.der }?.chain }
+    }
+
+    func remember(_ chain: [ChainCertificate], above leaf: ChainCertificate) {
+        chains.withLock { chains in
+            chains.removeAll { $0.leaf == leaf.der }
+            chains.append((leaf.der, chain))
+            if chains.count > 16 { chains.removeFirst() }
         }
     }
 }

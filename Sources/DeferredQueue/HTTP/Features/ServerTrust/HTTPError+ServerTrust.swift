@@ -63,13 +63,11 @@ extension HTTPError {
             case .revocationCheckFailed(let output, _):
                 "revocation check failed for host \(output.host): \(output.detail)"
             case .certificatePinningFailed(let host, _, let pinned, let server):
-                "certificate pinning failed for host \(host): none of the \(Self.count(pinned.count, "pinned certificate")) "
-                    + "is in the server's chain as the transport read it (\(Self.count(server.count, "certificate")); "
-                    + "AsyncHTTPClientTransport reads only the leaf and finds a pin that is the leaf or issued it)"
+                "certificate pinning failed for host \(host): no pinned certificate (of \(pinned.count)) "
+                    + "is in the server's chain (\(Self.count(server.count, "certificate")) read)"
             case .publicKeyPinningFailed(let host, _, let pinned, let server):
-                "public key pinning failed for host \(host): none of the \(Self.count(pinned.count, "pinned key")) "
-                    + "is in the server's chain as the transport read it (\(Self.count(server.count, "key")); "
-                    + "AsyncHTTPClientTransport reads only the leaf and finds the leaf's key or its issuer's)"
+                "public key pinning failed for host \(host): no pinned key (of \(pinned.count)) "
+                    + "is in the server's chain (\(Self.count(server.count, "key")) read)"
             case .customEvaluationFailed(let error):
                 "custom trust evaluation failed: \(error)"
             case .transportCannotEvaluate(let host, let transport):

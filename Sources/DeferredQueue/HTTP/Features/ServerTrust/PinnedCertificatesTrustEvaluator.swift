@@ -7,10 +7,10 @@ import Foundation
 /// self-signed leaf or a private CA's root. Otherwise the chain must also
 /// pass the default validation against the system's roots.
 ///
-/// On AsyncHTTPClient the transport reads only the server's leaf after the
-/// handshake, so a pin is found when it is the leaf, the leaf's issuer,
-/// or (with `acceptSelfSignedCertificates`) the anchor the handshake
-/// verified the chain against; a pin further up a chain fails closed.
+/// On AsyncHTTPClient the chain is the leaf the connection presented and
+/// the certificates above it whose signatures chain up from it (read in a
+/// second handshake when the leaf alone does not match); a pinned root the
+/// server does not send is found when it signed the top of that chain.
 public final class PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
     private let certificates: [TLSCertificate]
     private let acceptSelfSignedCertificates: Bool

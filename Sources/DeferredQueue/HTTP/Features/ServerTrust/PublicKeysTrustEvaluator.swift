@@ -3,10 +3,10 @@ import Foundation
 /// Trusts a server only if a certificate of its chain has one of the pinned
 /// public keys: pins that survive a certificate's renewal with the same key.
 ///
-/// On AsyncHTTPClient the transport reads only the server's leaf after the
-/// handshake, so a pinned key is found when it is the leaf's or its
-/// issuer's (the leaf's signature verifies with it); a key further up a
-/// chain fails closed.
+/// On AsyncHTTPClient the chain is the leaf the connection presented and
+/// the certificates above it whose signatures chain up from it; a pinned
+/// root key the server does not send is found when it signed the top of
+/// that chain.
 public final class PublicKeysTrustEvaluator: ServerTrustEvaluating {
     private let keys: [TLSPublicKey]
     private let performDefaultValidation: Bool

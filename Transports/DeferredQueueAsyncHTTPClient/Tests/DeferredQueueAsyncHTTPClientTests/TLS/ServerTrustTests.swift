@@ -199,6 +199,51 @@ struct ServerTrustTests {
         await server.stop()
     }
 
+    /// The leaf alone does not match: the rest of the chain is read in a
+    /// second handshake, and believed only where signatures chain up.
+    @Test func aPinnedRootOrRootKeyAboveAnIntermediateIsFound() async throws {
+        let intermediate = try root.intermediate(name: "Unpinned Intermediate")
+        let server = try await TLSTestServer(identity: try intermediate.leaf(.good), chain: [intermediate.ca])
+        func transport() -> AsyncHTTPClientTransport { Self.transport(trusting: root.ca) }
+        let byCertificate = PinnedCertificatesTrustEvaluator(certificates: [try root.tlsCertificate])
+        Self.expectOK(try await Self.get(server, evaluators: ["127.0.0.1": byCertificate], transport: transport()))
+        let byKey = PublicKeysTrustEvaluator(keys: [try root.tlsCertificate.publicKey])
+        Self.expectOK(try await Self.get(server, evaluators: ["127.0.0.1": byKey], transport: transport()))
+        await server.stop()
+    }
+
+    /// The chain read for a leaf is kept: one extra handshake per
+    /// certificate, not per connection (the server closes each one).
+    @Test func theChainAboveALeafIsReadOncePerCertificate() async throws {
+        let intermediate = try root.intermediate(name: "Unpinned Intermediate")
+        let server = try await TLSTestServer(identity: try intermediate.leaf(.good), chain: [intermediate.ca])
+        let manager = ServerTrustManager(evaluators: ["127.0.0.1": PinnedCertificatesTrustEvaluator(certificates: [try root.tlsCertificate])])
+        let session = Session(transport: Self.transport(trusting: root.ca), serverTrustManager: manager)
+        for _ in 0..<3 {
+            Self.expectOK(try await session.request("https://127.0.0.1:\(server.port)/").serializingResponse().value)
+        }
+        #expect(server.requestsAnswered == 3)
+        #expect(server.connectionsAccepted == 4)
+        await server.stop()
+    }
+
+    /// A server that appends a pinned certificate it was not issued under
+    /// gains nothing: the pin is not on the path its leaf's signatures make.
+    @Test func aPinnedCertificateAppendedToAnotherChainIsNotBelieved() async throws {
+        let pinnedCA = try root.intermediate(name: "Pinned Intermediate")
+        let otherCA = try root.intermediate(name: "Other Intermediate")
+        let server = try await TLSTestServer(identity: try otherCA.leaf(.good), chain: [otherCA.ca, pinnedCA.ca])
+        let pinned = PinnedCertificatesTrustEvaluator(certificates: [try pinnedCA.tlsCertificate])
+        let response = try await Self.get(server, evaluators: ["127.0.0.1": pinned], transport: Self.transport(trusting: root.ca))
+        Self.expectRefused(response, "certificatePinningFailed", by: server)
+        guard case .serverTrustEvaluationFailed(.certificatePinningFailed(_, _, _, let seen)) = response.error else { return }
+        // The leaf and the CA that issued it: not the appended pin.
+        #expect(seen.count == 2)
+        #expect(seen.last == (try otherCA.tlsCertificate))
+        #expect(!seen.contains(try pinnedCA.tlsCertificate))
+        await server.stop()
+    }
+
     @Test func emptyPinsAreReportedAsSuch() async throws {
         let server = try await TLSTestServer(identity: try root.leaf(.selfSigned))
         Self.expectRefused(try await Self.get(server, evaluators: ["127.0.0.1": PinnedCertificatesTrustEvaluator(certificates: [])]),

@@ -16,6 +16,9 @@ final class TLSTestServer: Sendable {
     /// the client rejects the certificate).
     var requestsAnswered: Int { answers.count.withLock { $0 } }
 
+    /// How many connections the server accepted (handshakes attempted).
+    var connectionsAccepted: Int { answers.connections.withLock { $0 } }
+
     /// Starts a server presenting `identity`'s certificate (followed by
     /// `chain`, e.g. the CA) with its key; with no identity, a server that
     /// does not speak TLS (it answers a ClientHello with plain HTTP). With
@@ -30,7 +33,8 @@ final class TLSTestServer: Sendable {
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { [answers] channel in
-                channel.eventLoop.makeCompletedFuture {
+                answers.connections.withLock { $0 += 1 }
+                return channel.eventLoop.makeCompletedFuture {
                     if let context = contexts.current {
                         try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
                     }
@@ -84,6 +88,7 @@ private final class Contexts: Sendable {
 /// The count of requests answered; its one lock is `count`.
 private final class Answers: Sendable {
     let count = Mutex(0)
+    let connections = Mutex(0)
 }
 
 /// Answers the first bytes of a request with a complete `200` response.
