@@ -134,6 +134,18 @@ struct ServerTrustEvaluatorTests {
         #expect(manager.evaluators.keys.sorted() == ["API.example.com", "[::1]"])
     }
 
+    @Test func anInternationalizedHostMatchesItsASCIIForm() throws {
+        let manager = ServerTrustManager(evaluators: ["Bücher.example": DisabledTrustEvaluator()])
+        let host = try #require(URL(string: "https://bücher.example/")?.host)
+        #expect(try manager.serverTrustEvaluator(forHost: host) is DisabledTrustEvaluator, "\(host)")
+    }
+
+    @Test func keysThatDifferOnlyInSpellingResolveTheSameWayEveryTime() throws {
+        let manager = ServerTrustManager(evaluators: ["a.example": DisabledTrustEvaluator(), "A.EXAMPLE.": DefaultTrustEvaluator()])
+        // Sorted, "A.EXAMPLE." comes first.
+        #expect(try manager.serverTrustEvaluator(forHost: "a.example") is DefaultTrustEvaluator)
+    }
+
     /// Alamofire's documented way to add wildcards: a subclass.
     final class WildcardManager: ServerTrustManager, @unchecked Sendable {
         override func serverTrustEvaluator(forHost host: String) throws -> (any ServerTrustEvaluating)? {

@@ -57,6 +57,9 @@ struct TLSCertificateTests {
         #expect(throws: TLSCertificateError.self) { try TLSCertificate(derEncoded: der + [0]) }
         #expect(throws: TLSCertificateError.self) { try TLSCertificate(derEncoded: []) }
         #expect(throws: TLSCertificateError.self) { try TLSCertificate(derEncoded: [0x30, 0x80, 0, 0]) }
+        // A length past 16 MiB (negative where Int has 32 bits) is refused, never a trap.
+        #expect(throws: TLSCertificateError.self) { try TLSCertificate(derEncoded: [0x30, 0x84, 0x80, 0, 0, 0]) }
+        #expect(throws: TLSCertificateError.self) { try TLSPublicKey(derEncoded: [0x30, 0x84, 0xFF, 0xFF, 0xFF, 0xFF]) }
         #expect(throws: TLSCertificateError.self) { try TLSCertificate(derEncoded: Self.publicKeyBytes()) }
         #expect(throws: TLSCertificateError.self) { try TLSCertificate.certificates(pemEncoded: "no PEM here") }
         #expect(throws: TLSCertificateError.self) {

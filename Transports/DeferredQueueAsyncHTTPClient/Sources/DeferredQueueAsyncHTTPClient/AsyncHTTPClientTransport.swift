@@ -6,6 +6,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import NIOCore
+import NIOPosix
 import Synchronization
 
 /// An ``HTTPTransport`` over swift-server's AsyncHTTPClient (SwiftNIO): the
@@ -147,10 +148,13 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     let decodesBodies: Bool
     /// The clients of hosts whose server trust is evaluated.
     let trustClients: ServerTrustClients
-    /// `true`: every attempt's ``HTTPTransportAttempt/serverTrustEvaluator``
-    /// runs on each connection opened for it, after the handshake and before
-    /// anything is sent (see "Server trust").
-    public let supportsServerTrustEvaluation = true
+    /// `true` (on SwiftNIO's POSIX event loops: always on Linux): every
+    /// attempt's ``HTTPTransportAttempt/serverTrustEvaluator`` runs on each
+    /// connection opened for it, after the handshake and before anything is
+    /// sent (see "Server trust"). `false` on Network.framework's event loops
+    /// (AsyncHTTPClient's default on Apple platforms), which have no
+    /// swift-nio-ssl handler to read: a session then refuses evaluated hosts.
+    public let supportsServerTrustEvaluation: Bool
     private let isShutDown = Atomic(false)
 
     /// Creates a transport with a client of its own, built from
@@ -216,6 +220,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         diagnosis = setup.configuration.flatMap {
             CertificateDiagnosis(configuration: $0, group: setup.client.eventLoopGroup)
         }
+        supportsServerTrustEvaluation = ClientBootstrap(validatingGroup: setup.client.eventLoopGroup.next()) != nil
         trustClients = ServerTrustClients(
             base: setup.evaluatedHostsConfiguration, group: setup.client.eventLoopGroup, queue: callbackQueue
         )

@@ -21,7 +21,27 @@ final class ServerTrustClients: Sendable {
     struct Key: Hashable {
         let host: String
         let requirements: ServerTrustRequirements
+        /// Which evaluator: its type and stored values (pins included), so
+        /// that a manager handing out new pins gets a new client, and one
+        /// handing out equal evaluators anew does not.
+        let evaluator: String
+
+        init(host: String, evaluator: any ServerTrustEvaluating) {
+            self.host = host.lowercased()
+            requirements = evaluator.handshakeRequirements
+            self.evaluator = Self.fingerprint(evaluator, depth: 0)
+        }
+
+        private static func fingerprint(_ value: Any, depth: Int) -> String {
+            let mirror = Mirror(reflecting: value)
+            guard depth < 8, !mirror.children.isEmpty else { return String(reflecting: value) }
+            let fields = mirror.children.map { "\($0.label ?? "_")=\(fingerprint($0.value, depth: depth + 1))" }
+            return "\(type(of: value))(\(fields.joined(separator: ",")))"
+        }
     }
+
+    /// The most clients kept; the least recently made one goes first.
+    static let capacity = 64
 
     /// An evaluated host's client, and the diagnosis of its certificate failures.
     struct Entry: Sendable {
@@ -33,7 +53,7 @@ final class ServerTrustClients: Sendable {
     private let group: any EventLoopGroup
     /// Where evaluators run: never on an event loop.
     private let queue: DispatchQueue
-    private let clients = Mutex<(entries: [Key: Entry], isShutDown: Bool)>(([:], false))
+    private let clients = Mutex<(entries: [Key: Entry], order: [Key], isShutDown: Bool)>(([:], [], false))
 
     /// - Parameters:
     ///   - base: The configuration of the transport's client, overrides applied.
@@ -50,9 +70,11 @@ final class ServerTrustClients: Sendable {
     /// - Throws: ``HTTPError/ServerTrustFailureReason/customEvaluationFailed(error:)``
     ///   when an anchor is not a certificate BoringSSL accepts, or the transport shut down.
     func entry(forHost host: String, evaluator: any ServerTrustEvaluating) throws(HTTPError) -> Entry {
-        let key = Key(host: host.lowercased(), requirements: evaluator.handshakeRequirements)
+        let key = Key(host: host, evaluator: evaluator)
+        if let entry = clients.withLock({ $0.entries[key] }) { return entry }
         let configuration = try makeConfiguration(key, evaluator: evaluator)
-        return try clients.withLock { clients throws(HTTPError) -> Entry in
+        var evicted: Entry?
+        let entry = try clients.withLock { clients throws(HTTPError) -> Entry in
             guard !clients.isShutDown else {
                 throw .serverTrustEvaluationFailed(reason: .customEvaluationFailed(error: HTTPClientError.alreadyShutdown))
             }
@@ -62,15 +84,21 @@ final class ServerTrustClients: Sendable {
                 diagnosis: CertificateDiagnosis(configuration: configuration, group: group)
             )
             clients.entries[key] = entry
+            clients.order.append(key)
+            if clients.order.count > Self.capacity { evicted = clients.entries.removeValue(forKey: clients.order.removeFirst()) }
             return entry
         }
+        // Past the capacity (64 different evaluators in use): the oldest
+        // client goes, failing what it still runs.
+        evicted?.client.shutdown().whenComplete { _ in }
+        return entry
     }
 
     /// Shuts every client down (their requests fail); later requests are refused.
     func shutdown() {
         let entries = clients.withLock { clients in
             clients.isShutDown = true
-            defer { clients.entries = [:] }
+            defer { (clients.entries, clients.order) = ([:], []) }
             return Array(clients.entries.values)
         }
         for entry in entries { entry.client.shutdown().whenComplete { _ in } }
@@ -122,9 +150,16 @@ struct ConnectionEvaluation: Sendable {
     let chains = PresentedChains()
 
     /// Succeeds when the evaluator accepts the connection's server; fails
-    /// with the evaluator's ``HTTPError`` otherwise (the connection is then
-    /// closed by the client, unused).
+    /// with the evaluator's ``HTTPError`` otherwise, closing the connection unused.
     func run(on channel: any Channel) -> EventLoopFuture<Void> {
+        // AsyncHTTPClient drops a connection whose initializer failed without closing it.
+        evaluate(channel).flatMapErrorThrowing { error in
+            channel.close(promise: nil)
+            throw error
+        }
+    }
+
+    private func evaluate(_ channel: any Channel) -> EventLoopFuture<Void> {
         channel.pipeline.handler(type: NIOSSLHandler.self).flatMap { handler in
             let promise = channel.eventLoop.makePromise(of: Void.self)
             let leaf = handler.peerCertificate.flatMap { try? $0.toDERBytes() }.flatMap(ChainCertificate.init(der:))

@@ -27,8 +27,9 @@ enum DER {
             length = first
         } else {
             let count = first & 0x7F
-            // 0x80 (indefinite) is not DER; 4 bytes of length are ample.
-            guard (1...4).contains(count), index + count <= end else { return nil }
+            // 0x80 (indefinite) is not DER; 3 bytes of length (16 MiB) are
+            // ample, and keep the length positive where `Int` has 32 bits.
+            guard (1...3).contains(count), index + count <= end else { return nil }
             for _ in 0..<count {
                 length = length << 8 | Int(bytes[index])
                 index += 1

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Which hosts a ``Session`` evaluates, and with which evaluator.
 ///
 /// ```swift
@@ -28,7 +30,10 @@ open class ServerTrustManager: @unchecked Sendable {
     public init(allHostsMustBeEvaluated: Bool = true, evaluators: [String: any ServerTrustEvaluating]) {
         self.allHostsMustBeEvaluated = allHostsMustBeEvaluated
         self.evaluators = evaluators
-        normalizedEvaluators = Dictionary(evaluators.map { (Self.normalized($0.key), $0.value) }) { first, _ in first }
+        // Keys differing only in spelling: the first in sorted order wins, every run.
+        normalizedEvaluators = Dictionary(
+            evaluators.sorted { $0.key < $1.key }.map { (Self.normalized($0.key), $0.value) }
+        ) { first, _ in first }
     }
 
     /// The evaluator for `host`: `nil` when the host is not evaluated.
@@ -45,9 +50,12 @@ open class ServerTrustManager: @unchecked Sendable {
         return evaluator
     }
 
-    /// `host` in lower case, without a trailing dot or IPv6 brackets.
+    /// `host` in lower case, without a trailing dot or IPv6 brackets, and
+    /// in its ASCII form (`bücher.example` is `xn--bcher-kva.example`, as
+    /// `URL` spells a request's host).
     static func normalized(_ host: String) -> String {
         var host = host.lowercased()
+        if !host.allSatisfy(\.isASCII), let ascii = URL(string: "https://\(host)/")?.host { host = ascii.lowercased() }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         if host.hasSuffix(".") { host.removeLast() }
         return host

@@ -34,9 +34,23 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
     ) {
         URLSessionAttemptDelegate.decline(challenge, completionHandler)
     }
+    #else
+    // No session-level challenge handler on Apple platforms: URLSession then
+    // sends server-trust challenges to the task-level one, which hands them
+    // to the task's own delegate (it knows the attempt's evaluator). A task
+    // without one (none of this transport's) gets nothing trusted by default.
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        guard let attempt = task.delegate as? URLSessionAttemptDelegate else {
+            return completionHandler(.cancelAuthenticationChallenge, nil)
+        }
+        attempt.urlSession(session, task: task, didReceive: challenge, completionHandler: completionHandler)
+    }
     #endif
-    // Not implemented on Apple platforms: URLSession then sends server-trust
-    // challenges to the task's own delegate, which knows the attempt's evaluator.
 
     func urlSession(
         _ session: URLSession,
@@ -121,7 +135,7 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
         // get the system's default handling.
         #if canImport(Security) && !canImport(FoundationNetworking)
         if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust,
-           let evaluator = handle.serverTrustEvaluator {
+           !challenge.protectionSpace.isProxy(), let evaluator = handle.serverTrustEvaluator {
             return evaluateServerTrust(challenge, with: evaluator, completionHandler)
         }
         #endif

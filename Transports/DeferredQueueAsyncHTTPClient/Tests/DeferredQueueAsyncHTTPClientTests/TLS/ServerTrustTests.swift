@@ -2,12 +2,14 @@ import AsyncHTTPClient
 import Crypto
 import DeferredQueue
 import DeferredQueueAsyncHTTPClient
+import DeferredQueueTesting
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 import NIOSSL
 import TestSupport
+import Synchronization
 import Testing
 
 /// Alamofire's server-trust evaluators on AsyncHTTPClient, against a TLS
@@ -241,6 +243,44 @@ struct ServerTrustTests {
         #expect(seen.count == 2)
         #expect(seen.last == (try otherCA.tlsCertificate))
         #expect(!seen.contains(try pinnedCA.tlsCertificate))
+        await server.stop()
+    }
+
+    /// AsyncHTTPClient drops a refused connection without closing it: the
+    /// transport closes it, or a silent server would keep every one open.
+    @Test func aRefusedConnectionIsClosed() async throws {
+        let server = try await TLSTestServer(identity: try root.leaf(.selfSigned))
+        let pinned = PinnedCertificatesTrustEvaluator(certificates: [try root.leaf(.selfSigned).tlsCertificate], performDefaultValidation: false)
+        Self.expectRefused(try await Self.get(server, evaluators: ["127.0.0.1": pinned]), "certificatePinningFailed", by: server)
+        #expect(await eventually(within: 30) { server.connectionsOpen == 0 }, "\(server.connectionsOpen) connections left open")
+        await server.stop()
+    }
+
+    /// A manager may hand out another evaluator for the same host (new
+    /// pins): the transport never judges by the old one.
+    @Test func aNewEvaluatorForAHostIsUsedAtOnce() async throws {
+        final class RotatingManager: ServerTrustManager, @unchecked Sendable {
+            // Sendable: its one mutable value sits in a Mutex.
+            let current: Mutex<any ServerTrustEvaluating>
+            init(_ evaluator: any ServerTrustEvaluating) {
+                current = Mutex(evaluator)
+                super.init(evaluators: [:])
+            }
+            override func serverTrustEvaluator(forHost host: String) throws -> (any ServerTrustEvaluating)? {
+                current.withLock { $0 }
+            }
+        }
+        let leaf = try root.leaf(.selfSigned)
+        let server = try await TLSTestServer(identity: leaf)
+        let manager = RotatingManager(PublicKeysTrustEvaluator(keys: [try leaf.tlsCertificate.publicKey], performDefaultValidation: false))
+        let session = Session(transport: AsyncHTTPClientTransport(), serverTrustManager: manager)
+        Self.expectOK(try await session.request("https://127.0.0.1:\(server.port)/").serializingResponse().value)
+        manager.current.withLock {
+            $0 = PublicKeysTrustEvaluator(keys: [try! root.leaf(.selfSigned).tlsCertificate.publicKey], performDefaultValidation: false)
+        }
+        let refused = try await session.request("https://127.0.0.1:\(server.port)/").serializingResponse().value
+        #expect(refused.error?.kind == "serverTrust(publicKeyPinningFailed)", "\(String(describing: refused.error))")
+        #expect(server.requestsAnswered == 1)
         await server.stop()
     }
 

@@ -19,6 +19,9 @@ final class TLSTestServer: Sendable {
     /// How many connections the server accepted (handshakes attempted).
     var connectionsAccepted: Int { answers.connections.withLock { $0 } }
 
+    /// How many accepted connections are still open.
+    var connectionsOpen: Int { answers.open.withLock { $0 } }
+
     /// Starts a server presenting `identity`'s certificate (followed by
     /// `chain`, e.g. the CA) with its key; with no identity, a server that
     /// does not speak TLS (it answers a ClientHello with plain HTTP). With
@@ -34,6 +37,8 @@ final class TLSTestServer: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { [answers] channel in
                 answers.connections.withLock { $0 += 1 }
+                answers.open.withLock { $0 += 1 }
+                channel.closeFuture.whenComplete { _ in answers.open.withLock { $0 -= 1 } }
                 return channel.eventLoop.makeCompletedFuture {
                     if let context = contexts.current {
                         try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
@@ -89,6 +94,7 @@ private final class Contexts: Sendable {
 private final class Answers: Sendable {
     let count = Mutex(0)
     let connections = Mutex(0)
+    let open = Mutex(0)
 }
 
 /// Answers the first bytes of a request with a complete `200` response.
