@@ -10,7 +10,10 @@ import Foundation
 /// On AsyncHTTPClient the chain is the leaf the connection presented and
 /// the certificates above it whose signatures chain up from it (read in a
 /// second handshake when the leaf alone does not match); a pinned root the
-/// server does not send is found when it signed the top of that chain.
+/// server does not send is found when it signed the top of that chain. With
+/// `acceptSelfSignedCertificates` there, pin self-signed certificates (a
+/// private root, a self-signed leaf): BoringSSL accepts no other anchor, so
+/// a pinned intermediate as the only anchor fails closed.
 public final class PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
     private let certificates: [TLSCertificate]
     private let acceptSelfSignedCertificates: Bool
