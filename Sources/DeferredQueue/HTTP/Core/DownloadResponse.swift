@@ -12,7 +12,7 @@ public struct DownloadResponse<Value: Sendable>: Sendable {
     public let response: HTTPURLResponse?
     /// Where the body is, once moved to its destination; `nil` on failure.
     public let fileURL: URL?
-    /// Always `nil` (see ``DownloadRequest/resumeData``).
+    /// What to resume a failed or cancelled download from (``DownloadRequest/resumeData``).
     public let resumeData: Data?
     /// The serialized value, or the error that prevented it.
     public let result: Result<Value, HTTPError>

@@ -17,5 +17,7 @@ struct RawResponse: Sendable {
     var end: Date
     /// Where a download's body is, once it finished.
     var fileURL: URL? = nil
+    /// What a failed download left to resume from.
+    var resumeData: Data? = nil
 
 }

@@ -130,6 +130,44 @@ extension Session {
         }
     }
 
+    /// Creates a download that continues one that failed or was cancelled
+    /// with ``DownloadRequest/cancel(producingResumeData:)``, from its
+    /// ``DownloadRequest/resumeData``.
+    ///
+    /// The request asks for the rest of the entity (`Range`, with `If-Range`
+    /// naming the version the first part came from). A `206` continuing the
+    /// partial file completes it; a `200` (the server ignores ranges, or the
+    /// entity changed) replaces it with the whole body; a `416` starts again
+    /// without a range. When the partial file is gone (the temporary
+    /// directory was cleaned), the download starts from the beginning.
+    ///
+    /// - Parameters:
+    ///   - data: ``DownloadRequest/resumeData`` of an earlier download (also
+    ///     from an earlier run of the program).
+    ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - destination: Where the file goes; `nil` for a unique file in the temporary directory.
+    /// - Returns: The request, ready for handlers; data that is not resume
+    ///   data fails it with ``HTTPError/createURLRequestFailed(error:)`` (a ``ResumeDataError``).
+    public func download(
+        resumingWith data: Data, interceptor: (any RequestInterceptor)? = nil,
+        to destination: DownloadRequest.Destination? = nil
+    ) -> DownloadRequest {
+        let resume: DownloadResumeData
+        do {
+            resume = try DownloadResumeData(decoding: data)
+        } catch {
+            return DownloadRequest(session: self, failedWith: .createURLRequestFailed(error: error))
+        }
+        var urlRequest = URLRequest(url: resume.url)
+        urlRequest.httpMethod = "GET"
+        for (name, value) in resume.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        let point = ResumePoint(data: resume)
+        return DownloadRequest(
+            session: self, urlRequest: urlRequest, interceptor: interceptor, destination: destination,
+            resumingFrom: point.partialFileIsIntact ? point : nil
+        )
+    }
+
     /// Creates a streaming request: its body is handed over chunk by chunk
     /// as it arrives. ``DataStreamRequest/responseStream(queue:stream:)`` starts it.
     ///

@@ -107,9 +107,9 @@ extension DownloadRequest {
         _ handler: @escaping @Sendable (DownloadResponse<Value>) -> Void
     ) -> Self {
         let start = self.start
-        enqueueOutcome(on: queue, { raw, settled in
+        enqueueOutcome(on: queue, { [weak self] raw, settled in
             DownloadResponse(
-                request: raw.request, response: raw.response, fileURL: raw.fileURL, resumeData: nil,
+                request: raw.request, response: raw.response, fileURL: raw.fileURL, resumeData: raw.resumeData ?? self?.resumeData,
                 result: settled ? serialize(raw) : .failure(raw.error ?? .abandoned),
                 timing: ResponseTiming(start: start, end: raw.end)
             )

@@ -97,10 +97,13 @@ extension Request {
         else { return }
         discarding?.discard()
         if bodyFile != nil { prepared.httpBody = nil }
+        let resumeHeaders = mutableState.withLock(owner: self) { $0.resumeHeaders }
+        for (name, value) in resumeHeaders { prepared.setValue(value, forHTTPHeaderField: name) }
         var attempt = HTTPTransportAttempt(
             request: prepared, bodyFile: bodyFile, collectsBody: collectsBody, maximumBodySize: limit
         )
-        attempt.downloadsToFile = downloadsToFile && session.transport.supportsDownloadsToFile
+        // A resumed download writes after its partial file: the session writes it.
+        attempt.downloadsToFile = downloadsToFile && session.transport.supportsDownloadsToFile && resumeHeaders.isEmpty
         attempt.serverTrustEvaluator = evaluator
         let task = session.transport.startAttempt(attempt, events: AttemptEvents(request: self, attempt: number))
         if case .cancelTask(let task) = mutableState.withLock(owner: self, { $0.attach(task, toAttempt: number) }) {
@@ -161,6 +164,11 @@ extension Request {
         }
         if let next = redirect(after: completed, response: response) {
             return followRedirect(to: next)
+        }
+        if let partial = mutableState.withLock(owner: self, { $0.dropUnsatisfiableResume(after: response) }) {
+            // The partial file cannot be continued: start again, whole.
+            try? FileManager.default.removeItem(at: partial)
+            if let base = completed.base { return followRedirect(to: base) }
         }
         if let next = answerChallenge(after: completed, response: response) {
             return prepare(next, after: mutableState.withLock(owner: self) { $0.answerChallenge() })

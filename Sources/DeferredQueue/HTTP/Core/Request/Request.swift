@@ -175,11 +175,13 @@ public class Request: @unchecked Sendable {
         }
         switch action {
         case .settle:
+            releaseCancelled(nil)
             outcome.settle(.failure(DeferredError.cancelled), givingUp: true)
         case .settleAndStop(let leftovers):
             leftovers.task?.cancel()
+            // Before the handlers run: a download's resume data is ready for them.
+            releaseCancelled(leftovers.downloadFile)
             outcome.settle(.failure(DeferredError.cancelled), givingUp: true)
-            leftovers.downloadFile?.discard()
             Self.removeTemporaryFile(leftovers.temporaryFile)
             session.registry.remove(self)
         case .none:
@@ -321,6 +323,11 @@ public class Request: @unchecked Sendable {
     /// The final attempt's outcome as handlers see it: a download moves its
     /// `file` here (or removes it).
     func finalOutcome(_ raw: RawResponse, file: DownloadFile?) -> RawResponse { raw }
+
+    /// A cancelled request's download file (downloads may keep it to resume).
+    func releaseCancelled(_ file: DownloadFile?) {
+        file?.discard()
+    }
 
     /// Removes an upload's temporary file, if it has one.
     static func removeTemporaryFile(_ file: URL?) {

@@ -30,6 +30,22 @@ struct DownloadFile: Sendable {
         handle = try FileHandle(forWritingTo: url)
     }
 
+    /// The partial file of a resumed download, cut to its first `offset`
+    /// bytes and opened to write the rest after them.
+    init(resuming url: URL, at offset: Int64) throws {
+        self.url = url
+        let handle = try FileHandle(forWritingTo: url)
+        do {
+            try handle.truncate(atOffset: UInt64(offset))
+            try handle.seekToEnd()
+        } catch {
+            try? handle.close()
+            throw error
+        }
+        self.handle = handle
+        length = offset
+    }
+
     mutating func write(_ data: Data) throws {
         pending.append(data)
         length += Int64(data.count)
@@ -42,11 +58,25 @@ struct DownloadFile: Sendable {
         pending.removeAll(keepingCapacity: true)
     }
 
+    /// Whether the session wrote this file (a transport's finished file has
+    /// no partial state worth resuming from).
+    var isWrittenHere: Bool { handle != nil }
+
     /// Writes what is pending, closes the file and returns where it is.
     func close() throws -> URL {
         if !pending.isEmpty { try handle?.write(contentsOf: pending) }
         try handle?.close()
         return url
+    }
+
+    /// Writes what is pending, closes the file and moves it to a new partial
+    /// file in the temporary directory; returns the new file's name.
+    func keepForResuming() throws -> String {
+        let name = DownloadResumeData.partialFilePrefix + UUID().uuidString
+        let kept = FileManager.default.temporaryDirectory.appendingPathComponent(name, isDirectory: false)
+        _ = try close()
+        if url != kept { try FileManager.default.moveItem(at: url, to: kept) }
+        return name
     }
 
     /// Closes and removes the file.

@@ -18,7 +18,8 @@ import FoundationNetworking
 /// file moves to the destination (by default a unique file in the temporary
 /// directory, which you then own); a failed move is
 /// ``HTTPError/downloadedFileMoveFailed(error:source:destination:)``. On
-/// cancellation or failure the partial file is removed.
+/// cancellation the partial file is removed (unless you ask for resume data);
+/// on failure it is kept when the download can resume.
 ///
 /// Whatever the destination, the move never writes through a symbolic link,
 /// never removes a directory, and refuses a path with a `..` component: see
@@ -30,10 +31,10 @@ import FoundationNetworking
 /// and its partial file is removed, so an endless body or a compression
 /// bomb cannot fill the disk.
 ///
-/// - Note: ``resumeData`` is always `nil`: downloads run as streamed data
-///   transfers on every transport (URLSession on Linux has no resumable
-///   download tasks, and AsyncHTTPClient none at all), so an interrupted
-///   download starts again from the beginning when retried.
+/// A download that fails, or that you cancel with
+/// ``cancel(producingResumeData:)``, keeps what it received and offers
+/// ``resumeData``; ``Session/download(resumingWith:interceptor:to:)`` asks
+/// the server for the rest (`Range`, `If-Range`). See <doc:Transfers>.
 // `@unchecked Sendable` as `Request`: constants only here; what changes is in
 // `Request.mutableState`, behind its one lock.
 public final class DownloadRequest: Request, @unchecked Sendable {
@@ -56,9 +57,13 @@ public final class DownloadRequest: Request, @unchecked Sendable {
 
     let destination: Destination?
 
-    init(session: Session, urlRequest: URLRequest, interceptor: (any RequestInterceptor)?, destination: Destination?) {
+    init(
+        session: Session, urlRequest: URLRequest, interceptor: (any RequestInterceptor)?, destination: Destination?,
+        resumingFrom point: ResumePoint? = nil
+    ) {
         self.destination = destination
         super.init(session: session, urlRequest: urlRequest, interceptor: interceptor, kind: .download)
+        if let point { mutableState.withLock(owner: self) { $0.resumePoint = point } }
     }
 
     init(session: Session, failedWith error: HTTPError) {
@@ -69,8 +74,71 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     /// A download released unstarted is not sent: nobody would read the file.
     override var unobservedCopy: Request? { nil }
 
-    /// Always `nil`: see the note on ``DownloadRequest``.
-    public var resumeData: Data? { nil }
+    /// What to resume this download from with ``Session/download(resumingWith:interceptor:to:)``,
+    /// once it failed or was cancelled with ``cancel(producingResumeData:)``;
+    /// `nil` while it runs, after success, and when the server could not
+    /// send the rest (see <doc:Transfers>).
+    public var resumeData: Data? { mutableState.withLock(owner: self) { $0.resumeData } }
+
+    /// Cancels the download; with `producingResumeData`, keeps the part
+    /// received so far and sets ``resumeData`` before the handlers run.
+    ///
+    /// The cancellation runs on the transport's callback queue, between two
+    /// chunks, so the kept file holds every byte handed over.
+    @discardableResult
+    public func cancel(producingResumeData: Bool) -> Self {
+        guard producingResumeData else {
+            cancel()
+            return self
+        }
+        session.transport.callbackQueue.async {
+            self.mutableState.withLock(owner: self) { $0.cancelProducesResumeData = true }
+            self.cancel()
+        }
+        return self
+    }
+
+    /// Cancels the download, keeps the part received so far, and calls
+    /// `completionHandler` with the ``resumeData`` (`nil` when there is
+    /// nothing to resume) on the transport's callback queue.
+    @discardableResult
+    public func cancel(byProducingResumeData completionHandler: @escaping @Sendable (_ data: Data?) -> Void) -> Self {
+        session.transport.callbackQueue.async {
+            self.mutableState.withLock(owner: self) { $0.cancelProducesResumeData = true }
+            self.cancel()
+            completionHandler(self.resumeData)
+        }
+        return self
+    }
+
+    /// A cancelled download's file: kept for resuming when asked, otherwise removed.
+    override func releaseCancelled(_ file: DownloadFile?) {
+        let (produces, request, response) = mutableState.withLock(owner: self) {
+            ($0.cancelProducesResumeData, $0.request, $0.response)
+        }
+        guard produces else {
+            file?.discard()
+            if let partial = mutableState.withLock(owner: self, { $0.takeResumePoint() }) {
+                try? FileManager.default.removeItem(at: partial.data.partialFile)
+            }
+            return
+        }
+        keepForResuming(file, request: request, response: response)
+    }
+
+    /// Keeps `file` (when it can be resumed) and records the resume data.
+    private func keepForResuming(_ file: DownloadFile?, request: URLRequest?, response: HTTPURLResponse?) {
+        let keeps = mutableState.withLock(owner: self) { $0.keepsForResuming(file, request: request, response: response) }
+        var keptName: String?
+        if keeps, let file {
+            keptName = try? file.keepForResuming()
+        } else {
+            file?.discard()
+        }
+        mutableState.withLock(owner: self) {
+            $0.recordResumeData(file: keptName == nil ? nil : file, keptName: keptName, request: request, response: response)
+        }
+    }
 
     /// The body is the downloaded file: empty when there is none or it has no bytes.
     override func addContentValidation(_ check: @escaping @Sendable (HTTPURLResponse, _ isEmpty: Bool) -> Result<Void, any Error>) {
@@ -111,7 +179,13 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         action = .none
         var file: DownloadFile
         do {
-            file = try (consume handedOut) ?? DownloadFile()
+            if let handedOut = consume handedOut {
+                file = handedOut
+            } else {
+                file = try startFile()
+            }
+        } catch let error as HTTPError {
+            return finish(failingWith: error)
         } catch {
             return finish(failingWith: Self.writeFailure)
         }
@@ -129,6 +203,23 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         }
     }
 
+    /// The file of an attempt whose first chunk arrived: after a resumed
+    /// download's partial file when the response continues it, else new.
+    private func startFile() throws -> DownloadFile {
+        switch mutableState.withLock(owner: self, { $0.startDownloadFile() }) {
+        case .resume(let point):
+            return try DownloadFile(resuming: point.data.partialFile, at: point.data.bytes)
+        case .fresh(let partial):
+            if let partial { try? FileManager.default.removeItem(at: partial) }
+            return try DownloadFile()
+        case .mismatch(let partial):
+            try? FileManager.default.removeItem(at: partial)
+            throw HTTPError.sessionTaskFailed(URLError(.badServerResponse, userInfo: [
+                NSLocalizedDescriptionKey: "the server's 206 response does not continue the partial download (Content-Range)",
+            ]))
+        }
+    }
+
     private static var writeFailure: HTTPError {
         .downloadedFileMoveFailed(error: CocoaError(.fileWriteUnknown), source: nil, destination: nil)
     }
@@ -136,8 +227,18 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     override func finalOutcome(_ raw: RawResponse, file: DownloadFile?) -> RawResponse {
         var raw = raw
         guard raw.error == nil, let response = raw.response else {
-            file?.discard()
+            if case .responseTooLarge = raw.error {
+                // Resuming would only reach the limit again.
+                file?.discard()
+            } else {
+                keepForResuming(file, request: raw.request, response: raw.response)
+                raw.resumeData = resumeData
+            }
             return raw
+        }
+        // A partial file no attempt took over (an empty body): not needed.
+        if let partial = mutableState.withLock(owner: self, { $0.takeResumePoint() }) {
+            try? FileManager.default.removeItem(at: partial.data.partialFile)
         }
         // An empty body never created a file: make an empty one.
         let temporary: URL

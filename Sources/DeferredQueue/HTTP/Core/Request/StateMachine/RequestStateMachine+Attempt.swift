@@ -36,7 +36,10 @@ extension RequestStateMachine {
         /// The progress once `completed` body bytes arrived, against the
         /// length the response announces.
         func progress(completed: Int64) -> TransferProgress {
-            TransferProgress(completed: completed, expected: response.flatMap(Request.decodedLength(of:)))
+            // A resumed download's 206 counts toward the whole entity.
+            let whole = response.flatMap { $0.statusCode == 206 ? $0.value(forHTTPHeaderField: "Content-Range") : nil }
+                .flatMap(ContentRange.init)?.complete
+            return TransferProgress(completed: completed, expected: whole ?? response.flatMap(Request.decodedLength(of:)))
         }
 
         /// Whether attempt `number`'s transfer is this one, and still in flight.

@@ -69,6 +69,16 @@ struct RequestStateMachine: Sendable {
     /// Download progress handlers; released when the request ends.
     var progressHandlers: [ProgressHandler] = []
 
+    // Resumable downloads (see RequestStateMachine+Resume).
+
+    /// A resumed download's partial file and offset, until an attempt takes
+    /// the file over (or a response makes it useless).
+    var resumePoint: ResumePoint?
+    /// What a failed or cancelled download left to resume from; set as it ends.
+    var resumeData: Data?
+    /// The cancellation asked for resume data.
+    var cancelProducesResumeData = false
+
     init(kind: Kind, tail: Deferred<RawResponse>) {
         self.kind = kind
         self.tail = tail

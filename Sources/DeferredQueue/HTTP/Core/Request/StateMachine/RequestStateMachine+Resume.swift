@@ -1,0 +1,81 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// Resumable downloads: a download made from resume data sends `Range` and
+// `If-Range` until one attempt's response decides what the partial file
+// becomes (the start of this attempt's file, or nothing); a download that
+// fails, or is cancelled asking for it, leaves resume data behind.
+extension RequestStateMachine {
+    /// The header fields that ask for the rest of the entity, while a
+    /// partial file waits (added to every attempt until one takes it).
+    var resumeHeaders: [(name: String, value: String)] { resumePoint?.headers ?? [] }
+
+    enum DownloadFileStart: Sendable {
+        /// Write the attempt's body after the partial file's first bytes.
+        case resume(ResumePoint)
+        /// A new file; remove the partial file, if any (the server sent the whole entity).
+        case fresh(removing: URL?)
+        /// A `206` that does not continue the partial file: fail (and remove it).
+        case mismatch(removing: URL)
+    }
+
+    /// Takes the resume point no attempt took over (its partial file is the
+    /// caller's to remove).
+    mutating func takeResumePoint() -> ResumePoint? {
+        defer { resumePoint = nil }
+        return resumePoint
+    }
+
+    /// The running attempt's first chunk arrived: how its file starts.
+    mutating func startDownloadFile() -> DownloadFileStart {
+        guard let point = resumePoint else { return .fresh(removing: nil) }
+        resumePoint = nil
+        guard let response else { return .fresh(removing: point.data.partialFile) }
+        if point.isContinued(by: response) { return .resume(point) }
+        return response.statusCode == 206 ? .mismatch(removing: point.data.partialFile) : .fresh(removing: point.data.partialFile)
+    }
+
+    /// A response that says the partial file cannot be continued (`416
+    /// Range Not Satisfiable`): the partial file to remove before the
+    /// request starts again without a range; `nil` otherwise.
+    mutating func dropUnsatisfiableResume(after response: HTTPURLResponse) -> URL? {
+        guard response.statusCode == 416, let point = resumePoint else { return nil }
+        resumePoint = nil
+        return point.data.partialFile
+    }
+
+    /// The resume data for a download that ended now (failed, or cancelled
+    /// asking for it) with `file` as its last attempt's file, once the file
+    /// was kept under `keptName`; the unused resume point's data when no
+    /// attempt took the partial file over.
+    mutating func recordResumeData(file: DownloadFile?, keptName: String?, request: URLRequest?, response: HTTPURLResponse?) {
+        if let point = resumePoint, file == nil {
+            resumeData = point.data.encoded()
+            return
+        }
+        guard let file, let keptName, let url = request?.url,
+              let validator = DownloadResumeData.validator(request: request, response: response)
+        else { return }
+        let complete = response.flatMap { $0.statusCode == 206 ? $0.value(forHTTPHeaderField: "Content-Range").flatMap(ContentRange.init)?.complete : nil }
+            ?? response.flatMap { $0.expectedContentLength > 0 ? $0.expectedContentLength : nil }
+        resumeData = DownloadResumeData(
+            url: url, headers: Self.resentHeaders(of: request), partialFileName: keptName, bytes: file.length,
+            validator: validator, totalBytes: complete
+        ).encoded()
+    }
+
+    /// Whether a download that ended now, with `file` from its last
+    /// attempt, should keep it for resuming.
+    func keepsForResuming(_ file: DownloadFile?, request: URLRequest?, response: HTTPURLResponse?) -> Bool {
+        guard let file, file.isWrittenHere, file.length > 0 else { return false }
+        return DownloadResumeData.validator(request: request, response: response) != nil
+    }
+
+    /// The request's header fields, without those a resume sets itself.
+    private static func resentHeaders(of request: URLRequest?) -> [String: String] {
+        let own: Set<String> = ["range", "if-range", "accept-encoding"]
+        return (request?.allHTTPHeaderFields ?? [:]).filter { !own.contains($0.key.lowercased()) }
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What ``DownloadRequest/resumeData`` holds: enough to ask the server for
+/// the rest of an entity, and where its first part waits.
+///
+/// The format is JSON, versioned, and stable across releases (a newer
+/// version is refused, never misread):
+///
+/// ```json
+/// {"format": "DeferredQueue.DownloadResumeData", "version": 1,
+///  "url": "https://example.com/big.iso", "headers": {"Authorization": "…"},
+///  "partialFileName": "DeferredQueue-resume-6F1C…", "bytes": 52428800,
+///  "validator": "\"5e8f-1a2b\"", "totalBytes": 734003200}
+/// ```
+///
+/// - `partialFileName`: a file in the temporary directory holding the first
+///   `bytes` bytes of the body. Only a name, never a path: resume data read
+///   back from storage cannot make a download write anywhere else.
+/// - `validator`: the response's strong `ETag`, or its `Last-Modified`,
+///   sent back as `If-Range` so that a changed entity is sent whole.
+/// - `headers`: the request's header fields, sent again.
+struct DownloadResumeData: Codable, Sendable, Equatable {
+    static let format = "DeferredQueue.DownloadResumeData"
+    static let currentVersion = 1
+    /// Partial files' names start so; nothing else is ever resumed into.
+    static let partialFilePrefix = "DeferredQueue-resume-"
+
+    var format = Self.format
+    var version = Self.currentVersion
+    var url: URL
+    var headers: [String: String]
+    var partialFileName: String
+    var bytes: Int64
+    var validator: String
+    var totalBytes: Int64?
+
+    /// The partial file, in the temporary directory.
+    var partialFile: URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent(partialFileName, isDirectory: false)
+    }
+
+    func encoded() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(self)) ?? Data()
+    }
+
+    /// Reads resume data, refusing anything this version did not write.
+    init(decoding data: Data) throws(ResumeDataError) {
+        let decoded: DownloadResumeData
+        do {
+            decoded = try JSONDecoder().decode(DownloadResumeData.self, from: data)
+        } catch {
+            throw .unreadable("not DeferredQueue download resume data (\(data.count) bytes)")
+        }
+        guard decoded.format == Self.format else { throw .unreadable("format \(decoded.format)") }
+        guard decoded.version == Self.currentVersion else {
+            throw .unreadable("version \(decoded.version); this release reads version \(Self.currentVersion)")
+        }
+        guard ["http", "https"].contains(decoded.url.scheme?.lowercased() ?? "") else {
+            throw .unreadable("the URL \(decoded.url.absoluteString) is not http or https")
+        }
+        let name = decoded.partialFileName
+        guard name.hasPrefix(Self.partialFilePrefix), !name.contains("/"), !name.contains("\\"), !name.contains("\0"),
+              name.count <= 128
+        else { throw .unreadable("the partial file name \(name) is not one this library wrote") }
+        guard decoded.bytes > 0, !decoded.validator.isEmpty, decoded.validator.count <= 1024 else {
+            throw .unreadable("no bytes or no validator to resume with")
+        }
+        self = decoded
+    }
+
+    init(url: URL, headers: [String: String], partialFileName: String, bytes: Int64, validator: String, totalBytes: Int64?) {
+        self.url = url
+        self.headers = headers
+        self.partialFileName = partialFileName
+        self.bytes = bytes
+        self.validator = validator
+        self.totalBytes = totalBytes
+    }
+
+    /// The resume data for a download that ended after `bytes` bytes of
+    /// `response`'s body, sent for `request`: `nil` unless the server could
+    /// send the rest of the same entity (a `GET`, a `200` or `206` with a
+    /// strong `ETag` or a `Last-Modified`, no content coding).
+    static func validator(request: URLRequest?, response: HTTPURLResponse?) -> String? {
+        guard let request, (request.httpMethod ?? "GET").uppercased() == "GET", let response,
+              response.statusCode == 200 || response.statusCode == 206
+        else { return nil }
+        let coding = (response.value(forHTTPHeaderField: "Content-Encoding") ?? "identity").trimmingCharacters(in: .whitespaces)
+        guard coding.isEmpty || coding.lowercased() == "identity" else { return nil }
+        if response.value(forHTTPHeaderField: "Accept-Ranges")?.lowercased().contains("none") == true { return nil }
+        if let tag = response.value(forHTTPHeaderField: "ETag")?.trimmingCharacters(in: .whitespaces),
+           tag.hasPrefix("\""), tag.hasSuffix("\""), tag.count >= 2 {
+            return tag
+        }
+        return response.value(forHTTPHeaderField: "Last-Modified")?.trimmingCharacters(in: .whitespaces)
+            .nilIfEmpty
+    }
+}
+
+/// Resume data that cannot be used.
+public enum ResumeDataError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Not resume data this version of the library wrote (or not resume data at all).
+    case unreadable(String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let reason): "the download cannot resume from this data: \(reason)"
+        }
+    }
+}
+
+/// Where a resumed download stands, in its request's state: the partial
+/// file and how many of its bytes to keep.
+struct ResumePoint: Sendable, Equatable {
+    let data: DownloadResumeData
+
+    /// `Range` and `If-Range`, and no content coding (offsets count the
+    /// entity's own bytes).
+    var headers: [(name: String, value: String)] {
+        [("Range", "bytes=\(data.bytes)-"), ("If-Range", data.validator), ("Accept-Encoding", "identity")]
+    }
+
+    /// Whether the partial file is a regular file (not a link) holding at
+    /// least the bytes to keep.
+    var partialFileIsIntact: Bool {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: data.partialFile.path),
+              attributes[.type] as? FileAttributeType == .typeRegular,
+              let size = (attributes[.size] as? NSNumber)?.int64Value
+        else { return false }
+        return size >= data.bytes
+    }
+
+    /// Whether `response` sends the rest of the entity from this point: a
+    /// `206` whose `Content-Range` starts at ``DownloadResumeData/bytes``.
+    func isContinued(by response: HTTPURLResponse) -> Bool {
+        guard response.statusCode == 206, let range = response.value(forHTTPHeaderField: "Content-Range") else { return false }
+        return ContentRange(range)?.first == data.bytes
+    }
+}
+
+/// A `Content-Range: bytes first-last/complete` value (RFC 9110 §14.4).
+struct ContentRange: Equatable {
+    var first: Int64
+    var last: Int64
+    var complete: Int64?
+
+    init?(_ value: String) {
+        let value = value.trimmingCharacters(in: .whitespaces)
+        guard value.lowercased().hasPrefix("bytes ") else { return nil }
+        let spec = value.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        let parts = spec.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        let bounds = parts[0].split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard bounds.count == 2, let first = Int64(bounds[0]), let last = Int64(bounds[1]), first >= 0, last >= first
+        else { return nil }
+        (self.first, self.last) = (first, last)
+        if parts[1] == "*" {
+            complete = nil
+        } else {
+            guard let complete = Int64(parts[1]), complete > last else { return nil }
+            self.complete = complete
+        }
+    }
+}
+
+extension String {
+    fileprivate var nilIfEmpty: String? { isEmpty ? nil : self }
+}

@@ -1,0 +1,274 @@
+import DeferredQueueTesting
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LoopbackServer
+import Synchronization
+import TestSupport
+import Testing
+@testable import DeferredQueue
+
+/// One entity served over loopback the way a file server does: an `ETag`,
+/// `Accept-Ranges: bytes`, and `Range` / `If-Range` honoured (RFC 9110 §14).
+/// Its version changes its bytes and its `ETag`; `cutFirstAt` cuts the first
+/// whole response short (the connection closes after that many bytes).
+final class ResumableEntity: Sendable {
+    struct Seen: Sendable {
+        let range: String?
+        let ifRange: String?
+        let acceptEncoding: String?
+    }
+
+    enum Behaviour: Sendable {
+        /// Ranges honoured when `If-Range` names the current version.
+        case honoursRanges
+        /// Every request gets the whole entity.
+        case ignoresRanges
+        /// Every range is refused with `416`.
+        case refusesRanges
+        /// A `206` that starts at the wrong byte.
+        case misplacesRanges
+    }
+
+    /// The entity's settings; its one lock is `value`.
+    final class Settings: Sendable {
+        let value: Mutex<(version: Int, cut: Int?, behaviour: Behaviour, trickle: Bool)>
+        init(_ value: (version: Int, cut: Int?, behaviour: Behaviour, trickle: Bool)) { self.value = Mutex(value) }
+    }
+
+    let length: Int64
+    let server: LoopbackServer
+    private let settings: Settings
+    let seen = Recorder<Seen>()
+
+    init(length: Int64, cutFirstAt cut: Int? = nil, behaviour: Behaviour = .honoursRanges, trickle: Bool = false) throws {
+        self.length = length
+        let settings = Settings((1, cut, behaviour, trickle))
+        self.settings = settings
+        let seen = self.seen
+        server = try LoopbackServer(routes: ["/entity": { request in
+            seen.append(Seen(range: request.header("Range"), ifRange: request.header("If-Range"), acceptEncoding: request.header("Accept-Encoding")))
+            let (version, cut, behaviour, trickle) = settings.value.withLock { state in
+                defer { state.cut = nil }
+                return state
+            }
+            let etag = "\"v\(version)\""
+            let body = ResumableEntity.content(version: version, in: 0..<length)
+            let headers = [("ETag", etag), ("Accept-Ranges", "bytes"), ("Content-Type", "application/octet-stream")]
+            if let range = request.header("Range"), behaviour != .ignoresRanges,
+               request.header("If-Range") == etag || behaviour == .refusesRanges,
+               let start = Int64(range.dropFirst("bytes=".count).dropLast()) {
+                if behaviour == .refusesRanges || start >= length {
+                    return .response(status: 416, headers: [("Content-Range", "bytes */\(length)")])
+                }
+                let first = behaviour == .misplacesRanges ? start + 1 : start
+                return .response(status: 206, headers: headers + [("Content-Range", "bytes \(first)-\(length - 1)/\(length)")],
+                                 body: body.subdata(in: Int(first)..<Int(length)))
+            }
+            if let cut { return .closeMidBody(status: 200, headers: headers, body: body, sentBytes: cut) }
+            if trickle { return .trickle(status: 200, headers: headers, body: body, chunkSize: 16 << 10, interval: 0.02) }
+            return .response(status: 200, headers: headers, body: body)
+        }])
+    }
+
+    var url: URL { server.url("/entity") }
+
+    /// A new version: other bytes, another `ETag`.
+    func change() { settings.value.withLock { $0.version += 1 } }
+
+    /// The entity's bytes in `range` for `version`.
+    static func content(version: Int, in range: Range<Int64>) -> Data {
+        var data = GeneratedContent.pattern.bytes(in: range)
+        if version > 1 { data = Data(data.map { $0 &+ UInt8(version) }) }
+        return data
+    }
+}
+
+/// A download that fails or is cancelled keeps what it received and resumes
+/// with `Range` / `If-Range`, on every transport (Alamofire on Linux cannot:
+/// corelibs has no resume data).
+@Suite("Resumable downloads: Range and If-Range above the transport", .timeLimit(.minutes(3)))
+struct ResumableDownloadTests {
+    static let length: Int64 = 4 << 20
+
+    /// One download's response.
+    func download(_ request: DownloadRequest) async -> DownloadResponse<URL>? {
+        await downloadResponse { request.responseURL(queue: handlerQueue, completionHandler: $0) }
+    }
+
+    /// A download of `entity` that the server cut short, with its resume data.
+    func interrupted(_ entity: ResumableEntity, session: Session) async throws -> (response: DownloadResponse<URL>, resumeData: Data) {
+        let request = session.download(entity.url)
+        let failed = try #require(await download(request))
+        #expect(failed.error?.urlError?.code == .networkConnectionLost, "\(String(describing: failed.error))")
+        let data = try #require(failed.resumeData, "a download cut short leaves resume data")
+        #expect(request.resumeData == data)
+        return (failed, data)
+    }
+
+    static func partialFile(of data: Data) throws -> URL {
+        try DownloadResumeData(decoding: data).partialFile
+    }
+
+    @Test func aDownloadCutShortResumesFromWhereItStopped() async throws {
+        let entity = try ResumableEntity(length: Self.length, cutFirstAt: Int(Self.length / 2))
+        let session = TestTransport.makeSession()
+        let (_, data) = try await interrupted(entity, session: session)
+        let resume = try DownloadResumeData(decoding: data)
+        #expect(resume.bytes > 0 && resume.bytes <= Self.length / 2, "\(resume.bytes)")
+        #expect(resume.validator == "\"v1\"")
+        #expect(resume.totalBytes == Self.length)
+        #expect(try Data(contentsOf: resume.partialFile) == ResumableEntity.content(version: 1, in: 0..<resume.bytes))
+
+        let resumed = try #require(await download(session.download(resumingWith: data)))
+        let file = try #require(resumed.fileURL, "\(String(describing: resumed.error))")
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(resumed.response?.statusCode == 206)
+        #expect(try Data(contentsOf: file) == ResumableEntity.content(version: 1, in: 0..<Self.length))
+        #expect(resumed.resumeData == nil)
+        let request = try #require(entity.seen.events.last)
+        #expect(request.range == "bytes=\(resume.bytes)-")
+        #expect(request.ifRange == "\"v1\"")
+        #expect(request.acceptEncoding == "identity")
+        #expect(!FileManager.default.fileExists(atPath: resume.partialFile.path), "the partial file became the download")
+    }
+
+    /// The usual chain keeps no reference to the request: the response still carries the resume data.
+    @Test func theResponseCarriesResumeDataWhenNobodyHoldsTheRequest() async throws {
+        let entity = try ResumableEntity(length: Self.length, cutFirstAt: Int(Self.length / 2))
+        let session = TestTransport.makeSession()
+        let failed = try #require(await downloadResponse { session.download(entity.url).responseURL(queue: handlerQueue, completionHandler: $0) })
+        let data = try #require(failed.resumeData)
+        try? FileManager.default.removeItem(at: try Self.partialFile(of: data))
+    }
+
+    /// Resume data is bytes: written to disk, it resumes in another session (another run).
+    @Test func resumeDataWorksInAnotherSessionAfterARestart() async throws {
+        let entity = try ResumableEntity(length: Self.length, cutFirstAt: Int(Self.length / 3))
+        let saved = FileManager.default.temporaryDirectory.appendingPathComponent("DeferredQueueTests-resume-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: saved) }
+        try await interrupted(entity, session: TestTransport.makeSession()).resumeData.write(to: saved)
+
+        let later = TestTransport.makeSession()
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("entity.bin")
+        let resumed = try #require(await download(later.download(resumingWith: try Data(contentsOf: saved)) { _, _ in (destination, []) }))
+        #expect(resumed.fileURL == destination, "\(String(describing: resumed.error))")
+        #expect(try Data(contentsOf: destination) == ResumableEntity.content(version: 1, in: 0..<Self.length))
+    }
+
+    @Test func aChangedEntityIsSentWholeAndReplacesThePartialFile() async throws {
+        let entity = try ResumableEntity(length: Self.length, cutFirstAt: Int(Self.length / 2))
+        let session = TestTransport.makeSession()
+        let (_, data) = try await interrupted(entity, session: session)
+        entity.change()
+        let resumed = try #require(await download(session.download(resumingWith: data)))
+        let file = try #require(resumed.fileURL, "\(String(describing: resumed.error))")
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(resumed.response?.statusCode == 200)
+        #expect(try Data(contentsOf: file) == ResumableEntity.content(version: 2, in: 0..<Self.length))
+        #expect(!FileManager.default.fileExists(atPath: try Self.partialFile(of: data).path))
+    }
+
+    @Test func aServerThatIgnoresRangesStartsAgainCleanly() async throws {
+        let entity = try ResumableEntity(length: Self.length, cutFirstAt: Int(Self.length / 2), behaviour: .ignoresRanges)
+        let session = TestTransport.makeSession()
+        let (_, data) = try await interrupted(entity, session: session)
+        let resumed = try #require(await download(session.download(resumingWith: data)))
+        let file = try #require(resumed.fileURL, "\(String(describing: resumed.error))")
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(resumed.response?.statusCode == 200)
+        #expect(try Data(contentsOf: file) == ResumableEntity.content(version: 1, in: 0..<Self.length))
+    }
+
+    @Test func anUnsatisfiableRangeStartsAgainWithoutOne() async throws {
+        let entity = try ResumableEntity(length: Self.length, cutFirstAt: Int(Self.length / 2), behaviour: .refusesRanges)
+        let session = TestTransport.makeSession()
+        let (_, data) = try await interrupted(entity, session: session)
+        let resumed = try #require(await download(session.download(resumingWith: data)))
+        let file = try #require(resumed.fileURL, "\(String(describing: resumed.error))")
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(resumed.response?.statusCode == 200)
+        #expect(try Data(contentsOf: file) == ResumableEntity.content(version: 1, in: 0..<Self.length))
+        #expect(entity.seen.events.suffix(2).map(\.range?.isEmpty) == [false, nil], "the 416 is followed by a request without a range")
+    }
+
+    @Test func aRangeThatDoesNotContinueThePartialFileFails() async throws {
+        let entity = try ResumableEntity(length: Self.length, cutFirstAt: Int(Self.length / 2), behaviour: .misplacesRanges)
+        let session = TestTransport.makeSession()
+        let (_, data) = try await interrupted(entity, session: session)
+        let resumed = try #require(await download(session.download(resumingWith: data)))
+        #expect(resumed.error?.urlError?.code == .badServerResponse, "\(String(describing: resumed.error))")
+        #expect(resumed.fileURL == nil)
+        #expect(!FileManager.default.fileExists(atPath: try Self.partialFile(of: data).path))
+    }
+
+    @Test func cancellingForResumeDataKeepsWhatArrivedAndPlainCancellingDoesNot() async throws {
+        let entity = try ResumableEntity(length: Self.length, trickle: true)
+        let session = TestTransport.makeSession()
+        let request = session.download(entity.url)
+        let progressed = Latch()
+        let once = Counter()
+        request.downloadProgress(queue: handlerQueue) { progress in
+            if progress.completed >= 256 << 10, once.increment() == 1 { progressed.arrive() }
+        }
+        let response = Recorder<DownloadResponse<URL>>()
+        request.responseURL(queue: handlerQueue) { response.append($0) }
+        #expect(await progressed.wait(seconds: 60))
+        let produced = Recorder<Data?>()
+        let cancelled = Latch()
+        request.cancel { data in
+            produced.append(data)
+            cancelled.arrive()
+        }
+        #expect(await cancelled.wait(seconds: 60))
+        let data = try #require(produced.events.first ?? nil, "cancel(byProducingResumeData:) hands over resume data")
+        #expect(await eventually(within: 60) { response.count == 1 })
+        #expect(response.events.first?.error?.isCancelled == true)
+        #expect(response.events.first?.resumeData == data, "the handlers see the resume data")
+
+        let resumed = try #require(await download(session.download(resumingWith: data)))
+        let file = try #require(resumed.fileURL, "\(String(describing: resumed.error))")
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(try Data(contentsOf: file) == ResumableEntity.content(version: 1, in: 0..<Self.length))
+
+        // A plain cancellation leaves nothing behind.
+        let plain = session.download(entity.url)
+        let started = Latch()
+        plain.downloadProgress(queue: handlerQueue) { _ in started.arrive() }
+        let plainResponse = Recorder<DownloadResponse<URL>>()
+        plain.responseURL(queue: handlerQueue) { plainResponse.append($0) }
+        #expect(await started.wait(seconds: 60))
+        plain.cancel()
+        #expect(await eventually(within: 60) { plainResponse.count == 1 })
+        #expect(plain.resumeData == nil)
+        #expect(plainResponse.events.first?.resumeData == nil)
+    }
+
+    @Test func resumeDataThatIsNotOursFailsClearlyAndAMissingPartialFileStartsAgain() async throws {
+        let entity = try ResumableEntity(length: 64 << 10)
+        let session = TestTransport.makeSession()
+        let garbage = try #require(await download(session.download(resumingWith: Data("not resume data".utf8))))
+        guard case .createURLRequestFailed(let error) = garbage.error else {
+            Issue.record("\(String(describing: garbage.error))")
+            return
+        }
+        #expect(error is ResumeDataError)
+
+        var escaping = DownloadResumeData(
+            url: entity.url, headers: [:], partialFileName: "../../etc/passwd", bytes: 10, validator: "\"v1\"", totalBytes: nil
+        )
+        let refused = try #require(await download(session.download(resumingWith: escaping.encoded())))
+        #expect(refused.error?.underlyingError is ResumeDataError || refused.error.map { "\($0)" }?.contains("partial file name") == true,
+                "\(String(describing: refused.error))")
+
+        escaping.partialFileName = DownloadResumeData.partialFilePrefix + "gone"
+        let restarted = try #require(await download(session.download(resumingWith: escaping.encoded())))
+        let file = try #require(restarted.fileURL, "\(String(describing: restarted.error))")
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(try Data(contentsOf: file) == ResumableEntity.content(version: 1, in: 0..<(64 << 10)))
+        #expect(entity.seen.events.last?.range == nil, "no partial file: no range asked for")
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import DeferredQueue
+
+/// The resume data format and the rules for when a download can resume.
+@Suite("Download resume data: format, validators, Content-Range")
+struct DownloadResumeDataTests {
+    static let url = URL(string: "https://example.com/big.iso")!
+
+    func response(_ status: Int, _ headers: [String: String]) -> HTTPURLResponse {
+        HTTPURLResponse(url: Self.url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
+    }
+
+    var get: URLRequest { URLRequest(url: Self.url) }
+
+    @Test func theFormatRoundTripsAndIsVersioned() throws {
+        let data = DownloadResumeData(
+            url: Self.url, headers: ["Authorization": "Bearer t"], partialFileName: DownloadResumeData.partialFilePrefix + "x",
+            bytes: 10, validator: "\"v1\"", totalBytes: 100
+        )
+        let encoded = data.encoded()
+        #expect(try DownloadResumeData(decoding: encoded) == data)
+        let json = try #require(try JSONSerialization.jsonObject(with: encoded) as? [String: Any])
+        #expect(json["format"] as? String == "DeferredQueue.DownloadResumeData")
+        #expect(json["version"] as? Int == 1)
+
+        var future = data
+        future.version = 2
+        #expect(throws: ResumeDataError.self) { try DownloadResumeData(decoding: future.encoded()) }
+        var foreign = data
+        foreign.format = "NSURLSessionResumeInfo"
+        #expect(throws: ResumeDataError.self) { try DownloadResumeData(decoding: foreign.encoded()) }
+    }
+
+    @Test func aPartialFileNameNeverLeavesTheTemporaryDirectory() {
+        for name in ["../../etc/passwd", "/etc/passwd", "DeferredQueue-resume-../x", "other-file", "DeferredQueue-resume-a\\b", ""] {
+            let data = DownloadResumeData(url: Self.url, headers: [:], partialFileName: name, bytes: 1, validator: "\"v\"", totalBytes: nil)
+            #expect(throws: ResumeDataError.self, "\(name)") { try DownloadResumeData(decoding: data.encoded()) }
+        }
+        let file = DownloadResumeData(url: URL(string: "file:///etc/passwd")!, headers: [:],
+                                      partialFileName: DownloadResumeData.partialFilePrefix + "x", bytes: 1, validator: "\"v\"", totalBytes: nil)
+        #expect(throws: ResumeDataError.self) { try DownloadResumeData(decoding: file.encoded()) }
+        #expect(throws: ResumeDataError.self) { try DownloadResumeData(decoding: Data("{}".utf8)) }
+    }
+
+    @Test func onlyAGetWithAStrongValidatorAndNoContentCodingCanResume() {
+        #expect(DownloadResumeData.validator(request: get, response: response(200, ["ETag": "\"a\""])) == "\"a\"")
+        #expect(DownloadResumeData.validator(request: get, response: response(206, ["ETag": "\"a\""])) == "\"a\"")
+        let date = "Wed, 21 Oct 2015 07:28:00 GMT"
+        #expect(DownloadResumeData.validator(request: get, response: response(200, ["ETag": "W/\"a\"", "Last-Modified": date])) == date)
+        #expect(DownloadResumeData.validator(request: get, response: response(200, [:])) == nil)
+        #expect(DownloadResumeData.validator(request: get, response: response(200, ["ETag": "\"a\"", "Content-Encoding": "gzip"])) == nil)
+        #expect(DownloadResumeData.validator(request: get, response: response(200, ["ETag": "\"a\"", "Accept-Ranges": "none"])) == nil)
+        #expect(DownloadResumeData.validator(request: get, response: response(404, ["ETag": "\"a\""])) == nil)
+        var post = get
+        post.httpMethod = "POST"
+        #expect(DownloadResumeData.validator(request: post, response: response(200, ["ETag": "\"a\""])) == nil)
+    }
+
+    @Test func contentRangeIsParsedStrictly() {
+        #expect(ContentRange("bytes 10-99/100") == ContentRange("bytes 10-99/100"))
+        #expect(ContentRange("bytes 10-99/100")?.first == 10)
+        #expect(ContentRange("bytes 10-99/100")?.complete == 100)
+        #expect(ContentRange("bytes 10-99/*")?.complete == nil)
+        #expect(ContentRange("bytes 10-99/*") != nil)
+        for bad in ["bytes */100", "bytes 99-10/100", "bytes 10-99/50", "items 1-2/3", "bytes -1-5/9", "bytes 1-2", ""] {
+            #expect(ContentRange(bad) == nil, "\(bad)")
+        }
+        let point = ResumePoint(data: DownloadResumeData(
+            url: Self.url, headers: [:], partialFileName: DownloadResumeData.partialFilePrefix + "x", bytes: 10, validator: "\"v\"", totalBytes: nil
+        ))
+        #expect(point.isContinued(by: response(206, ["Content-Range": "bytes 10-99/100"])))
+        #expect(!point.isContinued(by: response(206, ["Content-Range": "bytes 0-99/100"])))
+        #expect(!point.isContinued(by: response(200, ["Content-Range": "bytes 10-99/100"])))
+        #expect(point.headers.map(\.name) == ["Range", "If-Range", "Accept-Encoding"])
+        #expect(point.headers.first?.value == "bytes=10-")
+    }
+}
