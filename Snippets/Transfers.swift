@@ -66,6 +66,16 @@ let file = try await session.download(archiveURL).validate().serializingDownload
 let manifest = try await session.download(archiveURL).serializingDownload(using: DataResponseSerializer()).value
 print(file.path, manifest.count)
 // snippet.end
+// snippet.resume
+// A download cut short (or cancelled with `cancel(producingResumeData: true)`)
+// keeps what arrived; its resume data asks the server for the rest.
+let first = try await session.download(archiveURL).serializingResponse(using: DataResponseSerializer()).value
+if let resumeData = first.resumeData {
+    // Bytes: store them to resume in a later run of the program, too.
+    let rest = try await session.download(resumingWith: resumeData).serializingDownloadedFileURL().value
+    print("resumed into", rest.path)
+}
+// snippet.end
 // snippet.hide
     } catch {
         print(error)
