@@ -12,6 +12,9 @@ public enum TransferMemory {
     /// Sending or receiving 1 GiB, on any transport: each holds the other
     /// side back when the session falls behind.
     public static let bound = 48.0
+    /// A 1 GiB download from a server as fast as loopback, in a process of
+    /// its own (issue 24's bound).
+    public static let unpacedDownloadBound = 64.0
 }
 
 /// How much resident memory `work` adds at its peak, in MiB: the smallest
