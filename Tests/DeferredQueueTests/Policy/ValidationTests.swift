@@ -76,4 +76,41 @@ struct ValidationTests {
         let description = try #require(failed?.error).description
         #expect(description.contains("404"))
     }
+
+    /// Alamofire's shapes: a download's validator reads its file, a
+    /// stream's judges the head alone.
+    @Test func aDownloadsValidatorReadsTheFileAndAStreamsJudgesTheHead() async throws {
+        let seen = Recorder<String>()
+        let downloaded = Recorder<DownloadResponse<URL>>()
+        let finished = Latch()
+        session.download(fixture.url("/json"))
+                .validate { _, response, fileURL in
+                    let text = fileURL.flatMap { try? String(contentsOf: $0, encoding: .utf8) } ?? ""
+                    seen.append(text)
+                    return text.contains("hello") ? .success(()) : .failure(Rejected())
+                }
+                .validate { _, _, fileURL in fileURL == nil ? .success(()) : .failure(Rejected()) }
+                .responseURL(queue: handlerQueue) { downloaded.append($0); finished.arrive() }
+        #expect(await finished.wait(seconds: 60))
+        let download = downloaded.events.first
+        #expect(seen.events.first?.contains("\"title\":\"hello\"") == true)
+        #expect(download?.error?.kind == "customValidation")
+        if let file = download?.fileURL { try? FileManager.default.removeItem(at: file) }
+
+        let completion = Recorder<DataStreamRequest.Completion>()
+        let done = Latch()
+        session.streamRequest(fixture.url("/json"))
+            .validate { request, response in
+                request?.url?.path == "/json" && response.statusCode == 200 ? .failure(Rejected()) : .success(())
+            }
+            .responseStream(queue: handlerQueue) { stream in
+                if case .complete(let end) = stream.event {
+                    completion.append(end)
+                    done.arrive()
+                }
+            }
+        #expect(await done.wait(seconds: 60))
+        #expect(completion.events.first?.error?.kind == "customValidation")
+    }
 }
+

@@ -8,8 +8,12 @@ import FoundationNetworking
 // Validators run only when a response arrived; the first failure wins.
 
 extension Request {
-    /// A validator: the request as sent, the response, and the body.
-    public typealias Validation = @Sendable (URLRequest?, HTTPURLResponse, Data?) -> Result<Void, any Error>
+    /// What a validator returns: success, or the error that fails the handlers after it.
+    public typealias ValidationResult = Result<Void, any Error>
+
+    /// The form every validator takes inside: request, response, body in
+    /// memory (`nil` for downloads and streams).
+    typealias RawValidation = @Sendable (URLRequest?, HTTPURLResponse, Data?) -> ValidationResult
 
     /// Fails the handlers chained after it unless the status is 2xx and, when
     /// the request sent an `Accept` header, the response's content type is
@@ -32,7 +36,8 @@ extension Request {
     @discardableResult
     public func validate(statusCode acceptableStatusCodes: some Sequence<Int>) -> Self {
         let codes = Set(acceptableStatusCodes)
-        return validate { _, response, _ in Self.check(statusCode: response.statusCode, in: codes) }
+        addValidation { _, response, _ in Self.check(statusCode: response.statusCode, in: codes) }
+        return self
     }
 
     /// Fails the handlers chained after it unless the response's MIME type
@@ -44,19 +49,6 @@ extension Request {
     @discardableResult
     public func validate(contentType acceptableContentTypes: [String]) -> Self {
         addContentValidation { response, isEmpty in Self.check(contentTypeOf: response, isEmpty: isEmpty, in: acceptableContentTypes) }
-        return self
-    }
-
-    /// Fails the handlers chained after it when `check` returns a failure.
-    ///
-    /// An ``HTTPError`` returned by `check` is delivered as is; any other error
-    /// as ``HTTPError/ValidationFailureReason/customValidationFailed(error:)``.
-    ///
-    /// - Parameter check: Judges the request, response and body.
-    /// - Returns: The request, for chaining.
-    @discardableResult
-    public func validate(_ check: @escaping Validation) -> Self {
-        addValidation(check)
         return self
     }
 
@@ -112,4 +104,62 @@ struct MIMEType: Equatable, CustomStringConvertible {
     }
 
     var description: String { "\(type)/\(subtype)" }
+}
+
+extension DataRequest {
+    /// A validator of a response whose body is in memory: the request as
+    /// sent, the response, and the body.
+    public typealias Validation = @Sendable (_ request: URLRequest?, _ response: HTTPURLResponse, _ data: Data?) -> ValidationResult
+
+    /// Fails the handlers chained after it when `validation` returns a failure.
+    ///
+    /// An ``HTTPError`` returned by `validation` is delivered as is; any other
+    /// error as ``HTTPError/ValidationFailureReason/customValidationFailed(error:)``.
+    ///
+    /// - Parameter validation: Judges the request, response and body.
+    /// - Returns: The request, for chaining.
+    @discardableResult
+    public func validate(_ validation: @escaping Validation) -> Self {
+        addValidation(validation)
+        return self
+    }
+}
+
+extension DownloadRequest {
+    /// A validator of a download: the request as sent, the response, and the
+    /// downloaded file (at its destination; `nil` when there is none).
+    public typealias Validation = @Sendable (_ request: URLRequest?, _ response: HTTPURLResponse, _ fileURL: URL?) -> ValidationResult
+
+    /// Fails the handlers chained after it when `validation` returns a
+    /// failure; it judges the downloaded file, which it may read.
+    ///
+    /// - Parameter validation: Judges the request, response and file.
+    /// - Returns: The request, for chaining.
+    @discardableResult
+    public func validate(_ validation: @escaping Validation) -> Self {
+        appendStep { raw in
+            guard raw.error == nil, let response = raw.response,
+                  case .failure(let error) = validation(raw.request, response, raw.fileURL)
+            else { return raw }
+            return Self.rejecting(raw, with: error)
+        }
+        return self
+    }
+}
+
+extension DataStreamRequest {
+    /// A validator of a stream's response head: the request as sent and the
+    /// response (the body is still to come).
+    public typealias Validation = @Sendable (_ request: URLRequest?, _ response: HTTPURLResponse) -> ValidationResult
+
+    /// Ends the stream when `validation` returns a failure for its head: the
+    /// body is dropped and `.complete` carries the error.
+    ///
+    /// - Parameter validation: Judges the request and the response head.
+    /// - Returns: The request, for chaining.
+    @discardableResult
+    public func validate(_ validation: @escaping Validation) -> Self {
+        addValidation { request, response, _ in validation(request, response) }
+        return self
+    }
 }

@@ -350,7 +350,7 @@ public class Request: @unchecked Sendable {
 
     /// Adds a validator: a step on the handler queue, seen by later handlers
     /// (a stream judges the response head instead).
-    func addValidation(_ check: @escaping Validation) {
+    func addValidation(_ check: @escaping RawValidation) {
         appendStep { raw in
             guard raw.error == nil, let response = raw.response,
                   case .failure(let error) = check(raw.request, response, raw.data)

@@ -130,12 +130,12 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         })
     }
 
-    override func addValidation(_ check: @escaping Validation) {
+    override func addValidation(_ check: @escaping RawValidation) {
         mutableState.withLock(owner: self) { $0.addHeadValidator(check) }
     }
 
     /// The first failure of a stream's head `validators`, if any (run outside the lock).
-    static func headError(_ validators: [Validation], request: URLRequest?, response: HTTPURLResponse) -> HTTPError? {
+    static func headError(_ validators: [RawValidation], request: URLRequest?, response: HTTPURLResponse) -> HTTPError? {
         for check in validators {
             if case .failure(let error) = check(request, response, nil) {
                 return error as? HTTPError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))

@@ -35,7 +35,7 @@ extension RequestStateMachine {
         /// Receive every chunk, as it arrives.
         var handlers: [StreamHandler] = []
         /// Judge each response head (a stream's `validate()`).
-        var headValidators: [Request.Validation] = []
+        var headValidators: [Request.RawValidation] = []
     }
 
     // MARK: - Changing the payload
@@ -66,7 +66,7 @@ extension RequestStateMachine {
         updateStream { $0.handlers.append(handler) }
     }
 
-    mutating func addHeadValidator(_ check: @escaping Request.Validation) {
+    mutating func addHeadValidator(_ check: @escaping Request.RawValidation) {
         updateStream { $0.headValidators.append(check) }
     }
 

@@ -102,7 +102,7 @@ extension RequestStateMachine {
         /// Tell monitors the response arrived.
         case report
         /// Tell monitors, then judge the head with a stream's validators.
-        case reportAndValidate([Request.Validation], request: URLRequest?)
+        case reportAndValidate([Request.RawValidation], request: URLRequest?)
         /// A stale attempt's head.
         case ignore
     }
