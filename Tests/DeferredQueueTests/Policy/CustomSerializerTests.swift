@@ -156,4 +156,47 @@ struct CustomSerializerTests {
         }
         #expect((error as? DeferredError)?.isCancelled == true)
     }
+
+    // MARK: - Alamofire's two serializer protocols
+
+    /// A download-only serializer: the file's size, never reading it.
+    struct FileSizeSerializer: DownloadResponseSerializerProtocol {
+        func serializeDownload(request: URLRequest?, response: HTTPURLResponse?, fileURL: URL?, error: HTTPError?) throws -> Int64 {
+            if let error { throw error }
+            let url = try #require(fileURL)
+            return try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int64 ?? -1
+        }
+    }
+
+    /// A body-only serializer (Alamofire's `DataResponseSerializerProtocol`).
+    struct CountSerializer: DataResponseSerializerProtocol {
+        func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: HTTPError?) throws -> Int {
+            if let error { throw error }
+            return data?.count ?? 0
+        }
+    }
+
+    /// A response serializer that says what it was given: a body, or (its
+    /// own override of the default, which reads the file) a file.
+    struct SourceSerializer: ResponseSerializer {
+        func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: HTTPError?) throws -> String { "body" }
+        func serializeDownload(request: URLRequest?, response: HTTPURLResponse?, fileURL: URL?, error: HTTPError?) throws -> String {
+            "file \(fileURL?.lastPathComponent.isEmpty == false)"
+        }
+    }
+
+    @Test func eachSerializerProtocolServesItsKindOfRequest() async throws {
+        let size = try await session.download(fixture.url("/json")).serializingDownload(using: FileSizeSerializer()).value
+        #expect(size == Int64(#"{"title":"hello","count":3,"tags":["a","b"]}"#.utf8.count))
+        let url = try await session.download(fixture.url("/json")).serializingDownload(using: URLResponseSerializer()).value
+        #expect(FileManager.default.fileExists(atPath: url.path))
+        try? FileManager.default.removeItem(at: url)
+        let count = try await session.request(fixture.url("/json")).serializingResponse(using: CountSerializer()).value
+        #expect(count.value == Int(size))
+        #expect(try await session.download(fixture.url("/json")).serializingDownload(using: SourceSerializer()).value == "file true")
+        #expect(try await session.request(fixture.url("/json")).serializingResponse(using: SourceSerializer()).value.value == "body")
+        // The default for a ResponseSerializer reads the file.
+        #expect(try await session.download(fixture.url("/json")).serializingDownload(using: .string).value.contains("hello"))
+    }
 }
+

@@ -31,7 +31,7 @@ extension DataRequest: SerializingRequest {
     /// - Parameter serializer: Turns the response into the value; see
     ///   ``response(queue:responseSerializer:completionHandler:)`` for what it receives.
     /// - Returns: A deferred fulfilled with the response.
-    public func serializingResponse<Serializer: ResponseSerializer>(
+    public func serializingResponse<Serializer: DataResponseSerializerProtocol>(
         using serializer: Serializer
     ) -> Deferred<DataResponse<Serializer.SerializedObject>> {
         let (deferred, resolver) = Deferred<DataResponse<Serializer.SerializedObject>>.pending()

@@ -36,7 +36,7 @@ extension DataRequest {
     ///     ``HTTPError/SerializationFailureReason/customSerializationFailed(error:)``.
     /// - Returns: The request, for chaining.
     @discardableResult
-    public func response<Serializer: ResponseSerializer>(
+    public func response<Serializer: DataResponseSerializerProtocol>(
         queue: DispatchQueue = .main,
         responseSerializer: Serializer,
         completionHandler: @escaping @Sendable (DataResponse<Serializer.SerializedObject>) -> Void

@@ -26,10 +26,13 @@ extension DownloadRequest: SerializingRequest {
     ///
     /// - Parameter serializer: Turns the response and the file's bytes into the value.
     /// - Returns: A deferred fulfilled with the value.
-    public func serializingDownload<Serializer: ResponseSerializer>(
+    public func serializingDownload<Serializer: DownloadResponseSerializerProtocol>(
         using serializer: Serializer
     ) -> Deferred<Serializer.SerializedObject> {
-        serializing(serializer)
+        let (deferred, resolver) = Deferred<Serializer.SerializedObject>.pending()
+        resolver.onCancel { [weak self] in self?.cancel() }
+        _ = deliver(on: nil, { serializer.result(forDownload: $0) }) { resolver.resolve($0.result.mapError { $0 }) }
+        return deferred
     }
 
     /// The value `serializer` makes from the file's contents, as a deferred
@@ -40,10 +43,7 @@ extension DownloadRequest: SerializingRequest {
     public func serializing<Serializer: ResponseSerializer>(
         _ serializer: Serializer
     ) -> Deferred<Serializer.SerializedObject> {
-        let (deferred, resolver) = Deferred<Serializer.SerializedObject>.pending()
-        resolver.onCancel { [weak self] in self?.cancel() }
-        _ = deliver(on: nil, { serializer.result(for: Self.readingFile($0)) }) { resolver.resolve($0.result.mapError { $0 }) }
-        return deferred
+        serializingDownload(using: serializer)
     }
 
     /// The whole download response with its value made by `serializer`, as a
@@ -53,12 +53,12 @@ extension DownloadRequest: SerializingRequest {
     ///
     /// - Parameter serializer: Turns the response and the file's bytes into the value.
     /// - Returns: A deferred fulfilled with the response.
-    public func serializingResponse<Serializer: ResponseSerializer>(
+    public func serializingResponse<Serializer: DownloadResponseSerializerProtocol>(
         using serializer: Serializer
     ) -> Deferred<DownloadResponse<Serializer.SerializedObject>> {
         let (deferred, resolver) = Deferred<DownloadResponse<Serializer.SerializedObject>>.pending()
         resolver.onCancel { [weak self] in self?.cancel() }
-        _ = deliver(on: nil, { serializer.result(for: Self.readingFile($0)) }) { resolver.fulfill($0) }
+        _ = deliver(on: nil, { serializer.result(forDownload: $0) }) { resolver.fulfill($0) }
         return deferred
     }
 }

@@ -30,12 +30,12 @@ extension DownloadRequest {
     ///   - completionHandler: Receives the response.
     /// - Returns: The request, for chaining.
     @discardableResult
-    public func response<Serializer: ResponseSerializer>(
+    public func response<Serializer: DownloadResponseSerializerProtocol>(
         queue: DispatchQueue = .main,
         responseSerializer: Serializer,
         completionHandler: @escaping @Sendable (DownloadResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
-        deliver(on: queue, { responseSerializer.result(for: Self.readingFile($0)) }, completionHandler)
+        deliver(on: queue, { responseSerializer.result(forDownload: $0) }, completionHandler)
     }
 
     /// `raw` with the file's contents as its body, for a serializer.

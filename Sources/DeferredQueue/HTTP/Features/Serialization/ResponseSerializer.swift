@@ -30,7 +30,24 @@ import FoundationNetworking
 ///
 /// A thrown ``HTTPError`` reaches the handler as is; any other error as
 /// ``HTTPError/SerializationFailureReason/customSerializationFailed(error:)``.
-public protocol ResponseSerializer: Sendable {
+///
+/// Every response serializer also serializes downloads
+/// (``DownloadResponseSerializerProtocol``, by reading the file).
+public protocol ResponseSerializer: DataResponseSerializerProtocol & DownloadResponseSerializerProtocol {
+    /// Prepares the body before it is serialized (default: ``PassthroughPreprocessor``).
+    var dataPreprocessor: any DataPreprocessor { get }
+
+    /// The status codes for which an empty body is a success (default: 204, 205).
+    var emptyResponseCodes: Set<Int> { get }
+
+    /// The request methods for which an empty body is a success (default: `HEAD`).
+    var emptyRequestMethods: Set<HTTPMethod> { get }
+}
+
+/// Turns a response with its body in memory into a value (Alamofire's
+/// protocol, with ``HTTPError`` in place of `any Error`). Every
+/// ``ResponseSerializer`` is one.
+public protocol DataResponseSerializerProtocol<SerializedObject>: Sendable {
     /// The value this serializer produces.
     associatedtype SerializedObject: Sendable
 
@@ -48,15 +65,6 @@ public protocol ResponseSerializer: Sendable {
     /// - Throws: `error` when it is given, otherwise whatever keeps the body from becoming
     ///   a ``SerializedObject``, preferably an ``HTTPError``.
     func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: HTTPError?) throws -> SerializedObject
-
-    /// Prepares the body before it is serialized (default: ``PassthroughPreprocessor``).
-    var dataPreprocessor: any DataPreprocessor { get }
-
-    /// The status codes for which an empty body is a success (default: 204, 205).
-    var emptyResponseCodes: Set<Int> { get }
-
-    /// The request methods for which an empty body is a success (default: `HEAD`).
-    var emptyRequestMethods: Set<HTTPMethod> { get }
 }
 
 // The defaults, built once: they are default arguments of every `response…`
@@ -127,6 +135,9 @@ extension ResponseSerializer {
         return try dataPreprocessor.preprocess(data)
     }
 
+}
+
+extension DataResponseSerializerProtocol {
     /// Runs the serializer on a finished transfer; a thrown error that is not an
     /// ``HTTPError`` becomes ``HTTPError/SerializationFailureReason/customSerializationFailed(error:)``.
     func result(for raw: RawResponse) -> Result<SerializedObject, HTTPError> {
