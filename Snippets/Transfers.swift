@@ -91,7 +91,7 @@ session.streamRequest(eventsURL)
     .validate()
     .responseStream { stream in
         switch stream.event {
-        case .stream(let chunk): handle(chunk)
+        case .stream(.success(let chunk)): handle(chunk)
         case .complete(let completion): print(completion.error.map { "\($0)" } ?? "done")
 // snippet.hide
             done.resume()
@@ -104,6 +104,14 @@ session.streamRequest(eventsURL)
 
 for try await chunk in session.streamRequest(eventsURL).streamingData() {
     handle(chunk)     // cancelling this Task cancels the request
+}
+
+// Chunks as values: here one JSON object per chunk (httpbin's /stream).
+struct Event: Decodable, Sendable { let id: Int }
+session.streamRequest(eventsURL).responseStreamDecodable(of: Event.self) { stream in
+    guard let event = stream.value else { return }
+    print("event", event.id)
+    if event.id == 1 { stream.cancel() }   // a handler may stop the stream
 }
 // snippet.end
 // snippet.hide

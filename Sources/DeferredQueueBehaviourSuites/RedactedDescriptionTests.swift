@@ -126,7 +126,7 @@ struct RedactedDescriptionTests {
 
         let done = Latch()
         let completions = Recorder<DataStreamRequest.Completion>()
-        session.streamRequest(fixture.url("/stream"), headers: fixture.headers).responseStream(queue: handlerQueue) { stream in
+        session.streamRequest(fixture.url("/stream"), headers: fixture.headers).responseStream(on: handlerQueue) { stream in
             if case .complete(let completion) = stream.event { completions.append(completion); done.arrive() }
         }
         #expect(await done.wait(seconds: 60))

@@ -74,7 +74,7 @@ struct RequestCancellationTests {
         let streamed = Latch()
         let completion = Recorder<DataStreamRequest.Completion>()
         let completed = Latch()
-        stream.responseStream(queue: handlerQueue) { event in
+        stream.responseStream(on: handlerQueue) { event in
             switch event.event {
             case .stream: if streamed.remaining > 0 { streamed.arrive() }
             case .complete(let end): completion.append(end); completed.arrive()

@@ -133,7 +133,7 @@ struct RequestInjectionPathsTests {
         #expect(download?.fileURL == nil)
         let completion = Recorder<DataStreamRequest.Completion>()
         let done = Latch()
-        session.streamRequest(server.url("/"), headers: headers).responseStream(queue: handlerQueue) { stream in
+        session.streamRequest(server.url("/"), headers: headers).responseStream(on: handlerQueue) { stream in
             if case .complete(let end) = stream.event {
                 completion.append(end)
                 done.arrive()

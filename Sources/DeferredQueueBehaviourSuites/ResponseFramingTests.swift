@@ -73,9 +73,9 @@ struct ResponseFramingTests {
         let chunks = Recorder<Data>()
         let completion = Recorder<DataStreamRequest.Completion>()
         let done = Latch()
-        session.streamRequest(server.url("/")).responseStream(queue: handlerQueue) { stream in
+        session.streamRequest(server.url("/")).responseStream(on: handlerQueue) { stream in
             switch stream.event {
-            case .stream(let data): chunks.append(data)
+            case .stream(.success(let data)): chunks.append(data)
             case .complete(let end):
                 completion.append(end)
                 done.arrive()

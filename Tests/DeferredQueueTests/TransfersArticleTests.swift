@@ -84,9 +84,9 @@ struct TransfersArticleTests {
         let done = Latch()
         session.streamRequest(server.url("/events"))
             .validate()
-            .responseStream(queue: handlerQueue) { stream in
+            .responseStream(on: handlerQueue) { stream in
                 switch stream.event {
-                case .stream(let chunk): handled.append(String(decoding: chunk, as: UTF8.self))
+                case .stream(.success(let chunk)): handled.append(String(decoding: chunk, as: UTF8.self))
                 case .complete(let completion):
                     handled.append(completion.error.map { "\($0)" } ?? "done")
                     done.arrive()

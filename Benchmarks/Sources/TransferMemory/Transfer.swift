@@ -61,9 +61,9 @@ enum Transfer: String, CaseIterable, Sendable {
             // wait there while the handler checks the one before.
             let tally = StreamTally()
             let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Int64, any Error>, Never>) in
-                session.streamRequest(url).responseStream(queue: queue) { stream in
+                session.streamRequest(url).responseStream(on: queue) { stream in
                     switch stream.event {
-                    case .stream(let chunk): tally.add(chunk)
+                    case .stream(.success(let chunk)): tally.add(chunk)
                     case .complete(let completion): continuation.resume(returning: tally.result(error: completion.error))
                     }
                 }

@@ -5,7 +5,7 @@
 // One after another in this process, over URLSessionTransport and over
 // AsyncHTTPClientTransport, against a LoopbackServer in the same process:
 // a 1 GiB download to a file, a 1 GiB stream read with `streamingData()` and
-// with `responseStream(queue:)` (each chunk checked against the server's
+// with `responseStream(on:)` (each chunk checked against the server's
 // pattern), a 500 MiB file upload and a 500 MiB multipart upload (one file
 // part; the server reads the body as it arrives and echoes its length and
 // digest). Downloads and streams run twice: unpaced (the server writes as

@@ -14,9 +14,9 @@ private final class StreamLog: Sendable {
     let completions = Recorder<DataStreamRequest.Completion>()
     let complete = Latch()
 
-    func record(_ stream: DataStreamRequest.Stream) {
+    func record(_ stream: DataStreamRequest.Stream<Data, Never>) {
         switch stream.event {
-        case .stream(let data): chunks.append(data)
+        case .stream(.success(let data)): chunks.append(data)
         case .complete(let completion):
             completions.append(completion)
             complete.arrive()
@@ -44,8 +44,8 @@ struct StreamTests {
         let first = StreamLog()
         let second = StreamLog()
         session.streamRequest(server.url("/"))
-            .responseStream(queue: handlerQueue) { first.record($0) }
-            .responseStream(queue: handlerQueue) { second.record($0) }
+            .responseStream(on: handlerQueue) { first.record($0) }
+            .responseStream(on: handlerQueue) { second.record($0) }
         bothAdded.signal()
         #expect(await first.complete.wait(seconds: 120))
         #expect(await second.complete.wait(seconds: 120))
@@ -101,7 +101,7 @@ struct StreamTests {
         defer { server.shutdown() }
         let session = TestTransport.makeSession()
         let log = StreamLog()
-        session.streamRequest(server.url("/")).validate().responseStream(queue: handlerQueue) { log.record($0) }
+        session.streamRequest(server.url("/")).validate().responseStream(on: handlerQueue) { log.record($0) }
         #expect(await log.complete.wait(seconds: 120))
         #expect(log.chunks.count == 0)
         #expect(log.completions.events.first?.error?.responseCode == 404)

@@ -20,8 +20,8 @@ struct StreamBackPressureTests {
         let chunks = request.streamingData()
         // A second reader, which keeps up, counts what the transport delivers
         // (it may miss the first chunk: the request has started).
-        request.responseStream(queue: DispatchQueue(label: "counter")) { stream in
-            if case .stream(let data) = stream.event { received.add(Int64(data.count), ordering: .relaxed) }
+        request.responseStream(on: DispatchQueue(label: "counter")) { stream in
+            if case .stream(.success(let data)) = stream.event { received.add(Int64(data.count), ordering: .relaxed) }
         }
         var iterator = chunks.makeAsyncIterator()
         let first = try #require(try await iterator.next())

@@ -103,7 +103,7 @@ struct ValidationTests {
             .validate { request, response in
                 request?.url?.path == "/json" && response.statusCode == 200 ? .failure(Rejected()) : .success(())
             }
-            .responseStream(queue: handlerQueue) { stream in
+            .responseStream(on: handlerQueue) { stream in
                 if case .complete(let end) = stream.event {
                     completion.append(end)
                     done.arrive()

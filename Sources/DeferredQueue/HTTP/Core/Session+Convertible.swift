@@ -66,17 +66,24 @@ extension Session {
     }
 
     /// Creates a streaming request from the request `convertible` makes.
-    /// ``DataStreamRequest/responseStream(queue:stream:)`` starts it.
+    /// ``DataStreamRequest/responseStream(on:stream:)`` starts it.
     ///
     /// - Parameters:
     ///   - convertible: The request to send, or what makes it.
+    ///   - automaticallyCancelOnStreamError: Cancel the request when a stream
+    ///     serializer fails on a chunk (default `false`).
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
     /// - Returns: The request, ready for stream handlers.
     public func streamRequest(
-        _ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil
+        _ convertible: any URLRequestConvertible, automaticallyCancelOnStreamError: Bool = false,
+        interceptor: (any RequestInterceptor)? = nil
     ) -> DataStreamRequest {
         switch makeURLRequest(from: convertible) {
-        case .success(let urlRequest): DataStreamRequest(session: self, urlRequest: urlRequest, interceptor: interceptor)
+        case .success(let urlRequest):
+            DataStreamRequest(
+                session: self, urlRequest: urlRequest, interceptor: interceptor,
+                automaticallyCancelOnStreamError: automaticallyCancelOnStreamError
+            )
         case .failure(let error): DataStreamRequest(session: self, failedWith: error)
         }
     }
@@ -101,6 +108,11 @@ public func upload(_ fileURL: URL, with convertible: any URLRequestConvertible, 
 }
 
 /// Creates a streaming request from the request `convertible` makes, on ``Session/default``.
-public func streamRequest(_ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil) -> DataStreamRequest {
-    Session.default.streamRequest(convertible, interceptor: interceptor)
+public func streamRequest(
+    _ convertible: any URLRequestConvertible, automaticallyCancelOnStreamError: Bool = false,
+    interceptor: (any RequestInterceptor)? = nil
+) -> DataStreamRequest {
+    Session.default.streamRequest(
+        convertible, automaticallyCancelOnStreamError: automaticallyCancelOnStreamError, interceptor: interceptor
+    )
 }

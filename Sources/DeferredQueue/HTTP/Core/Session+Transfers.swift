@@ -169,22 +169,28 @@ extension Session {
     }
 
     /// Creates a streaming request: its body is handed over chunk by chunk
-    /// as it arrives. ``DataStreamRequest/responseStream(queue:stream:)`` starts it.
+    /// as it arrives. ``DataStreamRequest/responseStream(on:stream:)`` starts it.
     ///
     /// - Parameters:
     ///   - url: The URL, as a `String`, `URL` or `URLComponents`.
     ///   - method: The HTTP method.
     ///   - headers: Header fields to send.
+    ///   - automaticallyCancelOnStreamError: Cancel the request when a stream
+    ///     serializer fails on a chunk (default `false`).
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
     ///   - timeout: Seconds without any data before an attempt fails with a time-out.
     /// - Returns: The request, ready for stream handlers.
     public func streamRequest(
         _ url: any URLConvertible, method: HTTPMethod = .get, headers: HTTPHeaders = [:],
+        automaticallyCancelOnStreamError: Bool = false,
         interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil
     ) -> DataStreamRequest {
         do {
             let urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout)
-            return DataStreamRequest(session: self, urlRequest: urlRequest, interceptor: interceptor)
+            return DataStreamRequest(
+                session: self, urlRequest: urlRequest, interceptor: interceptor,
+                automaticallyCancelOnStreamError: automaticallyCancelOnStreamError
+            )
         } catch {
             return DataStreamRequest(session: self, failedWith: error as? HTTPError ?? .invalidURL("\(url)"))
         }
@@ -229,7 +235,11 @@ public func download(
 /// Creates a streaming request on ``Session/default``.
 public func streamRequest(
     _ url: any URLConvertible, method: HTTPMethod = .get, headers: HTTPHeaders = [:],
+    automaticallyCancelOnStreamError: Bool = false,
     interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil
 ) -> DataStreamRequest {
-    Session.default.streamRequest(url, method: method, headers: headers, interceptor: interceptor, timeout: timeout)
+    Session.default.streamRequest(
+        url, method: method, headers: headers, automaticallyCancelOnStreamError: automaticallyCancelOnStreamError,
+        interceptor: interceptor, timeout: timeout
+    )
 }

@@ -103,7 +103,7 @@ struct RequestStateMachineBodyTests {
 
     @Test func streamChunksGoToTheHandlersWithinTheLimit() {
         var machine = RequestStateMachine.running(.stream(.init()))
-        machine.addStreamHandler(StreamHandler(queue: .global(), handler: { _ in }))
+        machine.addStreamHandler(StreamHandler(queue: .global(), chunk: { _ in }, complete: { _ in }))
         guard case .start(_, _, false, false, _, _) = machine.beginAttempt(path: "/a") else { Issue.record("never collects"); return }
         guard case .none = machine.receiveStreamChunk(count: 1, attempt: 1, sessionLimit: 4) else {
             Issue.record("no chunk before the head"); return

@@ -111,9 +111,9 @@ struct BackPressureTests {
         let completion = Latch()
         let failure = Mutex<HTTPError?>(nil)
         let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/"))
-        session.streamRequest(url).responseStream(queue: handlerQueue) { stream in
+        session.streamRequest(url).responseStream(on: handlerQueue) { stream in
             switch stream.event {
-            case .stream(let data):
+            case .stream(.success(let data)):
                 if received.add(Int64(data.count), ordering: .relaxed).oldValue == 0 {
                     firstChunk.arrive()
                     held.wait()

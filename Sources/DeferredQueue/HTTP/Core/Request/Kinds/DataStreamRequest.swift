@@ -14,7 +14,7 @@ import FoundationNetworking
 ///     .validate()
 ///     .responseStream { stream in
 ///         switch stream.event {
-///         case .stream(let chunk): parse(chunk)
+///         case .stream(.success(let chunk)): parse(chunk)
 ///         case .complete(let completion): print(completion.error ?? "done")
 ///         }
 ///     }
@@ -34,7 +34,7 @@ import FoundationNetworking
 /// queue like any handler, so it runs exactly once, after every chunk was
 /// dispatched, and in chaining order with other handlers.
 ///
-/// Add stream handlers before the body starts: ``responseStream(queue:stream:)``
+/// Add stream handlers before the body starts: ``responseStream(on:stream:)``
 /// starts the request, and a handler added later misses the chunks that
 /// already went by. ``Request/validate()`` here judges the response head: a rejected
 /// response's body is dropped (the transfer is cancelled) and `.complete`
@@ -46,18 +46,69 @@ import FoundationNetworking
 // `@unchecked Sendable` as `Request`: constants only here; what changes is in
 // `Request.mutableState`, behind its one lock.
 public final class DataStreamRequest: Request, @unchecked Sendable {
-    /// One event of a stream.
-    public struct Stream: Sendable {
+    /// A stream handler: it receives every event, and may throw to end the
+    /// stream (the request then fails with the error, as
+    /// ``HTTPError/SerializationFailureReason/customSerializationFailed(error:)``
+    /// unless it is an ``HTTPError``).
+    public typealias Handler<Success: Sendable, Failure: Error> = @Sendable (Stream<Success, Failure>) throws -> Void
+
+    /// One event of a stream, and a way to cancel the request from the handler.
+    public struct Stream<Success: Sendable, Failure: Error>: Sendable {
         /// What happened.
-        public let event: Event
+        public let event: Event<Success, Failure>
+        /// Cancels the request.
+        public let token: CancellationToken
+
+        /// Cancels the request (as ``token`` does).
+        public func cancel() {
+            token.cancel()
+        }
+
+        /// The chunk's result, for a `.stream` event.
+        public var result: Result<Success, Failure>? {
+            guard case .stream(let result) = event else { return nil }
+            return result
+        }
+
+        /// The chunk's value, for a successful `.stream` event.
+        public var value: Success? {
+            guard case .success(let value) = result else { return nil }
+            return value
+        }
+
+        /// The chunk's error, for a failed `.stream` event.
+        public var error: Failure? {
+            guard case .failure(let error) = result else { return nil }
+            return error
+        }
+
+        /// How the stream ended, for the `.complete` event.
+        public var completion: Completion? {
+            guard case .complete(let completion) = event else { return nil }
+            return completion
+        }
     }
 
-    /// A chunk, or the end.
-    public enum Event: Sendable {
+    /// A chunk (serialized, or its failure), or the end.
+    public enum Event<Success: Sendable, Failure: Error>: Sendable {
         /// A chunk of the body, in order.
-        case stream(Data)
+        case stream(Result<Success, Failure>)
         /// The end of the stream, exactly once, after the last chunk.
         case complete(Completion)
+    }
+
+    /// Cancels the stream's request (held weakly).
+    public struct CancellationToken: Sendable {
+        weak let request: DataStreamRequest?
+
+        init(_ request: DataStreamRequest) {
+            self.request = request
+        }
+
+        /// Cancels the request, if it still runs.
+        public func cancel() {
+            request?.cancel()
+        }
     }
 
     /// How a stream ended.
@@ -70,18 +121,24 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         public let error: HTTPError?
     }
 
-    init(session: Session, urlRequest: URLRequest, interceptor: (any RequestInterceptor)?) {
+    /// Whether a chunk the serializer cannot serialize cancels the request
+    /// (after the handler received the failure). Default `false`.
+    public let automaticallyCancelOnStreamError: Bool
+
+    init(session: Session, urlRequest: URLRequest, interceptor: (any RequestInterceptor)?, automaticallyCancelOnStreamError: Bool = false) {
+        self.automaticallyCancelOnStreamError = automaticallyCancelOnStreamError
         super.init(session: session, urlRequest: urlRequest, interceptor: interceptor, kind: .stream(.init()))
     }
 
     init(session: Session, failedWith error: HTTPError) {
+        automaticallyCancelOnStreamError = false
         super.init(session: session, failedWith: error, urlRequest: nil)
     }
 
     /// A stream released unstarted is not sent: nobody would read the chunks.
     override var unobservedCopy: Request? { nil }
 
-    /// Adds a stream handler and starts the request.
+    /// Adds a stream handler of the raw chunks and starts the request.
     ///
     /// - Parameters:
     ///   - queue: Where `stream` runs (default `.main`); use a serial queue to
@@ -89,11 +146,65 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     ///   - stream: Receives every chunk, then one `.complete`.
     /// - Returns: The request, for chaining.
     @discardableResult
-    public func responseStream(
-        queue: DispatchQueue = .main,
-        stream: @escaping @Sendable (Stream) -> Void
+    public func responseStream(on queue: DispatchQueue = .main, stream: @escaping Handler<Data, Never>) -> Self {
+        addStream(on: queue, { .success($0) }, stream)
+    }
+
+    /// Adds a stream handler of chunks serialized by `serializer` and starts
+    /// the request. A chunk it cannot serialize reaches `stream` as a
+    /// failure (and cancels the request when ``automaticallyCancelOnStreamError``).
+    ///
+    /// - Parameters:
+    ///   - serializer: Turns each chunk into a value.
+    ///   - queue: Where `stream` runs (default `.main`).
+    ///   - stream: Receives every chunk's result, then one `.complete`.
+    /// - Returns: The request, for chaining.
+    @discardableResult
+    public func responseStream<Serializer: DataStreamSerializer>(
+        using serializer: Serializer, on queue: DispatchQueue = .main,
+        stream: @escaping Handler<Serializer.SerializedObject, HTTPError>
     ) -> Self {
-        addStreamHandler(StreamHandler(queue: queue, handler: stream))
+        addStream(on: queue, { data in
+            Result { try serializer.serialize(data) }.mapError { HTTPError(serializationStep: $0) }
+        }, stream)
+    }
+
+    /// Adds a stream handler of each chunk as UTF-8 text (invalid bytes
+    /// replaced) and starts the request.
+    @discardableResult
+    public func responseStreamString(on queue: DispatchQueue = .main, stream: @escaping Handler<String, Never>) -> Self {
+        addStream(on: queue, { .success(String(decoding: $0, as: UTF8.self)) }, stream)
+    }
+
+    /// Adds a stream handler of each chunk decoded as `type` and starts the
+    /// request (a chunk per value: newline-delimited JSON split by the server's writes).
+    @discardableResult
+    public func responseStreamDecodable<T: Decodable & Sendable>(
+        of type: T.Type = T.self, on queue: DispatchQueue = .main, using decoder: any DataDecoder = JSONDecoder(),
+        preprocessor: any DataPreprocessor = PassthroughPreprocessor(), stream: @escaping Handler<T, HTTPError>
+    ) -> Self {
+        responseStream(using: DecodableStreamSerializer<T>(decoder: decoder, dataPreprocessor: preprocessor), on: queue, stream: stream)
+    }
+
+    /// Registers a handler whose chunks `transform` turns into results.
+    private func addStream<Success: Sendable, Failure: Error>(
+        on queue: DispatchQueue, _ transform: @escaping @Sendable (Data) -> Result<Success, Failure>,
+        _ stream: @escaping Handler<Success, Failure>
+    ) -> Self {
+        let token = CancellationToken(self)
+        let cancelsOnError = automaticallyCancelOnStreamError
+        addStreamHandler(StreamHandler(queue: queue, chunk: { [weak self] data in
+            let result = transform(data)
+            do {
+                try stream(Stream(event: .stream(result), token: token))
+            } catch {
+                self?.finish(failingWith: HTTPError(serializationStep: error))
+            }
+            if case .failure = result, cancelsOnError { self?.cancel() }
+        }, complete: { completion in
+            // The end cannot be undone: an error thrown here has nowhere to go.
+            try? stream(Stream(event: .complete(completion), token: token))
+        }))
         return self
     }
 
@@ -113,8 +224,8 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         let reader = StreamReader(buffer: buffer, request: self)
         // Appended right on the transport's queue, without a hop that would
         // let chunks pile up in between.
-        addStreamHandler(StreamHandler(queue: session.transport.callbackQueue, buffer: buffer) { stream in
-            if case .complete(let completion) = stream.event { buffer.finish(throwing: completion.error) }
+        addStreamHandler(StreamHandler(queue: session.transport.callbackQueue, buffer: buffer, chunk: { _ in }) { completion in
+            buffer.finish(throwing: completion.error)
         })
         return AsyncThrowingStream(unfolding: { try await reader.next() })
     }
@@ -124,7 +235,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         enqueueOutcome(on: handler.queue, { raw, _ in
             Completion(request: raw.request, response: raw.response, error: raw.error)
         }, { completion in
-            handler.handler(Stream(event: .complete(completion)))
+            handler.complete(completion)
         }, beforeResuming: { state in
             state.addStreamHandler(handler)
         })
@@ -175,7 +286,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         let countdown = handled.map { Countdown(later + 1, then: $0) }
         for handler in handlers where handler.queue !== callbackQueue {
             handler.queue.async {
-                handler.handler(Stream(event: .stream(data)))
+                handler.chunk(data)
                 countdown?.arrive()
             }
         }
@@ -188,7 +299,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
                     buffer.append(data, release: nil)
                 }
             } else {
-                handler.handler(Stream(event: .stream(data)))
+                handler.chunk(data)
             }
         }
         if let countdown { countdown.arrive() } else { handled?() }
@@ -245,5 +356,8 @@ private final class Countdown: Sendable {
 struct StreamHandler: Sendable {
     let queue: DispatchQueue
     var buffer: StreamingDataBuffer? = nil
-    let handler: @Sendable (DataStreamRequest.Stream) -> Void
+    /// A chunk, on `queue` (unless `buffer` takes it).
+    let chunk: @Sendable (Data) -> Void
+    /// The end, on `queue`, after every chunk.
+    let complete: @Sendable (DataStreamRequest.Completion) -> Void
 }

@@ -1,0 +1,103 @@
+import DeferredQueueTesting
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TestSupport
+import Testing
+@testable import DeferredQueue
+
+/// Alamofire's stream handlers: serialized chunks, failures per chunk,
+/// throwing handlers and cancellation tokens. The session's, on MockTransport.
+@Suite("Stream handlers: serializers, throwing handlers, tokens")
+struct StreamSerializerTests {
+    struct Tick: Decodable, Equatable, Sendable {
+        let n: Int
+    }
+
+    /// Records one handler's events and waits for its `.complete`.
+    final class Log<Success: Sendable, Failure: Error>: Sendable {
+        let values = Recorder<Success>()
+        let failures = Recorder<String>()
+        let completions = Recorder<DataStreamRequest.Completion>()
+        let done = Latch()
+
+        func record(_ stream: DataStreamRequest.Stream<Success, Failure>) {
+            switch stream.event {
+            case .stream(.success(let value)): values.append(value)
+            case .stream(.failure(let error)): failures.append("\(error)")
+            case .complete(let completion):
+                completions.append(completion)
+                done.arrive()
+            }
+        }
+    }
+
+    static func session(_ chunks: [String]) -> Session {
+        Session(transport: MockTransport(replying: .chunks(chunks.map { Data($0.utf8) })))
+    }
+
+    @Test func chunksArriveAsTextOrDecodedValuesInOrder() async throws {
+        let strings = Log<String, Never>()
+        let ticks = Log<Tick, HTTPError>()
+        // One handler each: the first handler starts the stream.
+        let session = Self.session([#"{"n":1}"#, #"{"n":2}"#, #"{"n":3}"#])
+        session.streamRequest("https://stream.invalid/").responseStreamString(on: handlerQueue) { strings.record($0) }
+        session.streamRequest("https://stream.invalid/").responseStreamDecodable(of: Tick.self, on: handlerQueue) { ticks.record($0) }
+        #expect(await strings.done.wait(seconds: 30))
+        #expect(await ticks.done.wait(seconds: 30))
+        #expect(strings.values.events == [#"{"n":1}"#, #"{"n":2}"#, #"{"n":3}"#])
+        #expect(ticks.values.events == [Tick(n: 1), Tick(n: 2), Tick(n: 3)])
+        #expect(ticks.completions.events.first?.error == nil)
+    }
+
+    @Test func aChunkTheSerializerRefusesIsThatChunksFailureAndMayCancel() async throws {
+        let lenient = Log<Tick, HTTPError>()
+        Self.session([#"{"n":1}"#, "oops", #"{"n":3}"#]).streamRequest("https://stream.invalid/")
+            .responseStream(using: .decodable(of: Tick.self), on: handlerQueue) { lenient.record($0) }
+        #expect(await lenient.done.wait(seconds: 30))
+        #expect(lenient.values.events == [Tick(n: 1), Tick(n: 3)])
+        #expect(lenient.failures.count == 1)
+        #expect(lenient.completions.events.first?.error == nil, "a failed chunk alone does not end the stream")
+
+        let strict = Log<Tick, HTTPError>()
+        Self.session([#"{"n":1}"#, "oops", #"{"n":3}"#]).streamRequest("https://stream.invalid/", automaticallyCancelOnStreamError: true)
+            .responseStream(using: .decodable(of: Tick.self), on: handlerQueue) { strict.record($0) }
+        #expect(await strict.done.wait(seconds: 30))
+        #expect(strict.values.events == [Tick(n: 1)])
+        #expect(strict.completions.events.first?.error?.isCancelled == true)
+    }
+
+    struct Stop: Error, Equatable {}
+
+    @Test func aThrowingHandlerEndsTheStreamWithItsError() async throws {
+        let log = Log<Data, Never>()
+        let request = Self.session(["a", "b", "c"]).streamRequest("https://stream.invalid/")
+        request.responseStream(on: handlerQueue) { stream in
+            log.record(stream)
+            if stream.value == Data("a".utf8) { throw Stop() }
+        }
+        #expect(await log.done.wait(seconds: 30))
+        let error = try #require(log.completions.events.first?.error)
+        #expect(error.underlyingError as? Stop == Stop(), "\(error)")
+        #expect(log.values.count < 3)
+    }
+
+    @Test func aTokenCancelsTheRequestFromTheHandler() async throws {
+        let log = Log<String, Never>()
+        Self.session(["a", "b", "c"]).streamRequest("https://stream.invalid/")
+            .responseStreamString(on: handlerQueue) { stream in
+                log.record(stream)
+                if stream.value == "a" { stream.cancel() }
+            }
+        #expect(await log.done.wait(seconds: 30))
+        #expect(log.completions.events.first?.error?.isCancelled == true)
+        #expect(log.values.events.first == "a")
+    }
+
+    @Test func passthroughAndStringSerializersHandOverTheChunk() throws {
+        #expect(try PassthroughStreamSerializer().serialize(Data([1, 2])) == Data([1, 2]))
+        #expect(try StringStreamSerializer().serialize(Data([0x68, 0xFF])) == "h\u{FFFD}")
+        #expect(throws: HTTPError.self) { try DecodableStreamSerializer<Tick>().serialize(Data("x".utf8)) }
+    }
+}
