@@ -3,6 +3,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import LoopbackServer
 import TestSupport
 import Testing
 @testable import DeferredQueue
@@ -163,6 +164,25 @@ struct DataRequestTests {
         #expect(curl.contains("'\(fixture.url("/echo"))'"))
         req.cancel()
         #expect(session.request("not a url").cURLDescription().contains("no valid URL"))
+    }
+
+    /// `onHTTPResponse`: the body waits for the handler's disposition, so
+    /// `.cancel` stops a transfer whose head was judged, on every transport.
+    @Test func anHTTPResponseHandlerDecidesWhetherTheBodyFollows() async throws {
+        let body = Data((0..<(256 << 10)).map { UInt8(truncatingIfNeeded: $0) })
+        let server = try LoopbackServer { _ in .trickle(body: body, chunkSize: 16 << 10, interval: 0.005) }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let refused = try await session.request(server.url("/")).onHTTPResponse(on: handlerQueue) { response, decide in
+            decide(response.statusCode == 200 ? .cancel : .allow)
+        }.serializingResponse().value
+        #expect(refused.error?.isCancelled == true, "\(String(describing: refused.error))")
+        #expect(refused.data == nil)
+        let heads = Recorder<Int>()
+        let allowed = try await session.request(server.url("/")).onHTTPResponse(on: handlerQueue) { heads.append($0.statusCode) }
+            .serializingResponse().value
+        #expect(allowed.data == body)
+        #expect(heads.events == [200])
     }
 }
 

@@ -115,14 +115,21 @@ extension Request {
 
     func attempt(_ number: Int, didReceive response: HTTPURLResponse) {
         dispatchPrecondition(condition: .onQueue(session.transport.callbackQueue))
+        var headHandler: HTTPResponseHandler?
         let action = mutableState.withLock(owner: self) { state in
             let action = state.receiveHead(response, attempt: number)
             switch action {
-            case .report, .reportAndValidate: session.eventMonitor?.request(self, didReceive: response)
+            case .report, .reportAndValidate:
+                session.eventMonitor?.request(self, didReceive: response)
+                if let handler = state.httpResponseHandler, !RedirectRules.isRedirect(response) {
+                    headHandler = handler
+                    state.awaitDisposition(attempt: number)
+                }
             case .ignore: break
             }
             return action
         }
+        if let headHandler { askDisposition(of: response, attempt: number, from: headHandler) }
         if case .reportAndValidate(let validators, let request) = action,
            let error = DataStreamRequest.headError(validators, request: request, response: response) {
             finish(failingWith: error)
@@ -131,7 +138,36 @@ extension Request {
 
     func attempt(_ number: Int, didReceive data: Data, handled: (@Sendable () -> Void)?) {
         dispatchPrecondition(condition: .onQueue(session.transport.callbackQueue))
+        if mutableState.withLock(owner: self, { $0.hold(.chunk(data, handled: handled), attempt: number) }) { return }
         consume(data, attempt: number, handled: handled)
+    }
+
+    /// Asks `handler` whether attempt `number`'s body may follow `response`;
+    /// meanwhile its events wait (a transport that waits for `handled` stops).
+    private func askDisposition(of response: HTTPURLResponse, attempt number: Int, from handler: HTTPResponseHandler) {
+        let callbackQueue = session.transport.callbackQueue
+        let dispose: @Sendable (Bool) -> Void = { [weak self] allowing in self?.dispose(attempt: number, allowing: allowing) }
+        handler.queue.async {
+            handler.handler(response) { disposition in
+                callbackQueue.async { dispose(disposition != .cancel) }
+            }
+        }
+    }
+
+    /// The head's disposition: replays the held events, or cancels and drops them.
+    private func dispose(attempt number: Int, allowing: Bool) {
+        let held = mutableState.withLock(owner: self) { $0.releaseHeld(attempt: number) }
+        guard allowing else {
+            cancel()
+            for case .chunk(_, let handled) in held { handled?() }
+            return
+        }
+        for event in held {
+            switch event {
+            case .chunk(let data, let handled): consume(data, attempt: number, handled: handled)
+            case .completion(let body, let error): attempt(number, didCompleteWith: body, error: error)
+            }
+        }
     }
 
     func attempt(_ number: Int, didSend bytes: Int64, of expected: Int64?) {
@@ -142,6 +178,7 @@ extension Request {
 
     func attempt(_ number: Int, didCompleteWith body: Data?, error: (any Error)?) {
         dispatchPrecondition(condition: .onQueue(session.transport.callbackQueue))
+        if mutableState.withLock(owner: self, { $0.hold(.completion(body: body, error: error), attempt: number) }) { return }
         let action = mutableState.withLock(owner: self) { $0.completeAttempt(number, body: body) }
         guard case .decide(let completed) = action else { return }
         if let response = completed.response { session.storeCookies(from: response) }

@@ -20,6 +20,13 @@ enum RedirectRules {
     /// Headers that describe a body, dropped with it.
     static let bodyHeaders = ["Content-Type", "Content-Length", "Transfer-Encoding", "Content-Encoding"]
 
+    /// Whether `response` looks like a redirect the session may follow (a
+    /// redirect status with a `Location`): `onHTTPResponse` handlers hear
+    /// only final responses, as URLSession's delegates do.
+    static func isRedirect(_ response: HTTPURLResponse) -> Bool {
+        redirectStatuses.contains(response.statusCode) && response.value(forHTTPHeaderField: "Location") != nil
+    }
+
     /// The next request when `response` redirects `sent`; built from `base`
     /// (the attempt before session defaults and adapters). `nil` when the
     /// response is no redirect or its `Location` is not an http(s) URL.

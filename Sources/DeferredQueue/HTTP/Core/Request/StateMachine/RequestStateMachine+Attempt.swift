@@ -32,6 +32,9 @@ extension RequestStateMachine {
         /// Whether the credential was sent since the request started or was
         /// last retried: it answers one challenge.
         var credentialSent = false
+        /// While an `onHTTPResponse` handler decides on the head: the body's
+        /// events that arrived meanwhile, in order (`nil`: nothing to wait for).
+        var held: [HeldEvent]?
 
         /// The progress once `completed` body bytes arrived, against the
         /// length the response announces.

@@ -67,6 +67,7 @@ extension RequestStateMachine {
             var discarding: DownloadFile?
             if case .file(.ready(let file)) = attempt.received { discarding = file }
             attempt.number += 1
+            attempt.held = nil
             attempt.phase = .sending(task: nil)
             attempt.request = request
             attempt.base = base

@@ -68,6 +68,8 @@ struct RequestStateMachine: Sendable {
     var maximumResponseBodySize: Int?
     /// Download progress handlers; released when the request ends.
     var progressHandlers: [ProgressHandler] = []
+    /// Set by `onHTTPResponse(on:perform:)`: told of each final response head.
+    var httpResponseHandler: HTTPResponseHandler?
 
     // Resumable downloads (see RequestStateMachine+Resume).
 

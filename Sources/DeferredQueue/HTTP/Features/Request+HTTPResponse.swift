@@ -1,0 +1,74 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A handler told of each final response head, on its queue, as it arrives.
+struct HTTPResponseHandler: Sendable {
+    let queue: DispatchQueue
+    let handler: @Sendable (HTTPURLResponse, @escaping @Sendable (URLSession.ResponseDisposition) -> Void) -> Void
+}
+
+extension Request {
+    /// Sets the request's response-head handler (the last one set wins, as in Alamofire).
+    func setHTTPResponseHandler(_ handler: HTTPResponseHandler) {
+        mutableState.withLock(owner: self) { $0.httpResponseHandler = handler }
+    }
+}
+
+extension DataRequest {
+    /// Calls `handler` with each final response head as it arrives (not the
+    /// redirects the session follows), before the body; its answer decides
+    /// whether the transfer goes on: `.cancel` cancels the request (the
+    /// handlers receive ``HTTPError/cancelled``), anything else lets it run.
+    /// The last handler set wins.
+    ///
+    /// - Parameters:
+    ///   - queue: Where `handler` runs (default `.main`).
+    ///   - handler: Receives the response and a callback taking the disposition.
+    /// - Returns: The request, for chaining.
+    @discardableResult
+    public func onHTTPResponse(
+        on queue: DispatchQueue = .main,
+        perform handler: @escaping @Sendable (
+            _ response: HTTPURLResponse, _ completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+        ) -> Void
+    ) -> Self {
+        setHTTPResponseHandler(HTTPResponseHandler(queue: queue, handler: handler))
+        return self
+    }
+
+    /// Calls `handler` with each final response head as it arrives, before the body.
+    @discardableResult
+    public func onHTTPResponse(on queue: DispatchQueue = .main, perform handler: @escaping @Sendable (HTTPURLResponse) -> Void) -> Self {
+        onHTTPResponse(on: queue) { response, completionHandler in
+            handler(response)
+            completionHandler(.allow)
+        }
+    }
+}
+
+extension DataStreamRequest {
+    /// Calls `handler` with each final response head as it arrives, before
+    /// the first chunk; `.cancel` cancels the stream. The last handler set wins.
+    @discardableResult
+    public func onHTTPResponse(
+        on queue: DispatchQueue = .main,
+        perform handler: @escaping @Sendable (
+            _ response: HTTPURLResponse, _ completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+        ) -> Void
+    ) -> Self {
+        setHTTPResponseHandler(HTTPResponseHandler(queue: queue, handler: handler))
+        return self
+    }
+
+    /// Calls `handler` with each final response head as it arrives, before the first chunk.
+    @discardableResult
+    public func onHTTPResponse(on queue: DispatchQueue = .main, perform handler: @escaping @Sendable (HTTPURLResponse) -> Void) -> Self {
+        onHTTPResponse(on: queue) { response, completionHandler in
+            handler(response)
+            completionHandler(.allow)
+        }
+    }
+}
