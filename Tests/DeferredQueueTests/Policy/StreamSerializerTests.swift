@@ -100,4 +100,36 @@ struct StreamSerializerTests {
         #expect(try StringStreamSerializer().serialize(Data([0x68, 0xFF])) == "h\u{FFFD}")
         #expect(throws: HTTPError.self) { try DecodableStreamSerializer<Tick>().serialize(Data("x".utf8)) }
     }
+
+    /// Alamofire asks the retriers when a stream's validation refuses its
+    /// head; the retried attempt's chunks are the stream.
+    @Test func aStreamWhoseHeadIsRefusedAsksTheRetriers() async throws {
+        let attempts = Counter()
+        let transport = MockTransport { _ in
+            attempts.increment() == 1 ? .chunks([Data("busy".utf8)], status: 503) : .chunks([Data("ok".utf8)])
+        }
+        let asked = Recorder<String>()
+        let retrier = Retrier { request, _, error, completion in
+            asked.append((error as? HTTPError)?.kind ?? "\(error)")
+            completion(request.retryCount == 0 ? .retry : .doNotRetry)
+        }
+        let log = Log<String, Never>()
+        Session(transport: transport).streamRequest("https://stream.invalid/", interceptor: retrier)
+            .validate()
+            .responseStreamString(on: handlerQueue) { log.record($0) }
+        #expect(await log.done.wait(seconds: 30))
+        #expect(asked.events == ["status(503)"])
+        #expect(log.values.events == ["ok"], "the refused attempt's body never reaches the handler")
+        #expect(log.completions.events.first?.error == nil)
+
+        // Not retried: the stream ends with the validation error.
+        let refused = Log<String, Never>()
+        Session(transport: MockTransport(replying: .chunks([Data("busy".utf8)], status: 503)))
+            .streamRequest("https://stream.invalid/").validate()
+            .responseStreamString(on: handlerQueue) { refused.record($0) }
+        #expect(await refused.done.wait(seconds: 30))
+        #expect(refused.values.count == 0)
+        #expect(refused.completions.events.first?.error?.kind == "status(503)")
+    }
 }
+

@@ -132,7 +132,7 @@ extension Request {
         if let headHandler { askDisposition(of: response, attempt: number, from: headHandler) }
         if case .reportAndValidate(let validators, let request) = action,
            let error = DataStreamRequest.headError(validators, request: request, response: response) {
-            finish(failingWith: error)
+            mutableState.withLock(owner: self) { $0.reject(attempt: number, with: error) }?.cancel()
         }
     }
 
@@ -179,6 +179,9 @@ extension Request {
     func attempt(_ number: Int, didCompleteWith body: Data?, error: (any Error)?) {
         dispatchPrecondition(condition: .onQueue(session.transport.callbackQueue))
         if mutableState.withLock(owner: self, { $0.hold(.completion(body: body, error: error), attempt: number) }) { return }
+        // A refused head ends the attempt with the validation error, however the transfer stopped.
+        let rejection = mutableState.withLock(owner: self) { $0.rejection(ofAttempt: number) }
+        let error = rejection ?? error
         let action = mutableState.withLock(owner: self) { $0.completeAttempt(number, body: body) }
         guard case .decide(let completed) = action else { return }
         if let response = completed.response { session.storeCookies(from: response) }
@@ -186,7 +189,7 @@ extension Request {
             let failure = HTTPError(transportError: error)
             // The transport stopped a collected body at the limit: final, as when the session stops a streamed one.
             if case .responseTooLarge = failure { return finish(failingWith: failure) }
-            return decideAfterFailure(completed, error: failure)
+            return decideAfterFailure(completed, error: failure, final: rejection != nil)
         }
         guard let response = completed.response else {
             return decideAfterFailure(completed, error: .sessionTaskFailed(URLError(.badServerResponse)))
@@ -259,8 +262,10 @@ extension Request {
 
     /// Asks the retriers, then the session's ``RetryPolicy``, whether a failed
     /// attempt is retried; otherwise finishes with it.
-    private func decideAfterFailure(_ completed: CompletedAttempt, error: HTTPError) {
-        let transportError = completed.response == nil || error.urlError != nil
+    /// `final`: the error stays when nothing retries (a stream's refused
+    /// head), as a transport failure's does.
+    private func decideAfterFailure(_ completed: CompletedAttempt, error: HTTPError, final: Bool = false) {
+        let transportError = final || completed.response == nil || error.urlError != nil
         let retriers = session.retriers(for: self)
         guard !retriers.isEmpty else {
             return applyRetryPolicy(completed, error: error, transportError: transportError)

@@ -37,7 +37,9 @@ import FoundationNetworking
 /// Add stream handlers before the body starts: ``responseStream(on:stream:)``
 /// starts the request, and a handler added later misses the chunks that
 /// already went by. ``Request/validate()`` here judges the response head: a rejected
-/// response's body is dropped (the transfer is cancelled) and `.complete`
+/// response's body is dropped (the transfer is cancelled), the retriers and
+/// the session's ``RetryPolicy`` are asked as for any failed attempt (a
+/// retried attempt's chunks are the stream), and otherwise `.complete`
 /// carries the validation error. Chunks are not kept, so the session's
 /// ``Session/maximumResponseBodySize`` does not apply; their total is bounded
 /// by ``Session/maximumStreamedBodySize`` (or the request's

@@ -35,6 +35,9 @@ extension RequestStateMachine {
         /// While an `onHTTPResponse` handler decides on the head: the body's
         /// events that arrived meanwhile, in order (`nil`: nothing to wait for).
         var held: [HeldEvent]?
+        /// A stream's validators refused the head: the attempt is being
+        /// stopped, and ends with this error (its chunks are dropped).
+        var rejection: HTTPError?
 
         /// The progress once `completed` body bytes arrived, against the
         /// length the response announces.

@@ -71,7 +71,7 @@ extension RequestStateMachine {
         return updateAttempt(inFlight: number) { attempt -> StreamChunkAction in
             // A redirect's body is not the stream.
             guard let status = attempt.response?.statusCode, !(300..<400).contains(status),
-                  case .streamed(let handedOver) = attempt.received
+                  attempt.rejection == nil, case .streamed(let handedOver) = attempt.received
             else { return .none }
             guard handedOver + Int64(count) <= Int64(limit) else { return .fail(.responseTooLarge(limit: limit)) }
             attempt.received = .streamed(handedOver + Int64(count))

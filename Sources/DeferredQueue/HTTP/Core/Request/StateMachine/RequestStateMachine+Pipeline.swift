@@ -68,6 +68,7 @@ extension RequestStateMachine {
             if case .file(.ready(let file)) = attempt.received { discarding = file }
             attempt.number += 1
             attempt.held = nil
+            attempt.rejection = nil
             attempt.phase = .sending(task: nil)
             attempt.request = request
             attempt.base = base
@@ -94,7 +95,8 @@ extension RequestStateMachine {
             guard attempt.number == number else { return .cancelTask(task) }
             // Idle: the attempt completed before its task was attached; there is nothing to cancel.
             if case .sending = attempt.phase { attempt.phase = .sending(task: task) }
-            return .none
+            // Refused before its task was attached: stop it now.
+            return attempt.rejection == nil ? .none : .cancelTask(task)
         }
         return attached ?? .cancelTask(task)
     }
