@@ -131,5 +131,41 @@ struct StreamSerializerTests {
         #expect(refused.values.count == 0)
         #expect(refused.completions.events.first?.error?.kind == "status(503)")
     }
+
+    // MARK: - DataStreamTask
+
+    @Test func aStreamTaskYieldsEveryEventThenEnds() async throws {
+        let task = Self.session([#"{"n":1}"#, #"{"n":2}"#]).streamRequest("https://stream.invalid/").streamTask()
+        var values: [Tick] = []
+        var completions = 0
+        for await event in task.streamingDecodables(Tick.self) {
+            if let value = event.value { values.append(value) }
+            if event.completion != nil { completions += 1 }
+        }
+        #expect(values == [Tick(n: 1), Tick(n: 2)])
+        #expect(completions == 1)
+
+        var strings: [String] = []
+        for await event in Self.session(["a", "b"]).streamRequest("https://stream.invalid/").streamTask().streamingStrings() {
+            if let value = event.value { strings.append(value) }
+        }
+        #expect(strings == ["a", "b"])
+    }
+
+    @Test func leavingTheLoopEarlyCancelsTheRequest() async throws {
+        let transport = MockTransport(replying: .chunks(["a", "b", "c"].map { Data($0.utf8) }, interval: 0.2))
+        let request = Session(transport: transport).streamRequest("https://stream.invalid/")
+        for await event in request.streamTask().streamingData() {
+            if event.value != nil { break }
+        }
+        #expect(await eventually(within: 30) { request.isCancelled })
+
+        let kept = Session(transport: transport).streamRequest("https://stream.invalid/")
+        for await event in kept.streamTask().streamingData(automaticallyCancelling: false) {
+            if event.value != nil { break }
+        }
+        #expect(await eventually(within: 30) { kept.isFinished })
+        #expect(!kept.isCancelled)
+    }
 }
 
