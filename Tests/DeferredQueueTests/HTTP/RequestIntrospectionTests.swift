@@ -142,5 +142,14 @@ struct RequestIntrospectionTests {
         )
         #expect(failed.mapError { _ in .abandoned }.error?.isCancelled == false)
         #expect(failed.map { $0 + 1 }.error?.isCancelled == true)
+        // tryMapError: the returned error, a thrown HTTPError as is, any other thrown one wrapped.
+        #expect(failed.tryMapError { _ in .abandoned }.error.map { "\($0)" } == "\(HTTPError.abandoned)")
+        #expect(failed.tryMapError { _ in throw HTTPError.invalidURL("x") }.error?.kind == "invalidURL")
+        let wrapped = failed.tryMapError { _ in throw TestError(4) }.error
+        #expect(wrapped?.underlyingError as? TestError == TestError(4))
+        #expect(response.tryMapError { _ in throw TestError(5) }.value == 2, "a success passes through")
+        let data = DataResponse<Int>(request: nil, response: nil, data: nil, result: .failure(.cancelled),
+                                     timing: ResponseTiming(start: Date(), end: Date()))
+        #expect(data.tryMapError { _ in throw TestError(6) }.error?.underlyingError as? TestError == TestError(6))
     }
 }

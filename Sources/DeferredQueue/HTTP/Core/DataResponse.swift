@@ -99,6 +99,26 @@ public struct DataResponse<Value: Sendable>: Sendable {
     public func tryMap<NewValue: Sendable>(_ transform: (Value) throws -> NewValue) -> DataResponse<NewValue> {
         flatMap { value in Result { try transform(value) }.mapError(HTTPError.init(serializationStep:)) }
     }
+
+    /// The same response with its error transformed by a step that can
+    /// throw; successes pass through. The failure stays an ``HTTPError``: the
+    /// returned one, a thrown one as it is, any other thrown error as
+    /// ``HTTPError/SerializationFailureReason/customSerializationFailed(error:)``.
+    ///
+    /// - Parameter transform: Turns the error into another, or throws.
+    /// - Returns: A response with the new result.
+    public func tryMapError(_ transform: (HTTPError) throws -> HTTPError) -> DataResponse<Value> {
+        mapError { Self.thrownError(transform, $0) }
+    }
+
+    /// What `transform` returns or throws for `error`, as an ``HTTPError``.
+    static func thrownError(_ transform: (HTTPError) throws -> HTTPError, _ error: HTTPError) -> HTTPError {
+        do {
+            return try transform(error)
+        } catch {
+            return HTTPError(serializationStep: error)
+        }
+    }
 }
 
 extension DataResponse: CustomStringConvertible, CustomDebugStringConvertible {

@@ -66,6 +66,15 @@ public struct DownloadResponse<Value: Sendable>: Sendable {
         with(result.mapError(transform))
     }
 
+    /// The same response with its error transformed by a step that can
+    /// throw, as ``DataResponse/tryMapError(_:)`` does.
+    ///
+    /// - Parameter transform: Turns the error into another, or throws.
+    /// - Returns: A response with the new result.
+    public func tryMapError(_ transform: (HTTPError) throws -> HTTPError) -> DownloadResponse<Value> {
+        mapError { DataResponse<Value>.thrownError(transform, $0) }
+    }
+
     private func with<NewValue: Sendable>(_ result: Result<NewValue, HTTPError>) -> DownloadResponse<NewValue> {
         DownloadResponse<NewValue>(
             request: request, response: response, fileURL: fileURL, resumeData: resumeData, result: result, timing: timing
