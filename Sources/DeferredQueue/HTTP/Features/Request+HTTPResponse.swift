@@ -17,12 +17,19 @@ extension Request {
     }
 }
 
-extension DataRequest {
+/// A request whose final response head can be judged before its body
+/// (``DataRequest``, ``DataStreamRequest``, as in Alamofire).
+public protocol ResponseHeadHandling: Request {}
+
+extension DataRequest: ResponseHeadHandling {}
+extension DataStreamRequest: ResponseHeadHandling {}
+
+extension ResponseHeadHandling {
     /// Calls `handler` with each final response head as it arrives (not the
-    /// redirects the session follows), before the body; its answer decides
-    /// whether the transfer goes on: `.cancel` cancels the request (the
-    /// handlers receive ``HTTPError/cancelled``), anything else lets it run.
-    /// The last handler set wins.
+    /// redirects the session follows), before the body, which waits for its
+    /// answer: `.cancel` cancels the request (the handlers receive
+    /// ``HTTPError/cancelled``), anything else lets it run. The last handler
+    /// set wins.
     ///
     /// - Parameters:
     ///   - queue: Where `handler` runs (default `.main`).
@@ -40,30 +47,6 @@ extension DataRequest {
     }
 
     /// Calls `handler` with each final response head as it arrives, before the body.
-    @discardableResult
-    public func onHTTPResponse(on queue: DispatchQueue = .main, perform handler: @escaping @Sendable (HTTPURLResponse) -> Void) -> Self {
-        onHTTPResponse(on: queue) { response, completionHandler in
-            handler(response)
-            completionHandler(.allow)
-        }
-    }
-}
-
-extension DataStreamRequest {
-    /// Calls `handler` with each final response head as it arrives, before
-    /// the first chunk; `.cancel` cancels the stream. The last handler set wins.
-    @discardableResult
-    public func onHTTPResponse(
-        on queue: DispatchQueue = .main,
-        perform handler: @escaping @Sendable (
-            _ response: HTTPURLResponse, _ completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
-        ) -> Void
-    ) -> Self {
-        setHTTPResponseHandler(HTTPResponseHandler(queue: queue, handler: handler))
-        return self
-    }
-
-    /// Calls `handler` with each final response head as it arrives, before the first chunk.
     @discardableResult
     public func onHTTPResponse(on queue: DispatchQueue = .main, perform handler: @escaping @Sendable (HTTPURLResponse) -> Void) -> Self {
         onHTTPResponse(on: queue) { response, completionHandler in
