@@ -107,6 +107,47 @@ struct StreamTests {
         #expect(log.completions.events.first?.error?.responseCode == 404)
     }
 
+    /// Alamofire's stream API over sockets: text and decoded chunks, a
+    /// throwing handler, and `streamTask()` sequences.
+    @Test func serializedStreamsThrowingHandlersAndStreamTasksOverSockets() async throws {
+        let lines = (0..<5).map { Data(#"{"n":\#($0)}"#.utf8) }
+        let server = try LoopbackServer { request in
+            request.path == "/one" ? .chunked(chunks: [lines[3]]) : .chunked(chunks: lines, interval: 0.01)
+        }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+
+        let text = Recorder<String>()
+        let textDone = Latch()
+        session.streamRequest(server.url("/")).responseStreamString(on: handlerQueue) { stream in
+            if let value = stream.value { text.append(value) }
+            if stream.completion != nil { textDone.arrive() }
+        }
+        #expect(await textDone.wait(seconds: 60))
+        #expect(text.events.joined() == lines.map { String(decoding: $0, as: UTF8.self) }.joined())
+
+        struct Tick: Decodable, Sendable { let n: Int }
+        var decoded: [Int] = []
+        for await event in session.streamRequest(server.url("/one")).streamTask().streamingDecodables(Tick.self) {
+            if let tick = event.value { decoded.append(tick.n) }
+        }
+        #expect(decoded == [3])
+
+        struct Stop: Error {}
+        let ended = Recorder<HTTPError?>()
+        let stopped = Latch()
+        session.streamRequest(server.url("/")).responseStream(on: handlerQueue) { stream in
+            if let completion = stream.completion {
+                ended.append(completion.error)
+                stopped.arrive()
+            } else {
+                throw Stop()
+            }
+        }
+        #expect(await stopped.wait(seconds: 60))
+        #expect(ended.events.first??.underlyingError is Stop)
+    }
+
     @Test func aReaderThatPausesHoldsTheServerBack() async throws {
         try await MemoryHeavyWork.exclusively { try await pausedReader() }
     }

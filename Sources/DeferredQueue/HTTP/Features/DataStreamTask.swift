@@ -84,7 +84,8 @@ public struct DataStreamTask: Sendable {
         register: (DispatchQueue, @escaping DataStreamRequest.Handler<Success, Failure>) -> Void
     ) -> Stream<Success, Failure> {
         let request = self.request
-        return StreamOf(bufferingPolicy: bufferingPolicy, onEarlyTermination: {
+        // After the last event the request is over and `cancel()` does nothing.
+        return StreamOf(bufferingPolicy: bufferingPolicy, onTermination: {
             if automaticallyCancelling { request.cancel() }
         }) { continuation in
             register(request.session.transport.callbackQueue) { stream in
