@@ -33,6 +33,8 @@ final class ServerTrustClients: Sendable {
         }
 
         private static func fingerprint(_ value: Any, depth: Int) -> String {
+            // A certificate's or key's bytes: one string, not one per byte.
+            if let bytes = value as? [UInt8] { return bytes.map { String($0, radix: 16) }.joined(separator: ".") }
             let mirror = Mirror(reflecting: value)
             guard depth < 8, !mirror.children.isEmpty else { return String(reflecting: value) }
             let fields = mirror.children.map { "\($0.label ?? "_")=\(fingerprint($0.value, depth: depth + 1))" }

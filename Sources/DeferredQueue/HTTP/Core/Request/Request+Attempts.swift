@@ -97,13 +97,10 @@ extension Request {
         else { return }
         discarding?.discard()
         if bodyFile != nil { prepared.httpBody = nil }
-        let resumeHeaders = mutableState.withLock(owner: self) { $0.resumeHeaders }
-        for (name, value) in resumeHeaders { prepared.setValue(value, forHTTPHeaderField: name) }
         var attempt = HTTPTransportAttempt(
             request: prepared, bodyFile: bodyFile, collectsBody: collectsBody, maximumBodySize: limit
         )
-        // A resumed download writes after its partial file: the session writes it.
-        attempt.downloadsToFile = downloadsToFile && session.transport.supportsDownloadsToFile && resumeHeaders.isEmpty
+        attempt.downloadsToFile = downloadsToFile && session.transport.supportsDownloadsToFile
         attempt.serverTrustEvaluator = evaluator
         let task = session.transport.startAttempt(attempt, events: AttemptEvents(request: self, attempt: number))
         if case .cancelTask(let task) = mutableState.withLock(owner: self, { $0.attach(task, toAttempt: number) }) {
@@ -178,9 +175,11 @@ extension Request {
 
     func attempt(_ number: Int, didCompleteWith body: Data?, error: (any Error)?) {
         dispatchPrecondition(condition: .onQueue(session.transport.callbackQueue))
-        if mutableState.withLock(owner: self, { $0.hold(.completion(body: body, error: error), attempt: number) }) { return }
+        let (held, rejection) = mutableState.withLock(owner: self) { state in
+            (state.hold(.completion(body: body, error: error), attempt: number), state.rejection(ofAttempt: number))
+        }
+        if held { return }
         // A refused head ends the attempt with the validation error, however the transfer stopped.
-        let rejection = mutableState.withLock(owner: self) { $0.rejection(ofAttempt: number) }
         let error = rejection ?? error
         let action = mutableState.withLock(owner: self) { $0.completeAttempt(number, body: body) }
         guard case .decide(let completed) = action else { return }

@@ -128,15 +128,16 @@ public final class DownloadRequest: Request, @unchecked Sendable {
 
     /// Keeps `file` (when it can be resumed) and records the resume data.
     private func keepForResuming(_ file: DownloadFile?, request: URLRequest?, response: HTTPURLResponse?) {
-        let keeps = mutableState.withLock(owner: self) { $0.keepsForResuming(file, request: request, response: response) }
+        // Only the session's own file, with bytes, of an entity the server can continue.
+        let validator = DownloadResumeData.validator(request: request, response: response)
         var keptName: String?
-        if keeps, let file {
+        if let file, file.isWrittenHere, file.length > 0, validator != nil {
             keptName = try? file.keepForResuming()
         } else {
             file?.discard()
         }
         mutableState.withLock(owner: self) {
-            $0.recordResumeData(file: keptName == nil ? nil : file, keptName: keptName, request: request, response: response)
+            $0.recordResumeData(file: file, keptName: keptName, validator: validator, request: request, response: response)
         }
     }
 

@@ -62,7 +62,10 @@ extension RequestStateMachine {
         case .stream: received = .streamed(0)
         }
         let collectsBody = kind.keepsBodyInMemory && progressHandlers.isEmpty && !uploadProgress
-        let downloadsToFile = if case .download = kind { true } else { false }
+        // While a resumed download's partial file waits, ask for the rest of
+        // the entity; the session writes it (after the partial file's bytes).
+        for (name, value) in resumeHeaders { request.setValue(value, forHTTPHeaderField: name) }
+        let downloadsToFile = if case .download = kind { resumePoint == nil } else { false }
         return updateAttempt { attempt -> BeginAttemptAction in
             var discarding: DownloadFile?
             if case .file(.ready(let file)) = attempt.received { discarding = file }

@@ -47,30 +47,22 @@ extension RequestStateMachine {
     }
 
     /// The resume data for a download that ended now (failed, or cancelled
-    /// asking for it) with `file` as its last attempt's file, once the file
-    /// was kept under `keptName`; the unused resume point's data when no
-    /// attempt took the partial file over.
-    mutating func recordResumeData(file: DownloadFile?, keptName: String?, request: URLRequest?, response: HTTPURLResponse?) {
-        if let point = resumePoint, file == nil {
-            resumeData = point.data.encoded()
+    /// asking for it): its last attempt's `file`, kept under `keptName`,
+    /// continues the version `validator` names; with no file kept, the unused
+    /// resume point's data, if any.
+    mutating func recordResumeData(
+        file: DownloadFile?, keptName: String?, validator: String?, request: URLRequest?, response: HTTPURLResponse?
+    ) {
+        guard let file, let keptName, let validator, let url = request?.url else {
+            resumeData = resumePoint?.data.encoded()
             return
         }
-        guard let file, let keptName, let url = request?.url,
-              let validator = DownloadResumeData.validator(request: request, response: response)
-        else { return }
         let complete = response.flatMap { $0.statusCode == 206 ? $0.value(forHTTPHeaderField: "Content-Range").flatMap(ContentRange.init)?.complete : nil }
             ?? response.flatMap { $0.expectedContentLength > 0 ? $0.expectedContentLength : nil }
         resumeData = DownloadResumeData(
             url: url, headers: Self.resentHeaders(of: request), partialFileName: keptName, bytes: file.length,
             validator: validator, totalBytes: complete
         ).encoded()
-    }
-
-    /// Whether a download that ended now, with `file` from its last
-    /// attempt, should keep it for resuming.
-    func keepsForResuming(_ file: DownloadFile?, request: URLRequest?, response: HTTPURLResponse?) -> Bool {
-        guard let file, file.isWrittenHere, file.length > 0 else { return false }
-        return DownloadResumeData.validator(request: request, response: response) != nil
     }
 
     /// The request's header fields, without those a resume sets itself.
