@@ -14,10 +14,7 @@ extension DownloadRequest: SerializingRequest {
     ///
     /// - Returns: A deferred fulfilled with the file's URL.
     public func serializingDownloadedFileURL() -> Deferred<URL> {
-        let (deferred, resolver) = Deferred<URL>.pending()
-        resolver.onCancel { [weak self] in self?.cancel() }
-        _ = deliver(on: nil, Self.fileURL(of:)) { resolver.resolve($0.result.mapError { $0 }) }
-        return deferred
+        serializingDownload(using: URLResponseSerializer())
     }
 
     /// The value `serializer` makes from the file's contents, as a deferred

@@ -19,7 +19,7 @@ extension DownloadRequest {
         queue: DispatchQueue = .main,
         completionHandler: @escaping @Sendable (DownloadResponse<URL>) -> Void
     ) -> Self {
-        deliver(on: queue, Self.fileURL(of:), completionHandler)
+        response(queue: queue, responseSerializer: URLResponseSerializer(), completionHandler: completionHandler)
     }
 
     /// Adds a handler whose value `responseSerializer` makes from the file's contents.
@@ -36,28 +36,6 @@ extension DownloadRequest {
         completionHandler: @escaping @Sendable (DownloadResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
         deliver(on: queue, { responseSerializer.result(forDownload: $0) }, completionHandler)
-    }
-
-    /// `raw` with the file's contents as its body, for a serializer.
-    static func readingFile(_ raw: RawResponse) -> RawResponse {
-        var raw = raw
-        if raw.error == nil, let fileURL = raw.fileURL {
-            do {
-                raw.data = try Data(contentsOf: fileURL)
-            } catch {
-                raw.error = .downloadedFileMoveFailed(error: error, source: fileURL, destination: nil)
-            }
-        }
-        return raw
-    }
-
-    /// Where a finished download is, or the failure.
-    static func fileURL(of raw: RawResponse) -> Result<URL, HTTPError> {
-        if let error = raw.error { return .failure(error) }
-        guard let fileURL = raw.fileURL else {
-            return .failure(.downloadedFileMoveFailed(error: CocoaError(.fileNoSuchFile), source: nil, destination: nil))
-        }
-        return .success(fileURL)
     }
 
     /// Adds a handler that receives the file's contents as `Data`.

@@ -8,7 +8,7 @@ import Testing
 /// The resume data format and the rules for when a download can resume.
 @Suite("Download resume data: format, validators, Content-Range")
 struct DownloadResumeDataTests {
-    static let url = URL(string: "https://example.com/big.iso")!
+    static let url = URL(string: "https://downloads.invalid/big.iso")!
 
     func response(_ status: Int, _ headers: [String: String]) -> HTTPURLResponse {
         HTTPURLResponse(url: Self.url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
