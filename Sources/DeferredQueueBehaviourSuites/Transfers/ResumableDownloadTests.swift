@@ -67,7 +67,10 @@ final class ResumableEntity: Sendable {
                                  body: body.subdata(in: Int(first)..<Int(length)))
             }
             if let cut { return .closeMidBody(status: 200, headers: headers, body: body, sentBytes: cut) }
-            if trickle { return .trickle(status: 200, headers: headers, body: body, chunkSize: 16 << 10, interval: 0.02) }
+            // 16 KiB every 0.2 s: the whole body takes 50 s, so a test that
+            // cancels after the first 256 KiB (3 s) never races its end, even
+            // slowed down by a sanitizer beside every other suite.
+            if trickle { return .trickle(status: 200, headers: headers, body: body, chunkSize: 16 << 10, interval: 0.2) }
             return .response(status: 200, headers: headers, body: body)
         }])
     }
