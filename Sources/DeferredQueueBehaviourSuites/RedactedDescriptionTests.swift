@@ -79,7 +79,7 @@ struct RedactedDescriptionTests {
         let box = Recorder<DataResponse<String>>()
         let request = session.request(fixture.url("/text"), headers: fixture.headers)
         request.responseString(queue: handlerQueue) { box.append($0); done.arrive() }
-        #expect(await done.wait(seconds: 60))
+        #expect(await done.wait())
         let response = try #require(box.events.first)
         #expect(response.value == "hello")
         for text in [response.description, response.debugDescription, String(describing: response), String(reflecting: response),
@@ -102,7 +102,7 @@ struct RedactedDescriptionTests {
         let done = Latch()
         let box = Recorder<DataResponse<Data>>()
         session.request(fixture.url("/close")).responseData(queue: handlerQueue) { box.append($0); done.arrive() }
-        #expect(await done.wait(seconds: 60))
+        #expect(await done.wait())
         let response = try #require(box.events.first)
         let error = try #require(response.error)
         for text in [error.description, response.description, response.debugDescription] {
@@ -129,7 +129,7 @@ struct RedactedDescriptionTests {
         session.streamRequest(fixture.url("/stream"), headers: fixture.headers).responseStream(on: handlerQueue) { stream in
             if case .complete(let completion) = stream.event { completions.append(completion); done.arrive() }
         }
-        #expect(await done.wait(seconds: 60))
+        #expect(await done.wait())
         let completion = try #require(completions.events.first)
         #expect(Secret.leaked(in: "\(completion)").isEmpty, "\(completion)")
         #expect("\(completion)".contains("user:***@"))
@@ -145,7 +145,7 @@ struct RedactedDescriptionTests {
         )
         let session = TestTransport.makeSession(eventMonitors: [monitor])
         session.request(fixture.url("/text"), headers: fixture.headers).responseData(queue: handlerQueue) { _ in }
-        #expect(await finished.wait(seconds: 60))
+        #expect(await finished.wait())
         #expect(!lines.events.isEmpty)
         for line in lines.events {
             #expect(Secret.leaked(in: line).isEmpty, "\(line)")

@@ -219,14 +219,14 @@ struct ResumableDownloadTests {
         }
         let response = Recorder<DownloadResponse<URL>>()
         request.responseURL(queue: handlerQueue) { response.append($0) }
-        #expect(await progressed.wait(seconds: 60))
+        #expect(await progressed.wait())
         let produced = Recorder<Data?>()
         let cancelled = Latch()
         request.cancel { data in
             produced.append(data)
             cancelled.arrive()
         }
-        #expect(await cancelled.wait(seconds: 60))
+        #expect(await cancelled.wait())
         let data = try #require(produced.events.first ?? nil, "cancel(byProducingResumeData:) hands over resume data")
         #expect(await eventually(within: 60) { response.count == 1 })
         #expect(response.events.first?.error?.isCancelled == true)
@@ -243,7 +243,7 @@ struct ResumableDownloadTests {
         plain.downloadProgress(queue: handlerQueue) { _ in started.arrive() }
         let plainResponse = Recorder<DownloadResponse<URL>>()
         plain.responseURL(queue: handlerQueue) { plainResponse.append($0) }
-        #expect(await started.wait(seconds: 60))
+        #expect(await started.wait())
         plain.cancel()
         #expect(await eventually(within: 60) { plainResponse.count == 1 })
         #expect(plain.resumeData == nil)

@@ -123,7 +123,7 @@ struct StreamTests {
             if let value = stream.value { text.append(value) }
             if stream.completion != nil { textDone.arrive() }
         }
-        #expect(await textDone.wait(seconds: 60))
+        #expect(await textDone.wait())
         #expect(text.events.joined() == lines.map { String(decoding: $0, as: UTF8.self) }.joined())
 
         struct Tick: Decodable, Sendable { let n: Int }
@@ -144,7 +144,7 @@ struct StreamTests {
                 throw Stop()
             }
         }
-        #expect(await stopped.wait(seconds: 60))
+        #expect(await stopped.wait())
         #expect(ended.events.first??.underlyingError is Stop)
     }
 

@@ -50,7 +50,7 @@ struct HTTPResponseHandlerTests {
                     done.arrive()
                 }
             }
-        #expect(await done.wait(seconds: 30))
+        #expect(await done.wait())
         #expect(order.events.first == "head 200")
         #expect(order.events.last == "end")
     }

@@ -44,8 +44,8 @@ struct StreamSerializerTests {
         let session = Self.session([#"{"n":1}"#, #"{"n":2}"#, #"{"n":3}"#])
         session.streamRequest("https://stream.invalid/").responseStreamString(on: handlerQueue) { strings.record($0) }
         session.streamRequest("https://stream.invalid/").responseStreamDecodable(of: Tick.self, on: handlerQueue) { ticks.record($0) }
-        #expect(await strings.done.wait(seconds: 30))
-        #expect(await ticks.done.wait(seconds: 30))
+        #expect(await strings.done.wait())
+        #expect(await ticks.done.wait())
         #expect(strings.values.events == [#"{"n":1}"#, #"{"n":2}"#, #"{"n":3}"#])
         #expect(ticks.values.events == [Tick(n: 1), Tick(n: 2), Tick(n: 3)])
         #expect(ticks.completions.events.first?.error == nil)
@@ -55,7 +55,7 @@ struct StreamSerializerTests {
         let lenient = Log<Tick, HTTPError>()
         Self.session([#"{"n":1}"#, "oops", #"{"n":3}"#]).streamRequest("https://stream.invalid/")
             .responseStream(using: .decodable(of: Tick.self), on: handlerQueue) { lenient.record($0) }
-        #expect(await lenient.done.wait(seconds: 30))
+        #expect(await lenient.done.wait())
         #expect(lenient.values.events == [Tick(n: 1), Tick(n: 3)])
         #expect(lenient.failures.count == 1)
         #expect(lenient.completions.events.first?.error == nil, "a failed chunk alone does not end the stream")
@@ -63,7 +63,7 @@ struct StreamSerializerTests {
         let strict = Log<Tick, HTTPError>()
         Self.session([#"{"n":1}"#, "oops", #"{"n":3}"#]).streamRequest("https://stream.invalid/", automaticallyCancelOnStreamError: true)
             .responseStream(using: .decodable(of: Tick.self), on: handlerQueue) { strict.record($0) }
-        #expect(await strict.done.wait(seconds: 30))
+        #expect(await strict.done.wait())
         #expect(strict.values.events == [Tick(n: 1)])
         #expect(strict.completions.events.first?.error?.isCancelled == true)
     }
@@ -77,7 +77,7 @@ struct StreamSerializerTests {
             log.record(stream)
             if stream.value == Data("a".utf8) { throw Stop() }
         }
-        #expect(await log.done.wait(seconds: 30))
+        #expect(await log.done.wait())
         let error = try #require(log.completions.events.first?.error)
         #expect(error.underlyingError as? Stop == Stop(), "\(error)")
         #expect(log.values.count < 3)
@@ -90,7 +90,7 @@ struct StreamSerializerTests {
                 log.record(stream)
                 if stream.value == "a" { stream.cancel() }
             }
-        #expect(await log.done.wait(seconds: 30))
+        #expect(await log.done.wait())
         #expect(log.completions.events.first?.error?.isCancelled == true)
         #expect(log.values.events.first == "a")
     }
@@ -117,7 +117,7 @@ struct StreamSerializerTests {
         Session(transport: transport).streamRequest("https://stream.invalid/", interceptor: retrier)
             .validate()
             .responseStreamString(on: handlerQueue) { log.record($0) }
-        #expect(await log.done.wait(seconds: 30))
+        #expect(await log.done.wait())
         #expect(asked.events == ["status(503)"])
         #expect(log.values.events == ["ok"], "the refused attempt's body never reaches the handler")
         #expect(log.completions.events.first?.error == nil)
@@ -127,7 +127,7 @@ struct StreamSerializerTests {
         Session(transport: MockTransport(replying: .chunks([Data("busy".utf8)], status: 503)))
             .streamRequest("https://stream.invalid/").validate()
             .responseStreamString(on: handlerQueue) { refused.record($0) }
-        #expect(await refused.done.wait(seconds: 30))
+        #expect(await refused.done.wait())
         #expect(refused.values.count == 0)
         #expect(refused.completions.events.first?.error?.kind == "status(503)")
     }

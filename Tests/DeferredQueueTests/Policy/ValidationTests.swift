@@ -91,7 +91,7 @@ struct ValidationTests {
                 }
                 .validate { _, _, fileURL in fileURL == nil ? .success(()) : .failure(Rejected()) }
                 .responseURL(queue: handlerQueue) { downloaded.append($0); finished.arrive() }
-        #expect(await finished.wait(seconds: 60))
+        #expect(await finished.wait())
         let download = downloaded.events.first
         #expect(seen.events.first?.contains("\"title\":\"hello\"") == true)
         #expect(download?.error?.kind == "customValidation")
@@ -109,7 +109,7 @@ struct ValidationTests {
                     done.arrive()
                 }
             }
-        #expect(await done.wait(seconds: 60))
+        #expect(await done.wait())
         #expect(completion.events.first?.error?.kind == "customValidation")
     }
 }
