@@ -128,7 +128,7 @@ let resilient = Session(retryPolicy: RetryPolicy(retryLimit: 3))
 // This POST is safe to repeat: the server deduplicates by the idempotency key.
 let payment = resilient.request("https://api.example.com/payments", method: .post,
                                 headers: ["Idempotency-Key": "8e0f…"],
-                                interceptor: RetryPolicy(retryableMethods: [.post]))
+                                interceptor: RetryPolicy(retryableHTTPMethods: [.post]))
 // snippet.end
 // snippet.hide
     print(await payment.serializingData().result)
@@ -137,13 +137,38 @@ let payment = resilient.request("https://api.example.com/payments", method: .pos
 func shouldRetry(session: Session) async {
 // snippet.show
 // snippet.shouldRetry
-let polite = RetryPolicy(backoffScale: 1, shouldRetry: { request, error in
+let polite = RetryPolicy(exponentialBackoffScale: 1, shouldRetry: { request, error in
     error.responseCode == 429 || error.urlError?.code == .timedOut
 })
 let feed = session.request("https://api.example.com/feed", interceptor: polite)
 // snippet.end
 // snippet.hide
     print(await feed.serializingData().result)
+}
+
+func alamofireShape() async {
+// snippet.show
+// snippet.alamofireShape
+// Written for Alamofire: compiles unchanged.
+struct BearerAdapter: RequestAdapter {
+    let token: String
+
+    func adapt(_ urlRequest: URLRequest, for session: Session,
+               completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
+        var request = urlRequest
+        request.headers.update(.authorization(bearerToken: token))
+        completion(.success(request))
+    }
+}
+
+let session = Session(interceptor: Interceptor(
+    adapters: [BearerAdapter(token: "secret"), DeflateRequestCompressor()],
+    retriers: [ConnectionLostRetryPolicy()]
+))
+let upload = session.request("https://api.example.com/reports", method: .post, body: Data("report".utf8))
+// snippet.end
+// snippet.hide
+    print(await upload.serializingData().result)
 }
 
 let session = Session()
@@ -155,4 +180,5 @@ await defaultHeaders(session: session)
 await interceptors()
 await retryPolicy()
 await shouldRetry(session: session)
+await alamofireShape()
 // snippet.show

@@ -39,7 +39,7 @@ struct DeadlineTests {
             return .text("busy", status: 503)
         }
         defer { server.shutdown() }
-        let policy = RetryPolicy(retryLimit: 1_000, backoffBase: 1, backoffScale: 0.2)
+        let policy = RetryPolicy(retryLimit: 1_000, exponentialBackoffBase: 1, exponentialBackoffScale: 0.2)
         // 10 s: room for a second attempt (0.2 s apart) even when a loaded run
         // stalls the first for seconds (2 s was once too short for any retry).
         let session = TestTransport.makeSession(retryPolicy: policy, resourceTimeout: 10)

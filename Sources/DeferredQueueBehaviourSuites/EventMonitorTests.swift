@@ -43,7 +43,7 @@ struct EventMonitorTests {
     @Test func retriesAndRedirectsAreReportedInOrder() async throws {
         let fixture = try Fixture()
         let monitor = RecordingMonitor()
-        let session = TestTransport.makeSession(eventMonitors: [monitor], retryPolicy: RetryPolicy(retryLimit: 3, backoffScale: 0.01))
+        let session = TestTransport.makeSession(eventMonitors: [monitor], retryPolicy: RetryPolicy(retryLimit: 3, exponentialBackoffScale: 0.01))
         _ = await response(within: 120) { session.request(fixture.url("/flaky")).response(queue: handlerQueue, completionHandler: $0) }
         #expect(await monitor.finished.wait(seconds: 120))
         #expect(monitor.events.events == ["resume", "response:503", "retry", "response:503", "retry", "response:200", "finish:finished"])

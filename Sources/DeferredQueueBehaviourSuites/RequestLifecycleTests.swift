@@ -39,7 +39,7 @@ struct RequestLifecycleTests {
 
     @Test func retryCountCountsRetriesOnly() async throws {
         let fixture = try Fixture()
-        let session = TestTransport.makeSession(retryPolicy: RetryPolicy(retryLimit: 3, backoffScale: 0.01))
+        let session = TestTransport.makeSession(retryPolicy: RetryPolicy(retryLimit: 3, exponentialBackoffScale: 0.01))
         let req = session.request(fixture.url("/flaky"))
         let result = await response(within: 120) { req.responseJSON(queue: handlerQueue, completionHandler: $0) }
         #expect(result?.value?["ok"].bool == true)
@@ -84,7 +84,7 @@ struct RequestLifecycleTests {
             return .closeMidBody(body: Data(repeating: 66, count: 10_000), sentBytes: 100)
         }
         defer { server.shutdown() }
-        let session = TestTransport.makeSession(retryPolicy: RetryPolicy(retryLimit: 2, backoffScale: 0.01))
+        let session = TestTransport.makeSession(retryPolicy: RetryPolicy(retryLimit: 2, exponentialBackoffScale: 0.01))
         let get = await response(within: 120) { session.request(server.url("/")).responseData(queue: handlerQueue, completionHandler: $0) }
         #expect(get?.error?.urlError?.code == .networkConnectionLost)
         #expect(attempts.count == 3, "the GET was retried twice")

@@ -22,7 +22,7 @@ struct RetryPolicySocketTests {
             return .closeMidBody(body: Data(repeating: 66, count: 10_000), sentBytes: 100)
         }
         defer { server.shutdown() }
-        let session = TestTransport.makeSession(retryPolicy: RetryPolicy(retryLimit: 2, backoffScale: 0.01))
+        let session = TestTransport.makeSession(retryPolicy: RetryPolicy(retryLimit: 2, exponentialBackoffScale: 0.01))
         func send(_ method: HTTPMethod) async -> HTTPError? {
             let request = session.request(server.url("/"), method: method)
             // A progress handler makes the transport hand the body over as it arrives.

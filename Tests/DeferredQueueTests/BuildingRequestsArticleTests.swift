@@ -145,7 +145,7 @@ struct BuildingRequestsArticleTests {
         // This POST is safe to repeat: the server deduplicates by the idempotency key.
         let payment = resilient.request(server.url("/payments"), method: .post,
                                         headers: ["Idempotency-Key": "8e0f…"],
-                                        interceptor: RetryPolicy(retryableMethods: [.post]))
+                                        interceptor: RetryPolicy(retryableHTTPMethods: [.post]))
         let echoed = try await payment.validate().serializingJSON().value
         #expect(echoed["headers"]["Idempotency-Key"] == "8e0f…")
         #expect(hits.count == 2)
@@ -158,7 +158,7 @@ struct BuildingRequestsArticleTests {
         }
         defer { server.shutdown() }
         let session = TestTransport.makeSession()
-        let polite = RetryPolicy(backoffScale: 1, shouldRetry: { request, error in
+        let polite = RetryPolicy(exponentialBackoffScale: 1, shouldRetry: { request, error in
             error.responseCode == 429 || error.urlError?.code == .timedOut
         })
         let feed = session.request(server.url("/feed"), interceptor: polite)

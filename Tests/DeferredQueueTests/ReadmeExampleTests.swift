@@ -53,7 +53,7 @@ struct ReadmeExampleTests {
 
     @Test func theSessionExample() async throws {
         let fixture = try Fixture()
-        let session = Session(configuration: .default, retryPolicy: RetryPolicy(retryLimit: 2, backoffScale: 0.01))
+        let session = Session(configuration: .default, retryPolicy: RetryPolicy(retryLimit: 2, exponentialBackoffScale: 0.01))
         let seen = Recorder<String>()
         let done = Latch()
         session.request(fixture.url("/json"), method: .get,

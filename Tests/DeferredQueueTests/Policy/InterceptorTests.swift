@@ -77,7 +77,7 @@ struct InterceptorTests {
     @Test func doNotRetryWithErrorFailsWithRequestRetryFailed() async throws {
         let fixture = pathFixture { _ in .text("failed", status: 500) }
         let retrier = ScriptedRetrier(name: "retrier", order: Recorder(), results: [.doNotRetryWithError(TestError(9))])
-        let session = fixture.makeSession(retryPolicy: RetryPolicy(backoffScale: 0.01))
+        let session = fixture.makeSession(retryPolicy: RetryPolicy(exponentialBackoffScale: 0.01))
         let request = session.request(fixture.url("/fail"), interceptor: retrier)
         let report = await probe(request)
         #expect(report?.allKinds.allSatisfy { $0 == "retryFailed" } == true)

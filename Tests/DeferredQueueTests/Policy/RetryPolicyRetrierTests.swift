@@ -12,7 +12,7 @@ import Testing
 /// short on a real connection stays a socket suite (RetryPolicySocketTests).
 @Suite("RetryPolicy as a retrier: per request, Retry-After, jitter, shouldRetry")
 struct RetryPolicyRetrierTests {
-    let quick = RetryPolicy(retryLimit: 3, backoffScale: 0.01)
+    let quick = RetryPolicy(retryLimit: 3, exponentialBackoffScale: 0.01)
 
     // MARK: - Per request
 
@@ -93,7 +93,7 @@ struct RetryPolicyRetrierTests {
     }
 
     @Test func retryAfterReplacesTheBackoffOnlyWithinTheMaximumDelay() throws {
-        var policy = RetryPolicy(backoffScale: 4, jitter: .none, maximumDelay: 10)
+        var policy = RetryPolicy(exponentialBackoffScale: 4, jitter: .none, maximumDelay: 10)
         #expect(policy.wait(beforeRetry: 0, response: try head(retryAfter: "7")) == 7)
         #expect(policy.wait(beforeRetry: 0, response: try head(retryAfter: "11")) == nil)
         #expect(policy.wait(beforeRetry: 0, response: try head(retryAfter: nil)) == 4)
@@ -105,7 +105,7 @@ struct RetryPolicyRetrierTests {
     // MARK: - Jitter
 
     @Test func jitterIsTheDocumentedFractionOfTheBackoff() {
-        var policy = RetryPolicy(backoffBase: 2, backoffScale: 1, jitter: .none)
+        var policy = RetryPolicy(exponentialBackoffBase: 2, exponentialBackoffScale: 1, jitter: .none)
         policy.randomFraction = { 0.25 }
         #expect(policy.wait(beforeRetry: 2, response: nil) == 4)
         policy.jitter = .full
@@ -116,8 +116,8 @@ struct RetryPolicyRetrierTests {
     }
 
     @Test func jitteredDelaysStayWithinTheirBounds() {
-        let full = RetryPolicy(backoffScale: 1, jitter: .full)
-        let equal = RetryPolicy(backoffScale: 1, jitter: .equal)
+        let full = RetryPolicy(exponentialBackoffScale: 1, jitter: .full)
+        let equal = RetryPolicy(exponentialBackoffScale: 1, jitter: .equal)
         for retry in 0..<3 {
             let nominal = pow(2, Double(retry))
             for _ in 0..<200 {
@@ -140,7 +140,7 @@ struct RetryPolicyRetrierTests {
             default: nil
             }
         }
-        let policy = RetryPolicy(backoffScale: 0.01, shouldRetry: { request, error in
+        let policy = RetryPolicy(exponentialBackoffScale: 0.01, shouldRetry: { request, error in
             error.responseCode == 429 && request.response?.statusCode == 429
         })
         let result = await response {
@@ -150,7 +150,7 @@ struct RetryPolicyRetrierTests {
         #expect(result?.value == "ok", "a POST answered 429 is retried because the predicate says so")
         #expect(fixture.requests(to: "/429-once").count == 2)
 
-        let never = RetryPolicy(backoffScale: 0.01, shouldRetry: { _, _ in false })
+        let never = RetryPolicy(exponentialBackoffScale: 0.01, shouldRetry: { _, _ in false })
         let vetoed = await response {
             fixture.session.request(fixture.url("/busy"), interceptor: never).responseString(queue: handlerQueue, completionHandler: $0)
         }
@@ -168,7 +168,7 @@ struct RetryPolicyRetrierTests {
         let fixture = PolicyFixture { _ in
             MockReply(steps: [.head(status: 200, headers: [:]), .chunk(Data(repeating: 66, count: 100)), .fail(URLError(.networkConnectionLost))])
         }
-        let session = fixture.makeSession(retryPolicy: RetryPolicy(retryLimit: 2, backoffScale: 0.01))
+        let session = fixture.makeSession(retryPolicy: RetryPolicy(retryLimit: 2, exponentialBackoffScale: 0.01))
         func send(_ method: HTTPMethod) async -> HTTPError? {
             let request = session.request(fixture.url("/"), method: method)
             // A progress handler makes the session ask the transport for the body as it arrives.

@@ -10,7 +10,7 @@ import Testing
 struct RetryPolicyTests {
     /// A new fixture per test: scripted replies, and sessions on them.
     let fixture = PolicyFixture()
-    let quickPolicy = RetryPolicy(retryLimit: 3, backoffBase: 2, backoffScale: 0.01)
+    let quickPolicy = RetryPolicy(retryLimit: 3, exponentialBackoffBase: 2, exponentialBackoffScale: 0.01)
 
     @Test func retriesA503TwiceThenSucceedsAndHandlersSeeOnlyTheFinalAttempt() async throws {
         let session = fixture.makeSession(retryPolicy: quickPolicy)
@@ -33,14 +33,14 @@ struct RetryPolicyTests {
     }
 
     @Test func givesUpAfterTheLimitWithTheLastResponse() async throws {
-        let session = fixture.makeSession(retryPolicy: RetryPolicy(retryLimit: 1, backoffScale: 0.01))
+        let session = fixture.makeSession(retryPolicy: RetryPolicy(retryLimit: 1, exponentialBackoffScale: 0.01))
         let result = await response { session.request(fixture.url("/flaky")).validate().responseString(queue: handlerQueue, completionHandler: $0) }
         #expect(result?.error?.kind == "status(503)")
         #expect(fixture.requests(to: "/flaky").count == 2)
     }
 
     @Test func backoffGrowsExponentiallyAndRespectsTheRules() {
-        let policy = RetryPolicy(retryLimit: 3, backoffBase: 2, backoffScale: 0.5, jitter: .none)
+        let policy = RetryPolicy(retryLimit: 3, exponentialBackoffBase: 2, exponentialBackoffScale: 0.5, jitter: .none)
         #expect(policy.delay(beforeRetry: 0, method: .get, statusCode: 503, error: nil) == 0.5)
         #expect(policy.delay(beforeRetry: 2, method: .get, statusCode: 503, error: nil) == 2)
         #expect(policy.delay(beforeRetry: 3, method: .get, statusCode: 503, error: nil) == nil)

@@ -49,7 +49,7 @@ struct MockTransportTests {
             calls.add(1)
             return calls.count == 1 ? .failure(.networkConnectionLost) : .text("second time")
         }
-        let session = Session(transport: transport, retryPolicy: RetryPolicy(retryLimit: 2, backoffScale: 0.01))
+        let session = Session(transport: transport, retryPolicy: RetryPolicy(retryLimit: 2, exponentialBackoffScale: 0.01))
         let text = try await session.request(base).serializingString().value
         #expect(text == "second time")
         #expect(transport.attempts.count == 2)

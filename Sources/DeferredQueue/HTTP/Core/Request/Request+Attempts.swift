@@ -41,8 +41,8 @@ extension Request {
         }
     }
 
-    /// Runs the adapters on `base`, then sends it. Without adapters this
-    /// stays on the calling thread. A redirect hop to another origin skips
+    /// Runs the adapters on `base`, then sends it. Without adapters, or with
+    /// adapters that complete at once, this stays on the calling thread. A redirect hop to another origin skips
     /// them: what they add (a bearer token) is meant for the request's origin.
     /// `timeoutIsAssigned`: whether `base.timeoutInterval` is known to have
     /// been assigned (see ``Request/timeoutIsAssigned``).
@@ -54,20 +54,24 @@ extension Request {
         let sameOrigin = urlRequest?.url.flatMap { original in base.url.map { RedirectRules.isSameOrigin(original, $0) } } ?? true
         let adapters = sameOrigin ? session.adapters(for: self) : []
         guard !adapters.isEmpty else { return send(base, base: base, timeoutIsAssigned: timeoutIsAssigned) }
-        let session = self.session
-        Task {
-            var adapted = base
-            do {
-                for adapter in adapters {
-                    guard self.state == .resumed else { return }
-                    adapted = try await adapter.adapt(adapted, for: session)
-                }
-            } catch {
-                return self.finish(failingWith: .requestAdaptationFailed(error: error))
+        adapt(base, base: base, with: adapters[...], state: RequestAdapterState(requestID: id, session: session))
+    }
+
+    /// Runs `adapters` in order on `request`, then sends it; the first error
+    /// finishes the request. Each adapter's completion handler runs at most once.
+    private func adapt(
+        _ request: URLRequest, base: URLRequest, with adapters: ArraySlice<any RequestAdapter>, state: RequestAdapterState
+    ) {
+        guard self.state == .resumed else { return }
+        // An adapter may return a request built anew: nothing is known of it.
+        guard let adapter = adapters.first else { return send(request, base: base, timeoutIsAssigned: false) }
+        let next = CompletionOnce<Result<URLRequest, any Error>> { result in
+            switch result {
+            case .success(let adapted): self.adapt(adapted, base: base, with: adapters.dropFirst(), state: state)
+            case .failure(let error): self.finish(failingWith: .requestAdaptationFailed(error: error))
             }
-            // An adapter may return a request built anew: nothing is known of it.
-            self.send(adapted, base: base, timeoutIsAssigned: false)
         }
+        adapter.adapt(request, using: state) { next($0) }
     }
 
     /// Sends one attempt, unless the request stopped running meanwhile.
@@ -265,23 +269,30 @@ extension Request {
     /// head), as a transport failure's does.
     private func decideAfterFailure(_ completed: CompletedAttempt, error: HTTPError, final: Bool = false) {
         let transportError = final || completed.response == nil || error.urlError != nil
-        let retriers = session.retriers(for: self)
-        guard !retriers.isEmpty else {
+        ask(session.retriers(for: self)[...], about: completed, error: error, transportError: transportError)
+    }
+
+    /// Asks `retriers` in order until one decides something other than
+    /// `.doNotRetry`, then the session's retry policy. Each retrier's
+    /// completion handler runs at most once.
+    private func ask(
+        _ retriers: ArraySlice<any RequestRetrier>, about completed: CompletedAttempt, error: HTTPError, transportError: Bool
+    ) {
+        guard let retrier = retriers.first else {
             return applyRetryPolicy(completed, error: error, transportError: transportError)
         }
-        Task {
-            for retrier in retriers {
-                guard self.state == .resumed else { return }
-                switch await retrier.retry(self, for: self.session, dueTo: error) {
-                case .retry: return self.scheduleRetry(after: 0)
-                case .retryWithDelay(let seconds): return self.scheduleRetry(after: seconds)
-                case .doNotRetryWithError(let retryError):
-                    return self.finish(failingWith: .requestRetryFailed(retryError: retryError, originalError: error))
-                case .doNotRetry: continue
-                }
+        guard state == .resumed else { return }
+        let next = CompletionOnce<RetryResult> { result in
+            switch result {
+            case .retry: self.scheduleRetry(after: 0)
+            case .retryWithDelay(let seconds): self.scheduleRetry(after: seconds)
+            case .doNotRetryWithError(let retryError):
+                self.finish(failingWith: .requestRetryFailed(retryError: retryError, originalError: error))
+            case .doNotRetry:
+                self.ask(retriers.dropFirst(), about: completed, error: error, transportError: transportError)
             }
-            self.applyRetryPolicy(completed, error: error, transportError: transportError)
         }
+        retrier.retry(self, for: session, dueTo: error) { next($0) }
     }
 
     private func applyRetryPolicy(_ completed: CompletedAttempt, error: HTTPError, transportError: Bool) {

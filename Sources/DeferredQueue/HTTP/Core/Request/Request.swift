@@ -112,6 +112,12 @@ public class Request: @unchecked Sendable {
 
     // MARK: - State
 
+    /// The request's identity, stable for its life (Alamofire's `id`):
+    /// adapters see it in ``RequestAdapterState/requestID``.
+    public var id: UUID {
+        mutableState.withLock(owner: self) { $0.id() }
+    }
+
     /// Where the request is in its life.
     public var state: RequestState {
         mutableState.withLock(owner: self) { $0.requestState }

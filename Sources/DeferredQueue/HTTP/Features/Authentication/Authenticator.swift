@@ -37,6 +37,12 @@ import FoundationNetworking
 /// }
 /// ```
 ///
+/// `refresh` and `didRequest` come in two shapes each — this library's
+/// (`async`, ``HTTPError``) and Alamofire's (a completion handler, `any
+/// Error`) — so an authenticator written for Alamofire compiles unchanged.
+/// Implement one shape of each; each defaults to the other, so one that
+/// implements neither never returns.
+///
 /// The interceptor calls these methods from any thread, never while holding
 /// its lock, so they may read the interceptor's ``AuthenticationInterceptor/credential``.
 public protocol Authenticator: Sendable {
@@ -75,6 +81,19 @@ public protocol Authenticator: Sendable {
     ///   ``HTTPError/requestRetryFailed(retryError:originalError:)``).
     func refresh(_ credential: Credential, for session: Session) async throws -> Credential
 
+    /// Calls `completion` once with a fresh credential, or the error
+    /// (Alamofire's shape of ``refresh(_:for:)``). Implement one of the two:
+    /// each defaults to the other.
+    ///
+    /// - Parameters:
+    ///   - credential: The credential that expired or was rejected.
+    ///   - session: The session running the request that needs the credential.
+    ///   - completion: Takes the new credential or the error; later calls are ignored.
+    func refresh(
+        _ credential: Credential, for session: Session,
+        completion: @escaping @Sendable (Result<Credential, any Error>) -> Void
+    )
+
     /// Whether a failed attempt failed because its credential was rejected,
     /// typically `response.statusCode == 401`.
     ///
@@ -84,6 +103,16 @@ public protocol Authenticator: Sendable {
     ///   - error: The failure the session saw.
     /// - Returns: `true` to refresh (or retry with a newer credential).
     func didRequest(_ urlRequest: URLRequest, with response: HTTPURLResponse, failDueToAuthenticationError error: HTTPError) -> Bool
+
+    /// The method above in Alamofire's shape, with the error as `any Error`
+    /// (always an ``HTTPError``). Implement one of the two: each defaults to the other.
+    ///
+    /// - Parameters:
+    ///   - urlRequest: The attempt's request, as sent.
+    ///   - response: Its response.
+    ///   - error: The failure the session saw.
+    /// - Returns: `true` to refresh (or retry with a newer credential).
+    func didRequest(_ urlRequest: URLRequest, with response: HTTPURLResponse, failDueToAuthenticationError error: any Error) -> Bool
 
     /// Whether `urlRequest` was sent with `credential`, usually by comparing
     /// its `Authorization` header field.
@@ -96,4 +125,34 @@ public protocol Authenticator: Sendable {
     ///   - credential: The interceptor's current credential.
     /// - Returns: Whether the request carried `credential`.
     func isRequest(_ urlRequest: URLRequest, authenticatedWith credential: Credential) -> Bool
+}
+
+extension Authenticator {
+    public func refresh(_ credential: Credential, for session: Session) async throws -> Credential {
+        try await withCheckedThrowingContinuation { continuation in
+            let once = ResumeOnce(continuation)
+            refresh(credential, for: session) { once.resume(with: $0) }
+        }
+    }
+
+    public func refresh(
+        _ credential: Credential, for session: Session,
+        completion: @escaping @Sendable (Result<Credential, any Error>) -> Void
+    ) {
+        Task {
+            do {
+                completion(.success(try await refresh(credential, for: session)))
+            } catch {
+                completion(.failure(error))
+            }
+        }
+    }
+
+    public func didRequest(_ urlRequest: URLRequest, with response: HTTPURLResponse, failDueToAuthenticationError error: HTTPError) -> Bool {
+        didRequest(urlRequest, with: response, failDueToAuthenticationError: error as any Error)
+    }
+
+    public func didRequest(_ urlRequest: URLRequest, with response: HTTPURLResponse, failDueToAuthenticationError error: any Error) -> Bool {
+        didRequest(urlRequest, with: response, failDueToAuthenticationError: HTTPError(transportError: error))
+    }
 }

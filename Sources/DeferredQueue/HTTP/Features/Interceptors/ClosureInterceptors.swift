@@ -38,11 +38,27 @@ public struct Adapter: RequestInterceptor {
         self.adaptHandler = adaptHandler
     }
 
+    public func adapt(
+        _ urlRequest: URLRequest, for session: Session,
+        completion: @escaping @Sendable (_ result: Result<URLRequest, any Error>) -> Void
+    ) {
+        adaptHandler(urlRequest, session, completion)
+    }
+
+    // Stated, not defaulted: `RequestInterceptor`'s default passes the request through.
     public func adapt(_ urlRequest: URLRequest, for session: Session) async throws -> URLRequest {
         try await withCheckedThrowingContinuation { continuation in
             let once = ResumeOnce(continuation)
             adaptHandler(urlRequest, session) { once.resume(with: $0) }
         }
+    }
+
+    // An adapter does not retry: decided at once, with no task.
+    public func retry(
+        _ request: Request, for session: Session, dueTo error: any Error,
+        completion: @escaping @Sendable (RetryResult) -> Void
+    ) {
+        completion(.doNotRetry)
     }
 }
 
@@ -59,24 +75,26 @@ public struct Retrier: RequestInterceptor {
         self.retryHandler = retryHandler
     }
 
+    // A retrier does not adapt: passed through at once, with no task.
+    public func adapt(
+        _ urlRequest: URLRequest, for session: Session,
+        completion: @escaping @Sendable (_ result: Result<URLRequest, any Error>) -> Void
+    ) {
+        completion(.success(urlRequest))
+    }
+
+    public func retry(
+        _ request: Request, for session: Session, dueTo error: any Error,
+        completion: @escaping @Sendable (RetryResult) -> Void
+    ) {
+        retryHandler(request, session, error, completion)
+    }
+
+    // Stated, not defaulted: `RequestInterceptor`'s default does not retry.
     public func retry(_ request: Request, for session: Session, dueTo error: HTTPError) async -> RetryResult {
         await withCheckedContinuation { continuation in
             let once = ResumeOnce(continuation)
             retryHandler(request, session, error) { once.resume(with: .success($0)) }
         }
-    }
-}
-
-/// A continuation resumed by the first of several calls: a closure that
-/// calls its completion twice must not crash the process.
-private final class ResumeOnce<Value: Sendable, Failure: Error>: Sendable {
-    private let continuation: Mutex<CheckedContinuation<Value, Failure>?>
-
-    init(_ continuation: CheckedContinuation<Value, Failure>) {
-        self.continuation = Mutex(continuation)
-    }
-
-    func resume(with result: sending Result<Value, Failure>) {
-        continuation.withLock(owner: self) { $0.take() }?.resume(with: result)
     }
 }

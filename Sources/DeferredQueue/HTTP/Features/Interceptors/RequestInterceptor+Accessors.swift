@@ -61,4 +61,54 @@ extension RequestInterceptor where Self == Interceptor {
 extension RequestInterceptor where Self == RetryPolicy {
     /// A ``RetryPolicy`` with its defaults.
     public static var retryPolicy: RetryPolicy { RetryPolicy() }
+
+    /// A ``RetryPolicy`` (Alamofire's accessor, with its labels).
+    ///
+    /// - Parameters:
+    ///   - retryLimit: The most retries after the first attempt.
+    ///   - exponentialBackoffBase: The base of the exponential backoff.
+    ///   - exponentialBackoffScale: The first retry's delay in seconds, before jitter.
+    ///   - retryableHTTPMethods: Methods that may be retried.
+    ///   - retryableHTTPStatusCodes: Statuses that cause a retry.
+    ///   - retryableURLErrorCodes: Transport errors that cause a retry.
+    /// - Returns: The policy.
+    public static func retryPolicy(
+        retryLimit: UInt = RetryPolicy.defaultRetryLimit,
+        exponentialBackoffBase: UInt = RetryPolicy.defaultExponentialBackoffBase,
+        exponentialBackoffScale: Double = RetryPolicy.defaultExponentialBackoffScale,
+        retryableHTTPMethods: Set<HTTPMethod> = RetryPolicy.defaultRetryableHTTPMethods,
+        retryableHTTPStatusCodes: Set<Int> = RetryPolicy.defaultRetryableHTTPStatusCodes,
+        retryableURLErrorCodes: Set<URLError.Code> = RetryPolicy.defaultRetryableURLErrorCodes
+    ) -> RetryPolicy {
+        RetryPolicy(
+            retryLimit: retryLimit, exponentialBackoffBase: exponentialBackoffBase,
+            exponentialBackoffScale: exponentialBackoffScale, retryableHTTPMethods: retryableHTTPMethods,
+            retryableHTTPStatusCodes: retryableHTTPStatusCodes, retryableURLErrorCodes: retryableURLErrorCodes
+        )
+    }
+}
+
+extension RequestInterceptor where Self == ConnectionLostRetryPolicy {
+    /// A ``ConnectionLostRetryPolicy`` with its defaults.
+    public static var connectionLostRetryPolicy: ConnectionLostRetryPolicy { ConnectionLostRetryPolicy() }
+
+    /// A ``ConnectionLostRetryPolicy`` (Alamofire's accessor, with its labels).
+    ///
+    /// - Parameters:
+    ///   - retryLimit: The most retries after the first attempt.
+    ///   - exponentialBackoffBase: The base of the exponential backoff.
+    ///   - exponentialBackoffScale: The first retry's delay in seconds, before jitter.
+    ///   - retryableHTTPMethods: Methods that may be retried.
+    /// - Returns: The policy.
+    public static func connectionLostRetryPolicy(
+        retryLimit: UInt = RetryPolicy.defaultRetryLimit,
+        exponentialBackoffBase: UInt = RetryPolicy.defaultExponentialBackoffBase,
+        exponentialBackoffScale: Double = RetryPolicy.defaultExponentialBackoffScale,
+        retryableHTTPMethods: Set<HTTPMethod> = RetryPolicy.defaultRetryableHTTPMethods
+    ) -> ConnectionLostRetryPolicy {
+        ConnectionLostRetryPolicy(
+            retryLimit: retryLimit, exponentialBackoffBase: exponentialBackoffBase,
+            exponentialBackoffScale: exponentialBackoffScale, retryableHTTPMethods: retryableHTTPMethods
+        )
+    }
 }

@@ -3,59 +3,14 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Changes a request before each attempt is sent: adds a token, signs it,
-/// rewrites it.
+/// An adapter and a retrier in one; by default it passes every request
+/// through unchanged and retries nothing.
 ///
-/// Adapters run for every attempt — the first, each retry, each redirect and
-/// authentication round trip — on the request as the session built it for
-/// that attempt: the session's adapters first, then the request's. A
-/// redirect hop to another origin (scheme, host or port) is the exception:
-/// it is not adapted, so a token an adapter adds stays with its origin.
-public protocol RequestAdapter: Sendable {
-    /// Returns the request to send.
-    ///
-    /// - Parameters:
-    ///   - urlRequest: The request about to be sent.
-    ///   - session: The session sending it.
-    /// - Returns: The request to send instead.
-    /// - Throws: Any error, which stops the request: every handler receives
-    ///   ``HTTPError/requestAdaptationFailed(error:)`` and nothing is sent.
-    func adapt(_ urlRequest: URLRequest, for session: Session) async throws -> URLRequest
-}
-
-/// What a ``RequestRetrier`` decided.
-public enum RetryResult: Sendable {
-    /// Retry now.
-    case retry
-    /// Retry after this many seconds (no thread waits meanwhile).
-    case retryWithDelay(Double)
-    /// Do not retry; ask the next retrier (and finally the session's ``RetryPolicy``).
-    case doNotRetry
-    /// Do not retry, and fail with this error
-    /// (as ``HTTPError/requestRetryFailed(retryError:originalError:)``).
-    case doNotRetryWithError(any Error)
-}
-
-/// Decides whether a failed attempt is retried.
-///
-/// A retrier is asked when an attempt fails — a transport error, or a
-/// response with a status of 400 or more — *before any handler runs*, so
-/// handlers only ever see the final attempt. The request's retriers are asked
-/// first, then the session's, then the session's ``RetryPolicy``.
-public protocol RequestRetrier: Sendable {
-    /// Decides about a failed attempt.
-    ///
-    /// - Parameters:
-    ///   - request: The request; its ``Request/retryCount`` and
-    ///     ``Request/response`` describe the attempt that failed.
-    ///   - session: The session running it.
-    ///   - error: The failure: a transport error, or
-    ///     ``HTTPError/ValidationFailureReason/unacceptableStatusCode(code:)``.
-    /// - Returns: Whether and when to retry.
-    func retry(_ request: Request, for session: Session, dueTo error: HTTPError) async -> RetryResult
-}
-
-/// An adapter and a retrier in one; both methods do nothing by default.
+/// Implement either shape of each method (see ``RequestAdapter`` and
+/// ``RequestRetrier``). One difference from the plain protocols: an
+/// interceptor that implements only the completion handlers keeps these
+/// `async` defaults (pass through, do not retry), which the session never
+/// calls; call the completion handlers, as the session does.
 public protocol RequestInterceptor: RequestAdapter, RequestRetrier {}
 
 extension RequestInterceptor {
@@ -111,12 +66,33 @@ public struct Interceptor: RequestInterceptor {
         self.init(adapter: Adapter(adaptHandler), retrier: Retrier(retryHandler))
     }
 
+    public func adapt(
+        _ urlRequest: URLRequest, using state: RequestAdapterState,
+        completion: @escaping @Sendable (_ result: Result<URLRequest, any Error>) -> Void
+    ) {
+        Self.adapt(urlRequest, with: adapters[...], state: state, completion: CompletionOnce(completion))
+    }
+
+    public func adapt(
+        _ urlRequest: URLRequest, for session: Session,
+        completion: @escaping @Sendable (_ result: Result<URLRequest, any Error>) -> Void
+    ) {
+        adapt(urlRequest, using: RequestAdapterState(requestID: UUID(), session: session), completion: completion)
+    }
+
     public func adapt(_ urlRequest: URLRequest, for session: Session) async throws -> URLRequest {
         var request = urlRequest
         for adapter in adapters {
             request = try await adapter.adapt(request, for: session)
         }
         return request
+    }
+
+    public func retry(
+        _ request: Request, for session: Session, dueTo error: any Error,
+        completion: @escaping @Sendable (RetryResult) -> Void
+    ) {
+        Self.retry(request, with: retriers[...], session: session, error: error, completion: CompletionOnce(completion))
     }
 
     public func retry(_ request: Request, for session: Session, dueTo error: HTTPError) async -> RetryResult {
@@ -126,5 +102,33 @@ public struct Interceptor: RequestInterceptor {
             return result
         }
         return .doNotRetry
+    }
+
+    /// Runs `adapters` in order, each on the previous one's request; the first error ends it.
+    private static func adapt(
+        _ urlRequest: URLRequest, with adapters: ArraySlice<any RequestAdapter>, state: RequestAdapterState,
+        completion: CompletionOnce<Result<URLRequest, any Error>>
+    ) {
+        guard let adapter = adapters.first else { return completion(.success(urlRequest)) }
+        let step = CompletionOnce<Result<URLRequest, any Error>> { result in
+            switch result {
+            case .success(let adapted): adapt(adapted, with: adapters.dropFirst(), state: state, completion: completion)
+            case .failure: completion(result)
+            }
+        }
+        adapter.adapt(urlRequest, using: state) { step($0) }
+    }
+
+    /// Asks `retriers` in order until one decides something other than `.doNotRetry`.
+    private static func retry(
+        _ request: Request, with retriers: ArraySlice<any RequestRetrier>, session: Session, error: any Error,
+        completion: CompletionOnce<RetryResult>
+    ) {
+        guard let retrier = retriers.first else { return completion(.doNotRetry) }
+        let step = CompletionOnce<RetryResult> { result in
+            guard case .doNotRetry = result else { return completion(result) }
+            retry(request, with: retriers.dropFirst(), session: session, error: error, completion: completion)
+        }
+        retrier.retry(request, for: session, dueTo: error) { step($0) }
     }
 }

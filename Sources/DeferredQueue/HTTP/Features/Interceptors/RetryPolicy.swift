@@ -13,8 +13,10 @@ import FoundationNetworking
 ///
 /// By default it retries, at most ``retryLimit`` times, an attempt of an
 /// idempotent method (a `POST` is never sent twice unless you say so) that
-/// failed with a transient transport error — a time-out, a lost or refused
-/// connection, a body cut short — or answered 408, 500, 502, 503 or 504.
+/// failed with a transient transport error (Alamofire's set:
+/// ``defaultRetryableURLErrorCodes``) or answered 408, 500, 502, 503 or 504.
+/// Its labels and defaults are Alamofire's; the jitter, the cap and
+/// `Retry-After` are this library's additions.
 ///
 /// ## How long it waits
 ///
@@ -22,18 +24,18 @@ import FoundationNetworking
 ///   the server asks. A wait longer than ``maximumDelay`` is not honoured by
 ///   retrying early: the attempt is delivered as it is, header included.
 /// * Otherwise the wait before retry `n` (from 0) is exponential,
-///   `min(maximumDelay, backoffScale × backoffBase^n)`, with ``jitter``
+///   `min(maximumDelay, exponentialBackoffScale × exponentialBackoffBase^n)`, with ``jitter``
 ///   (by default *equal jitter*: a random wait between half that and all of
 ///   it), so clients that failed together do not retry together.
 ///
 /// ```swift
 /// let session = Session(retryPolicy: RetryPolicy(retryLimit: 3))
-/// session.request(url, method: .post, interceptor: RetryPolicy(retryableMethods: [.post]))
+/// session.request(url, method: .post, interceptor: RetryPolicy(retryableHTTPMethods: [.post]))
 /// ```
 public struct RetryPolicy: Sendable {
     /// How the exponential backoff is randomised.
     public enum Jitter: Sendable, Equatable {
-        /// No randomness: exactly `backoffScale × backoffBase^n`.
+        /// No randomness: exactly `exponentialBackoffScale × exponentialBackoffBase^n`.
         case none
         /// Uniform between 0 and the exponential delay ("full jitter").
         case full
@@ -43,11 +45,12 @@ public struct RetryPolicy: Sendable {
     }
 
     /// The most retries after the first attempt.
-    public var retryLimit: Int
-    /// The base of the exponential backoff.
-    public var backoffBase: Double
+    public var retryLimit: UInt
+    /// The base of the exponential backoff (Alamofire's requires at least 2;
+    /// here 0 and 1 are allowed: no backoff).
+    public var exponentialBackoffBase: UInt
     /// The delay, in seconds, before the first retry (before jitter).
-    public var backoffScale: Double
+    public var exponentialBackoffScale: Double
     /// How the backoff is randomised (default ``Jitter/equal``).
     public var jitter: Jitter
     /// The longest wait before a retry, in seconds (default 60): the backoff
@@ -55,62 +58,92 @@ public struct RetryPolicy: Sendable {
     /// not retried.
     public var maximumDelay: Double
     /// The methods that may be retried.
-    public var retryableMethods: Set<HTTPMethod>
+    public var retryableHTTPMethods: Set<HTTPMethod>
     /// The response status codes that cause a retry.
-    public var retryableStatusCodes: Set<Int>
+    public var retryableHTTPStatusCodes: Set<Int>
     /// The transport errors that cause a retry.
     public var retryableURLErrorCodes: Set<URLError.Code>
-    /// Decides which failures are retried instead of ``retryableMethods``,
-    /// ``retryableStatusCodes`` and ``retryableURLErrorCodes``; ``retryLimit``,
+    /// Decides which failures are retried instead of ``retryableHTTPMethods``,
+    /// ``retryableHTTPStatusCodes`` and ``retryableURLErrorCodes``; ``retryLimit``,
     /// the backoff and `Retry-After` still apply. `nil` (the default) uses the sets.
     public var shouldRetry: (@Sendable (Request, HTTPError) -> Bool)?
 
     /// A number in `0..<1` for the jitter; replaced by tests for determinism.
     var randomFraction: @Sendable () -> Double = { Double.random(in: 0..<1) }
 
-    /// The idempotent methods: GET, HEAD, PUT, DELETE, OPTIONS, TRACE.
-    public static let idempotentMethods: Set<HTTPMethod> = [.get, .head, .put, .delete, .options, .trace]
+    /// 2.
+    public static let defaultRetryLimit: UInt = 2
+    /// 2.
+    public static let defaultExponentialBackoffBase: UInt = 2
+    /// 0.5 seconds.
+    public static let defaultExponentialBackoffScale: Double = 0.5
+    /// The idempotent methods: DELETE, GET, HEAD, OPTIONS, PUT, TRACE.
+    public static let defaultRetryableHTTPMethods: Set<HTTPMethod> = [.delete, .get, .head, .options, .put, .trace]
     /// 408, 500, 502, 503, 504.
-    public static let defaultRetryableStatusCodes: Set<Int> = [408, 500, 502, 503, 504]
-    /// Transient transport failures: time-outs, lost connections (including a
-    /// body cut short), refused connections, DNS.
+    public static let defaultRetryableHTTPStatusCodes: Set<Int> = [408, 500, 502, 503, 504]
+    /// Alamofire's set of transient failures: time-outs, lost or refused
+    /// connections (a body cut short included), DNS, a bad server response,
+    /// a failed TLS handshake or a certificate outside its dates (the clock
+    /// may be fixed by the next attempt), and the platform's connectivity
+    /// conditions (no network, cellular data off, a call in progress…).
     public static let defaultRetryableURLErrorCodes: Set<URLError.Code> = [
-        .timedOut, .networkConnectionLost, .cannotConnectToHost, .cannotFindHost,
-        .dnsLookupFailed, .notConnectedToInternet,
+        .backgroundSessionInUseByAnotherProcess, .backgroundSessionWasDisconnected, .badServerResponse,
+        .callIsActive, .cannotConnectToHost, .cannotFindHost, .cannotLoadFromNetwork, .dataNotAllowed,
+        .dnsLookupFailed, .downloadDecodingFailedMidStream, .downloadDecodingFailedToComplete,
+        .internationalRoamingOff, .networkConnectionLost, .notConnectedToInternet, .secureConnectionFailed,
+        .serverCertificateHasBadDate, .serverCertificateNotYetValid, .timedOut,
     ]
 
-    /// Creates a policy.
+    /// Creates a policy; the labels up to `retryableURLErrorCodes` are Alamofire's.
     ///
     /// - Parameters:
     ///   - retryLimit: The most retries after the first attempt (default 2).
-    ///   - backoffBase: The base of the exponential backoff (default 2).
-    ///   - backoffScale: The first retry's delay in seconds, before jitter (default 0.5).
+    ///   - exponentialBackoffBase: The base of the exponential backoff (default 2).
+    ///   - exponentialBackoffScale: The first retry's delay in seconds, before jitter (default 0.5).
+    ///   - retryableHTTPMethods: Methods that may be retried (default: the idempotent ones).
+    ///   - retryableHTTPStatusCodes: Statuses that cause a retry.
+    ///   - retryableURLErrorCodes: Transport errors that cause a retry.
     ///   - jitter: How the backoff is randomised (default ``Jitter/equal``).
     ///   - maximumDelay: The longest wait before a retry, in seconds (default 60).
-    ///   - retryableMethods: Methods that may be retried (default: idempotent ones).
-    ///   - retryableStatusCodes: Statuses that cause a retry.
-    ///   - retryableURLErrorCodes: Transport errors that cause a retry.
     ///   - shouldRetry: Decides instead of the three sets above, when given.
     public init(
-        retryLimit: Int = 2,
-        backoffBase: Double = 2,
-        backoffScale: Double = 0.5,
+        retryLimit: UInt = RetryPolicy.defaultRetryLimit,
+        exponentialBackoffBase: UInt = RetryPolicy.defaultExponentialBackoffBase,
+        exponentialBackoffScale: Double = RetryPolicy.defaultExponentialBackoffScale,
+        retryableHTTPMethods: Set<HTTPMethod> = RetryPolicy.defaultRetryableHTTPMethods,
+        retryableHTTPStatusCodes: Set<Int> = RetryPolicy.defaultRetryableHTTPStatusCodes,
+        retryableURLErrorCodes: Set<URLError.Code> = RetryPolicy.defaultRetryableURLErrorCodes,
         jitter: Jitter = .equal,
         maximumDelay: Double = 60,
-        retryableMethods: Set<HTTPMethod> = RetryPolicy.idempotentMethods,
-        retryableStatusCodes: Set<Int> = RetryPolicy.defaultRetryableStatusCodes,
-        retryableURLErrorCodes: Set<URLError.Code> = RetryPolicy.defaultRetryableURLErrorCodes,
         shouldRetry: (@Sendable (Request, HTTPError) -> Bool)? = nil
     ) {
         self.retryLimit = retryLimit
-        self.backoffBase = backoffBase
-        self.backoffScale = backoffScale
+        self.exponentialBackoffBase = exponentialBackoffBase
+        self.exponentialBackoffScale = exponentialBackoffScale
+        self.retryableHTTPMethods = retryableHTTPMethods
+        self.retryableHTTPStatusCodes = retryableHTTPStatusCodes
+        self.retryableURLErrorCodes = retryableURLErrorCodes
         self.jitter = jitter
         self.maximumDelay = maximumDelay
-        self.retryableMethods = retryableMethods
-        self.retryableStatusCodes = retryableStatusCodes
-        self.retryableURLErrorCodes = retryableURLErrorCodes
         self.shouldRetry = shouldRetry
+    }
+
+    /// Whether the policy retries `request` after `error`, its retry limit
+    /// aside (Alamofire's method): its method is retryable, and its status or
+    /// transport error is — or ``shouldRetry`` says so, when set.
+    ///
+    /// - Parameters:
+    ///   - request: The request whose latest attempt failed.
+    ///   - error: The failure.
+    /// - Returns: Whether the failure is one this policy retries.
+    public func shouldRetry(request: Request, dueTo error: any Error) -> Bool {
+        let failure = HTTPError(transportError: error)
+        if let shouldRetry { return shouldRetry(request, failure) }
+        let urlError = failure.urlError
+        return isRetryable(
+            method: request.method, statusCode: urlError == nil ? failure.responseCode ?? request.response?.statusCode : nil,
+            error: urlError
+        )
     }
 
     // MARK: - Decisions
@@ -124,7 +157,7 @@ public struct RetryPolicy: Sendable {
         let urlError = error.urlError
         let statusCode = urlError == nil ? error.responseCode ?? response?.statusCode : nil
         if let shouldRetry {
-            guard request.retryCount < retryLimit, shouldRetry(request, error) else { return nil }
+            guard UInt(request.retryCount) < retryLimit, shouldRetry(request, error) else { return nil }
             return wait(beforeRetry: request.retryCount, response: response)
         }
         return delay(
@@ -145,13 +178,18 @@ public struct RetryPolicy: Sendable {
     func delay(
         beforeRetry retry: Int, method: HTTPMethod, statusCode: Int?, error: URLError?, response: HTTPURLResponse?
     ) -> Double? {
-        guard retry < retryLimit, retryableMethods.contains(method) else { return nil }
-        if let error {
-            guard retryableURLErrorCodes.contains(error.code) else { return nil }
-        } else {
-            guard let statusCode, retryableStatusCodes.contains(statusCode) else { return nil }
+        guard retry >= 0, UInt(retry) < retryLimit, isRetryable(method: method, statusCode: statusCode, error: error) else {
+            return nil
         }
         return wait(beforeRetry: retry, response: response)
+    }
+
+    /// Whether the sets say a failure of `method`, with `statusCode` or `error`, is retried.
+    private func isRetryable(method: HTTPMethod, statusCode: Int?, error: URLError?) -> Bool {
+        guard retryableHTTPMethods.contains(method) else { return false }
+        if let error { return retryableURLErrorCodes.contains(error.code) }
+        guard let statusCode else { return false }
+        return retryableHTTPStatusCodes.contains(statusCode)
     }
 
     /// ``delay(beforeRetry:method:statusCode:error:response:)`` without a
@@ -167,7 +205,7 @@ public struct RetryPolicy: Sendable {
         if let asked = RetryAfter.delay(in: response) {
             return asked <= cap ? asked : nil
         }
-        let exponential = backoffScale * pow(backoffBase, Double(max(0, retry)))
+        let exponential = exponentialBackoffScale * pow(Double(exponentialBackoffBase), Double(max(0, retry)))
         let nominal = exponential.isNaN ? 0 : min(cap, max(0, exponential))
         let fraction = min(max(randomFraction(), 0), 1)
         switch jitter {

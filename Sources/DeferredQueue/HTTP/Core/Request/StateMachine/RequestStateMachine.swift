@@ -70,6 +70,8 @@ struct RequestStateMachine: Sendable {
     var progressHandlers: [ProgressHandler] = []
     /// Set by `onHTTPResponse(on:perform:)`: told of each final response head.
     var httpResponseHandler: HTTPResponseHandler?
+    /// ``Request/id``, made when first read: most requests are never asked.
+    private var identifier: UUID?
 
     // Resumable downloads (see RequestStateMachine+Resume).
 
@@ -93,6 +95,14 @@ struct RequestStateMachine: Sendable {
     }
 
     // MARK: - Queries
+
+    /// The request's ``Request/id``, made on first use.
+    mutating func id() -> UUID {
+        if let identifier { return identifier }
+        let made = UUID()
+        identifier = made
+        return made
+    }
 
     /// The public face of ``state``.
     var requestState: RequestState {

@@ -1,0 +1,74 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What a ``RequestRetrier`` decided.
+public enum RetryResult: Sendable {
+    /// Retry now.
+    case retry
+    /// Retry after this many seconds (no thread waits meanwhile).
+    case retryWithDelay(Double)
+    /// Do not retry; ask the next retrier (and finally the session's ``RetryPolicy``).
+    case doNotRetry
+    /// Do not retry, and fail with this error
+    /// (as ``HTTPError/requestRetryFailed(retryError:originalError:)``).
+    case doNotRetryWithError(any Error)
+}
+
+/// Decides whether a failed attempt is retried.
+///
+/// A retrier is asked when an attempt fails — a transport error, or a
+/// response with a status of 400 or more — *before any handler runs*, so
+/// handlers only ever see the final attempt. The request's retriers are asked
+/// first, then the session's, then the session's ``RetryPolicy``.
+///
+/// Implement **one** of the two shapes: `async` (below), or Alamofire's
+/// completion handler, ``retry(_:for:dueTo:completion:)``. Each defaults to
+/// the other, so a retrier written for Alamofire compiles unchanged; one that
+/// implements neither never decides. The session calls the completion
+/// handler: a completion-handler retrier runs on the session's thread, with
+/// no task created, and an `async` one in a task.
+public protocol RequestRetrier: Sendable {
+    /// Decides about a failed attempt.
+    ///
+    /// - Parameters:
+    ///   - request: The request; its ``Request/retryCount`` and
+    ///     ``Request/response`` describe the attempt that failed.
+    ///   - session: The session running it.
+    ///   - error: The failure: a transport error, or
+    ///     ``HTTPError/ValidationFailureReason/unacceptableStatusCode(code:)``.
+    /// - Returns: Whether and when to retry.
+    func retry(_ request: Request, for session: Session, dueTo error: HTTPError) async -> RetryResult
+
+    /// Calls `completion` once with the decision about a failed attempt
+    /// (Alamofire's shape). `error` is always an ``HTTPError``.
+    ///
+    /// - Parameters:
+    ///   - request: The request; its ``Request/retryCount`` and
+    ///     ``Request/response`` describe the attempt that failed.
+    ///   - session: The session running it.
+    ///   - error: The failure, an ``HTTPError``.
+    ///   - completion: Takes the decision; later calls are ignored.
+    func retry(
+        _ request: Request, for session: Session, dueTo error: any Error,
+        completion: @escaping @Sendable (RetryResult) -> Void
+    )
+}
+
+extension RequestRetrier {
+    public func retry(_ request: Request, for session: Session, dueTo error: HTTPError) async -> RetryResult {
+        await withCheckedContinuation { continuation in
+            let once = ResumeOnce(continuation)
+            retry(request, for: session, dueTo: error as any Error) { once.resume(with: .success($0)) }
+        }
+    }
+
+    public func retry(
+        _ request: Request, for session: Session, dueTo error: any Error,
+        completion: @escaping @Sendable (RetryResult) -> Void
+    ) {
+        let failure = HTTPError(transportError: error)
+        Task { completion(await retry(request, for: session, dueTo: failure)) }
+    }
+}
