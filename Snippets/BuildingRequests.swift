@@ -67,6 +67,22 @@ let request = session.request("https://api.example.com/filters", method: .put,
     print(await request.serializingData().result)
 }
 
+func untyped(session: Session) async {
+// snippet.show
+// snippet.untyped
+// Alamofire's [String: Any] parameters, unchanged:
+let parameters: Parameters = ["title": "Milk", "tags": ["groceries"], "urgent": true]
+let posted = session.request("https://api.example.com/items", method: .post,
+                             parameters: parameters, encoding: JSONEncoding.default)
+let listed = session.request("https://api.example.com/items", parameters: ["page": 2],
+                             requestModifier: { $0.timeoutInterval = 10 })
+// POST /items  {"tags":["groceries"],"title":"Milk","urgent":true}
+// GET /items?page=2, giving up after 10 s without data
+// snippet.end
+// snippet.hide
+    print(await posted.serializingData().result, await listed.serializingData().result)
+}
+
 func headers(session: Session, token: String) async {
 // snippet.show
 // snippet.headers
@@ -175,6 +191,7 @@ let session = Session()
 do { try await parameters(session: session) } catch { print(error) }
 do { try await json(session: session) } catch { print(error) }
 await form(session: session)
+await untyped(session: session)
 await headers(session: session, token: "token")
 await defaultHeaders(session: session)
 await interceptors()

@@ -4,32 +4,59 @@ import FoundationNetworking
 #endif
 
 extension Session {
+    /// Changes the `URLRequest` a factory built, before its parameters are
+    /// encoded (Alamofire's `requestModifier:`); a throw fails the request
+    /// with ``HTTPError/createURLRequestFailed(error:)``.
+    public typealias RequestModifier = @Sendable (inout URLRequest) throws -> Void
+
     /// Creates a request, which starts when its first handler is added.
     ///
+    /// ```swift
+    /// session.request(url)                                                   // GET
+    /// session.request(url, parameters: ["q": "swift", "page": 2])            // ?page=2&q=swift
+    /// session.request(url, method: .post, parameters: ["name": "pen"], encoding: JSONEncoding.default)
+    /// session.request(url, method: .put, body: data, requestModifier: { $0.timeoutInterval = 5 })
+    /// ```
+    ///
     /// An invalid URL does not crash and creates no task: every handler of
-    /// the returned request receives ``HTTPError/invalidURL(_:)``.
+    /// the returned request receives ``HTTPError/invalidURL(_:)``; so do
+    /// parameters that cannot be encoded
+    /// (``HTTPError/parameterEncodingFailed(reason:)``) and a modifier that
+    /// throws (``HTTPError/createURLRequestFailed(error:)``).
     ///
     /// - Parameters:
     ///   - url: The URL, as a `String`, `URL` or `URLComponents`.
     ///   - method: The HTTP method.
+    ///   - parameters: Untyped parameters (prefer an `Encodable` value and the
+    ///     `encoder:` variant).
+    ///   - encoding: How to encode `parameters` (default: a URL-encoded form,
+    ///     in the query for GET, HEAD and DELETE and in the body otherwise).
     ///   - headers: Header fields to send; they win over the session's defaults.
-    ///   - body: The request body.
+    ///   - body: The request body (replaced by parameters encoded into the body).
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
     ///   - timeout: Seconds without any data before an attempt fails with a
     ///     time-out; ``defaultTimeout`` when `nil`.
+    ///   - requestModifier: Changes the `URLRequest` before the parameters are encoded.
     /// - Returns: The request, ready for handlers; the first one starts it.
     public func request(
         _ url: any URLConvertible,
         method: HTTPMethod = .get,
-        headers: HTTPHeaders = [:],
+        parameters: Parameters? = nil,
+        encoding: any ParameterEncoding = URLEncoding.default,
+        headers: HTTPHeaders? = nil,
         body: Data? = nil,
         interceptor: (any RequestInterceptor)? = nil,
-        timeout: Double? = nil
+        timeout: Double? = nil,
+        requestModifier: RequestModifier? = nil
     ) -> DataRequest {
         do {
-            var urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout)
+            var urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout, modifier: requestModifier)
             if let body { urlRequest.httpBody = body }
-            return DataRequest(session: self, urlRequest: urlRequest, interceptor: interceptor, timeoutIsAssigned: true)
+            guard let parameters else {
+                return DataRequest(session: self, urlRequest: urlRequest, interceptor: interceptor, timeoutIsAssigned: true)
+            }
+            let encoded = try Self.encode(parameters, with: encoding, into: urlRequest)
+            return DataRequest(session: self, urlRequest: encoded, interceptor: interceptor)
         } catch {
             return DataRequest(session: self, failedWith: error as? HTTPError ?? .invalidURL("\(url)"))
         }
@@ -50,30 +77,54 @@ extension Session {
     /// - Parameters:
     ///   - url: The URL, as a `String`, `URL` or `URLComponents`.
     ///   - method: The HTTP method.
-    ///   - parameters: The parameters, any `Encodable` value.
+    ///   - parameters: The parameters, any `Encodable` value; `nil` for none.
     ///   - encoder: How to encode them (default: a URL-encoded form, in the
     ///     query for GET, HEAD and DELETE and in the body otherwise).
     ///   - headers: Header fields to send; they win over the encoder's and the session's.
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
     ///   - timeout: Seconds without any data before an attempt fails with a time-out.
+    ///   - requestModifier: Changes the `URLRequest` before the parameters are encoded.
     /// - Returns: The request, ready for handlers.
     public func request<Parameters: Encodable & Sendable>(
         _ url: any URLConvertible,
         method: HTTPMethod = .get,
-        parameters: Parameters,
+        parameters: Parameters? = nil,
         encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
-        headers: HTTPHeaders = [:],
+        headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
-        timeout: Double? = nil
+        timeout: Double? = nil,
+        requestModifier: RequestModifier? = nil
     ) -> DataRequest {
         do {
-            let urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout)
-            let encoded = try encoder.encode(parameters, into: urlRequest)
+            let urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout, modifier: requestModifier)
+            let encoded = try Self.encode(parameters, with: encoder, into: urlRequest)
             return DataRequest(session: self, urlRequest: encoded, interceptor: interceptor)
-        } catch let error as HTTPError {
-            return DataRequest(session: self, failedWith: error)
         } catch {
-            return DataRequest(session: self, failedWith: .parameterEncodingFailed(reason: .urlEncodingFailed(error: error)))
+            return DataRequest(session: self, failedWith: error as? HTTPError ?? .invalidURL("\(url)"))
+        }
+    }
+
+    /// `urlRequest` with untyped `parameters`, as ``HTTPError``s fail.
+    static func encode(_ parameters: Parameters, with encoding: any ParameterEncoding, into urlRequest: URLRequest) throws(HTTPError) -> URLRequest {
+        do {
+            return try encoding.encode(urlRequest, with: parameters)
+        } catch let error as HTTPError {
+            throw error
+        } catch {
+            throw .parameterEncodingFailed(reason: .urlEncodingFailed(error: error))
+        }
+    }
+
+    /// `urlRequest` with `Encodable` `parameters`, as ``HTTPError``s fail.
+    static func encode<P: Encodable & Sendable>(
+        _ parameters: P?, with encoder: any ParameterEncoder, into urlRequest: URLRequest
+    ) throws(HTTPError) -> URLRequest {
+        do {
+            return try encoder.encode(parameters, into: urlRequest)
+        } catch let error as HTTPError {
+            throw error
+        } catch {
+            throw .parameterEncodingFailed(reason: .urlEncodingFailed(error: error))
         }
     }
 
@@ -112,7 +163,8 @@ extension Session {
     /// A `URLRequest` for `url` with the method, headers and idle timeout
     /// (always assigned: see ``Request/timeoutIsAssigned``).
     func makeURLRequest(
-        _ url: any URLConvertible, method: HTTPMethod, headers: HTTPHeaders, timeout: Double?
+        _ url: any URLConvertible, method: HTTPMethod, headers: HTTPHeaders?, timeout: Double?,
+        modifier: RequestModifier? = nil
     ) throws -> URLRequest {
         var urlRequest = URLRequest(url: try url.asURL())
         // A new request's method is already GET; setting it costs a
@@ -121,13 +173,21 @@ extension Session {
         // Assigned whole: Foundation's `addValue(_:forHTTPHeaderField:)`
         // drops a value holding CR, LF or NUL without a word on Linux, and
         // such a value must reach the check before sending, to be refused.
-        if !headers.isEmpty { urlRequest.allHTTPHeaderFields = headers.dictionary }
+        if let headers, !headers.isEmpty { urlRequest.allHTTPHeaderFields = headers.dictionary }
         urlRequest.timeoutInterval = timeout ?? Self.defaultTimeout
+        if let modifier {
+            do {
+                try modifier(&urlRequest)
+            } catch {
+                throw HTTPError.createURLRequestFailed(error: error)
+            }
+        }
         return urlRequest
     }
 }
 
 /// Creates a request on ``Session/default``; the first handler starts it.
+/// See ``Session/request(_:method:parameters:encoding:headers:body:interceptor:timeout:requestModifier:)``.
 ///
 /// ```swift
 /// request("https://b.hatena.ne.jp/entry/json/?url=…")
@@ -138,25 +198,34 @@ extension Session {
 /// - Parameters:
 ///   - url: The URL, as a `String`, `URL` or `URLComponents`.
 ///   - method: The HTTP method.
+///   - parameters: Untyped parameters.
+///   - encoding: How to encode `parameters`.
 ///   - headers: Header fields to send.
 ///   - body: The request body.
 ///   - interceptor: Adapts and retries this request.
 ///   - timeout: Seconds without any data before an attempt fails with a
 ///     time-out (default 60).
+///   - requestModifier: Changes the `URLRequest` before the parameters are encoded.
 /// - Returns: The request, ready for handlers; the first one starts it.
 public func request(
     _ url: any URLConvertible,
     method: HTTPMethod = .get,
-    headers: HTTPHeaders = [:],
+    parameters: Parameters? = nil,
+    encoding: any ParameterEncoding = URLEncoding.default,
+    headers: HTTPHeaders? = nil,
     body: Data? = nil,
     interceptor: (any RequestInterceptor)? = nil,
-    timeout: Double? = nil
+    timeout: Double? = nil,
+    requestModifier: Session.RequestModifier? = nil
 ) -> DataRequest {
-    Session.default.request(url, method: method, headers: headers, body: body, interceptor: interceptor, timeout: timeout)
+    Session.default.request(
+        url, method: method, parameters: parameters, encoding: encoding, headers: headers, body: body,
+        interceptor: interceptor, timeout: timeout, requestModifier: requestModifier
+    )
 }
 
 /// Creates a request with encoded parameters on ``Session/default``; see
-/// ``Session/request(_:method:parameters:encoder:headers:interceptor:timeout:)``.
+/// ``Session/request(_:method:parameters:encoder:headers:interceptor:timeout:requestModifier:)``.
 ///
 /// - Parameters:
 ///   - url: The URL, as a `String`, `URL` or `URLComponents`.
@@ -166,19 +235,21 @@ public func request(
 ///   - headers: Header fields to send.
 ///   - interceptor: Adapts and retries this request.
 ///   - timeout: Seconds without any data before an attempt fails with a time-out.
+///   - requestModifier: Changes the `URLRequest` before the parameters are encoded.
 /// - Returns: The request, ready for handlers.
 public func request<Parameters: Encodable & Sendable>(
     _ url: any URLConvertible,
     method: HTTPMethod = .get,
-    parameters: Parameters,
+    parameters: Parameters? = nil,
     encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
-    headers: HTTPHeaders = [:],
+    headers: HTTPHeaders? = nil,
     interceptor: (any RequestInterceptor)? = nil,
-    timeout: Double? = nil
+    timeout: Double? = nil,
+    requestModifier: Session.RequestModifier? = nil
 ) -> DataRequest {
     Session.default.request(
         url, method: method, parameters: parameters, encoder: encoder, headers: headers,
-        interceptor: interceptor, timeout: timeout
+        interceptor: interceptor, timeout: timeout, requestModifier: requestModifier
     )
 }
 

@@ -15,12 +15,15 @@ extension Session {
     ///   - headers: Header fields to send.
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
     ///   - timeout: Seconds without any data before an attempt fails with a time-out.
+    ///   - requestModifier: Changes the `URLRequest` the session built.
     /// - Returns: The request, ready for handlers.
     public func upload(
-        _ data: Data, to url: any URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders = [:],
-        interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil
+        _ data: Data, to url: any URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil, requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
-        makeUpload(url, method: method, headers: headers, interceptor: interceptor, timeout: timeout) { urlRequest in
+        makeUpload(
+            url, method: method, headers: headers, interceptor: interceptor, timeout: timeout, modifier: requestModifier
+        ) { urlRequest in
             urlRequest.httpBody = data
             return .data
         }
@@ -39,13 +42,16 @@ extension Session {
     ///   - headers: Header fields to send.
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
     ///   - timeout: Seconds without any data before an attempt fails with a time-out.
+    ///   - requestModifier: Changes the `URLRequest` the session built.
     /// - Returns: The request, ready for handlers.
     public func upload(
-        _ fileURL: URL, to url: any URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders = [:],
-        interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil
+        _ fileURL: URL, to url: any URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil, requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
         guard Self.isReadableFile(fileURL) else { return UploadRequest(session: self, failedWith: .uploadFileUnavailable(fileURL)) }
-        return makeUpload(url, method: method, headers: headers, interceptor: interceptor, timeout: timeout) { _ in .file(fileURL) }
+        return makeUpload(
+            url, method: method, headers: headers, interceptor: interceptor, timeout: timeout, modifier: requestModifier
+        ) { _ in .file(fileURL) }
     }
 
     /// Whether `fileURL` is a readable regular file (not a directory).
@@ -65,7 +71,7 @@ extension Session {
     /// ```
     ///
     /// The form is encoded when the request starts, off the caller's thread:
-    /// in memory below ``MultipartFormData/encodingMemoryThreshold``, else to a
+    /// in memory up to `threshold` bytes, else to a
     /// temporary file that is streamed and removed when the request ends. A
     /// part that cannot be read fails every handler with
     /// ``HTTPError/multipartEncodingFailed(reason:)`` and sends nothing.
@@ -73,31 +79,63 @@ extension Session {
     /// - Parameters:
     ///   - build: Appends the form's parts.
     ///   - url: The URL, as a `String`, `URL` or `URLComponents`.
+    ///   - threshold: The largest form encoded in memory, in bytes (default
+    ///     ``MultipartFormData/encodingMemoryThreshold``).
     ///   - method: The HTTP method (default `POST`).
     ///   - headers: Header fields to send; `Content-Type` is the form's.
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
     ///   - timeout: Seconds without any data before an attempt fails with a time-out.
+    ///   - requestModifier: Changes the `URLRequest` the session built.
     /// - Returns: The request, ready for handlers.
     public func upload(
-        multipartFormData build: (MultipartFormData) -> Void, to url: any URLConvertible, method: HTTPMethod = .post,
-        headers: HTTPHeaders = [:], interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil
+        multipartFormData build: (MultipartFormData) -> Void, to url: any URLConvertible,
+        usingThreshold threshold: UInt64 = MultipartFormData.encodingMemoryThreshold, method: HTTPMethod = .post,
+        headers: HTTPHeaders? = nil, interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil,
+        requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
         let form = MultipartFormData()
         build(form)
-        return makeUpload(url, method: method, headers: headers, interceptor: interceptor, timeout: timeout) { urlRequest in
+        return upload(
+            multipartFormData: form, to: url, usingThreshold: threshold, method: method, headers: headers,
+            interceptor: interceptor, timeout: timeout, requestModifier: requestModifier
+        )
+    }
+
+    /// Creates an upload of a `multipart/form-data` form built beforehand;
+    /// the first handler starts it, as the variant that takes a closure.
+    ///
+    /// - Parameters:
+    ///   - form: The form.
+    ///   - url: The URL, as a `String`, `URL` or `URLComponents`.
+    ///   - threshold: The largest form encoded in memory, in bytes.
+    ///   - method: The HTTP method (default `POST`).
+    ///   - headers: Header fields to send; `Content-Type` is the form's.
+    ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - timeout: Seconds without any data before an attempt fails with a time-out.
+    ///   - requestModifier: Changes the `URLRequest` the session built.
+    /// - Returns: The request, ready for handlers.
+    public func upload(
+        multipartFormData form: MultipartFormData, to url: any URLConvertible,
+        usingThreshold threshold: UInt64 = MultipartFormData.encodingMemoryThreshold, method: HTTPMethod = .post,
+        headers: HTTPHeaders? = nil, interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil,
+        requestModifier: RequestModifier? = nil
+    ) -> UploadRequest {
+        makeUpload(
+            url, method: method, headers: headers, interceptor: interceptor, timeout: timeout, modifier: requestModifier
+        ) { urlRequest in
             if urlRequest.value(forHTTPHeaderField: "Content-Type") == nil {
                 urlRequest.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
             }
-            return .multipart(form)
+            return .multipart(form, threshold: threshold)
         }
     }
 
     private func makeUpload(
-        _ url: any URLConvertible, method: HTTPMethod, headers: HTTPHeaders, interceptor: (any RequestInterceptor)?,
-        timeout: Double?, body: (inout URLRequest) -> UploadRequest.Uploadable
+        _ url: any URLConvertible, method: HTTPMethod, headers: HTTPHeaders?, interceptor: (any RequestInterceptor)?,
+        timeout: Double?, modifier: RequestModifier?, body: (inout URLRequest) -> UploadRequest.Uploadable
     ) -> UploadRequest {
         do {
-            var urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout)
+            var urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout, modifier: modifier)
             let uploadable = body(&urlRequest)
             return UploadRequest(session: self, urlRequest: urlRequest, uploadable: uploadable, interceptor: interceptor)
         } catch {
@@ -111,20 +149,54 @@ extension Session {
     /// - Parameters:
     ///   - url: The URL, as a `String`, `URL` or `URLComponents`.
     ///   - method: The HTTP method.
+    ///   - parameters: Untyped parameters.
+    ///   - encoding: How to encode `parameters` (default: a URL-encoded form).
     ///   - headers: Header fields to send.
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
     ///   - timeout: Seconds without any data before an attempt fails with a time-out.
+    ///   - requestModifier: Changes the `URLRequest` before the parameters are encoded.
     ///   - destination: Where the file goes; `nil` for a unique file in the
     ///     temporary directory (yours to move or delete).
     /// - Returns: The request, ready for handlers.
     public func download(
-        _ url: any URLConvertible, method: HTTPMethod = .get, headers: HTTPHeaders = [:],
-        interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil,
+        _ url: any URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
+        encoding: any ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil, requestModifier: RequestModifier? = nil,
         to destination: DownloadRequest.Destination? = nil
     ) -> DownloadRequest {
         do {
-            let urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout)
+            var urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout, modifier: requestModifier)
+            if let parameters { urlRequest = try Self.encode(parameters, with: encoding, into: urlRequest) }
             return DownloadRequest(session: self, urlRequest: urlRequest, interceptor: interceptor, destination: destination)
+        } catch {
+            return DownloadRequest(session: self, failedWith: error as? HTTPError ?? .invalidURL("\(url)"))
+        }
+    }
+
+    /// Creates a download whose `Encodable` parameters are encoded into its
+    /// URL query or body; see ``download(_:method:parameters:encoding:headers:interceptor:timeout:requestModifier:to:)``.
+    ///
+    /// - Parameters:
+    ///   - url: The URL, as a `String`, `URL` or `URLComponents`.
+    ///   - method: The HTTP method.
+    ///   - parameters: The parameters, any `Encodable` value; `nil` for none.
+    ///   - encoder: How to encode them (default: a URL-encoded form).
+    ///   - headers: Header fields to send.
+    ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - timeout: Seconds without any data before an attempt fails with a time-out.
+    ///   - requestModifier: Changes the `URLRequest` before the parameters are encoded.
+    ///   - destination: Where the file goes; `nil` for a unique file in the temporary directory.
+    /// - Returns: The request, ready for handlers.
+    public func download<Parameters: Encodable & Sendable>(
+        _ url: any URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
+        encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default, headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil, requestModifier: RequestModifier? = nil,
+        to destination: DownloadRequest.Destination? = nil
+    ) -> DownloadRequest {
+        do {
+            let urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout, modifier: requestModifier)
+            let encoded = try Self.encode(parameters, with: encoder, into: urlRequest)
+            return DownloadRequest(session: self, urlRequest: encoded, interceptor: interceptor, destination: destination)
         } catch {
             return DownloadRequest(session: self, failedWith: error as? HTTPError ?? .invalidURL("\(url)"))
         }
@@ -179,16 +251,50 @@ extension Session {
     ///     serializer fails on a chunk (default `false`).
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
     ///   - timeout: Seconds without any data before an attempt fails with a time-out.
+    ///   - requestModifier: Changes the `URLRequest` the session built.
     /// - Returns: The request, ready for stream handlers.
     public func streamRequest(
-        _ url: any URLConvertible, method: HTTPMethod = .get, headers: HTTPHeaders = [:],
+        _ url: any URLConvertible, method: HTTPMethod = .get, headers: HTTPHeaders? = nil,
         automaticallyCancelOnStreamError: Bool = false,
-        interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil
+        interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil, requestModifier: RequestModifier? = nil
     ) -> DataStreamRequest {
         do {
-            let urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout)
+            let urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout, modifier: requestModifier)
             return DataStreamRequest(
                 session: self, urlRequest: urlRequest, interceptor: interceptor,
+                automaticallyCancelOnStreamError: automaticallyCancelOnStreamError
+            )
+        } catch {
+            return DataStreamRequest(session: self, failedWith: error as? HTTPError ?? .invalidURL("\(url)"))
+        }
+    }
+
+    /// Creates a streaming request whose `Encodable` parameters are encoded
+    /// into its URL query or body; see
+    /// ``streamRequest(_:method:headers:automaticallyCancelOnStreamError:interceptor:timeout:requestModifier:)``.
+    ///
+    /// - Parameters:
+    ///   - url: The URL, as a `String`, `URL` or `URLComponents`.
+    ///   - method: The HTTP method.
+    ///   - parameters: The parameters, any `Encodable` value; `nil` for none.
+    ///   - encoder: How to encode them (default: a URL-encoded form).
+    ///   - headers: Header fields to send.
+    ///   - automaticallyCancelOnStreamError: Cancel the request when a stream
+    ///     serializer fails on a chunk (default `false`).
+    ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - timeout: Seconds without any data before an attempt fails with a time-out.
+    ///   - requestModifier: Changes the `URLRequest` before the parameters are encoded.
+    /// - Returns: The request, ready for stream handlers.
+    public func streamRequest<Parameters: Encodable & Sendable>(
+        _ url: any URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
+        encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default, headers: HTTPHeaders? = nil,
+        automaticallyCancelOnStreamError: Bool = false,
+        interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil, requestModifier: RequestModifier? = nil
+    ) -> DataStreamRequest {
+        do {
+            let urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout, modifier: requestModifier)
+            return DataStreamRequest(
+                session: self, urlRequest: try Self.encode(parameters, with: encoder, into: urlRequest), interceptor: interceptor,
                 automaticallyCancelOnStreamError: automaticallyCancelOnStreamError
             )
         } catch {
@@ -199,47 +305,60 @@ extension Session {
 
 /// Creates an upload of `data` on ``Session/default``.
 public func upload(
-    _ data: Data, to url: any URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders = [:],
-    interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil
+    _ data: Data, to url: any URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil,
+    interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil, requestModifier: Session.RequestModifier? = nil
 ) -> UploadRequest {
-    Session.default.upload(data, to: url, method: method, headers: headers, interceptor: interceptor, timeout: timeout)
+    Session.default.upload(
+        data, to: url, method: method, headers: headers, interceptor: interceptor, timeout: timeout,
+        requestModifier: requestModifier
+    )
 }
 
 /// Creates an upload of a file, streamed from disk, on ``Session/default``.
 public func upload(
-    _ fileURL: URL, to url: any URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders = [:],
-    interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil
+    _ fileURL: URL, to url: any URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil,
+    interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil, requestModifier: Session.RequestModifier? = nil
 ) -> UploadRequest {
-    Session.default.upload(fileURL, to: url, method: method, headers: headers, interceptor: interceptor, timeout: timeout)
+    Session.default.upload(
+        fileURL, to: url, method: method, headers: headers, interceptor: interceptor, timeout: timeout,
+        requestModifier: requestModifier
+    )
 }
 
 /// Creates an upload of a multipart form on ``Session/default``.
 public func upload(
-    multipartFormData build: (MultipartFormData) -> Void, to url: any URLConvertible, method: HTTPMethod = .post,
-    headers: HTTPHeaders = [:], interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil
+    multipartFormData build: (MultipartFormData) -> Void, to url: any URLConvertible,
+    usingThreshold threshold: UInt64 = MultipartFormData.encodingMemoryThreshold, method: HTTPMethod = .post,
+    headers: HTTPHeaders? = nil, interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil,
+    requestModifier: Session.RequestModifier? = nil
 ) -> UploadRequest {
     Session.default.upload(
-        multipartFormData: build, to: url, method: method, headers: headers, interceptor: interceptor, timeout: timeout
+        multipartFormData: build, to: url, usingThreshold: threshold, method: method, headers: headers,
+        interceptor: interceptor, timeout: timeout, requestModifier: requestModifier
     )
 }
 
 /// Creates a download on ``Session/default``.
 public func download(
-    _ url: any URLConvertible, method: HTTPMethod = .get, headers: HTTPHeaders = [:],
-    interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil,
+    _ url: any URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
+    encoding: any ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
+    interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil, requestModifier: Session.RequestModifier? = nil,
     to destination: DownloadRequest.Destination? = nil
 ) -> DownloadRequest {
-    Session.default.download(url, method: method, headers: headers, interceptor: interceptor, timeout: timeout, to: destination)
+    Session.default.download(
+        url, method: method, parameters: parameters, encoding: encoding, headers: headers, interceptor: interceptor,
+        timeout: timeout, requestModifier: requestModifier, to: destination
+    )
 }
 
 /// Creates a streaming request on ``Session/default``.
 public func streamRequest(
-    _ url: any URLConvertible, method: HTTPMethod = .get, headers: HTTPHeaders = [:],
+    _ url: any URLConvertible, method: HTTPMethod = .get, headers: HTTPHeaders? = nil,
     automaticallyCancelOnStreamError: Bool = false,
-    interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil
+    interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil, requestModifier: Session.RequestModifier? = nil
 ) -> DataStreamRequest {
     Session.default.streamRequest(
         url, method: method, headers: headers, automaticallyCancelOnStreamError: automaticallyCancelOnStreamError,
-        interceptor: interceptor, timeout: timeout
+        interceptor: interceptor, timeout: timeout, requestModifier: requestModifier
     )
 }

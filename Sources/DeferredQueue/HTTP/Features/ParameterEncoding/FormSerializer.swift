@@ -48,19 +48,25 @@ struct FormSerializer {
 
     /// Percent-escapes `text` for a form key or value.
     func escape(_ text: String) -> String {
+        Self.escape(text, plusForSpace: spaceEncoding == .plusReplaced)
+    }
+
+    /// Percent-escapes `text` for a form or query key or value: unreserved
+    /// characters, `?` and `/` pass; a space becomes `+` when `plusForSpace`.
+    static func escape(_ text: String, plusForSpace: Bool) -> String {
         let utf8 = text.utf8
-        guard utf8.contains(where: { !Self.passesUnescaped($0) }) else { return text }
+        guard utf8.contains(where: { !passesUnescaped($0) }) else { return text }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count * 3)
         for byte in utf8 {
-            if Self.passesUnescaped(byte) {
+            if passesUnescaped(byte) {
                 bytes.append(byte)
-            } else if byte == UInt8(ascii: " "), spaceEncoding == .plusReplaced {
+            } else if byte == UInt8(ascii: " "), plusForSpace {
                 bytes.append(UInt8(ascii: "+"))
             } else {
                 bytes.append(UInt8(ascii: "%"))
-                bytes.append(Self.hexDigits[Int(byte >> 4)])
-                bytes.append(Self.hexDigits[Int(byte & 0x0F)])
+                bytes.append(hexDigits[Int(byte >> 4)])
+                bytes.append(hexDigits[Int(byte & 0x0F)])
             }
         }
         return String(decoding: bytes, as: UTF8.self)

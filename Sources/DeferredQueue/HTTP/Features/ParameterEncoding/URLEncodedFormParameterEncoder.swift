@@ -109,7 +109,7 @@ public struct URLEncodedFormParameterEncoder: ParameterEncoder {
     }
 
     /// `url` with `form` appended to its query, the existing query kept as it is.
-    private static func url(_ url: URL, appendingQuery form: String) throws -> URL {
+    static func url(_ url: URL, appendingQuery form: String) throws -> URL {
         guard !form.isEmpty else { return url }
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             throw HTTPError.parameterEncodingFailed(reason: .malformedURL(url))

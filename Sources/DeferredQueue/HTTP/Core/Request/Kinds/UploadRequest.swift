@@ -31,8 +31,8 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         case data
         /// A caller's file, streamed.
         case file(URL)
-        /// A form, encoded when the request starts.
-        case multipart(MultipartFormData)
+        /// A form, encoded when the request starts: in memory up to `threshold` bytes.
+        case multipart(MultipartFormData, threshold: UInt64)
     }
 
     let uploadable: Uploadable
@@ -83,11 +83,11 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
             done(.success(.inRequest))
         case .file(let url):
             done(.success(.file(url)))
-        case .multipart(let form):
+        case .multipart(let form, let threshold):
             // Encoding a big form reads whole files: never on the caller's thread.
             DispatchQueue.global().async {
                 do {
-                    switch try form.encodedForUpload() {
+                    switch try form.encodedForUpload(threshold: threshold) {
                     case .data(let data): done(.success(.encoded(data)))
                     case .file(let file): done(.success(.temporaryFile(file)))
                     }

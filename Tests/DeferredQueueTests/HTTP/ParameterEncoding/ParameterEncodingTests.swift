@@ -1,0 +1,91 @@
+import DeferredQueue
+import Foundation
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `URLEncoding` and `JSONEncoding`: Alamofire's untyped `Parameters`.
+@Suite("ParameterEncoding: URLEncoding and JSONEncoding of [String: Any]")
+struct ParameterEncodingTests {
+    private let formContentType = "application/x-www-form-urlencoded; charset=utf-8"
+
+    @Test func aGETPutsSortedEscapedPairsInTheQueryAfterTheExistingOne() throws {
+        let parameters: Parameters = [
+            "q": "swift & linux", "page": 2, "on": true, "tags": ["a", "b"], "user": ["name": "Zoë", "age": 30] as Parameters,
+        ]
+        let request = try URLEncoding.default.encode(encodingTestRequest("https://example.com/get?x=1"), with: parameters)
+        #expect(request.queryAsSent
+            == "x=1&on=1&page=2&q=swift%20%26%20linux&tags%5B%5D=a&tags%5B%5D=b&user%5Bage%5D=30&user%5Bname%5D=Zo%C3%AB")
+        #expect(request.httpBody == nil)
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == nil)
+    }
+
+    @Test func otherMethodsGetAFormBodyAndTheDestinationCanBeForced() throws {
+        let post = try URLEncoding.default.encode(encodingTestRequest(method: "POST"), with: ["a": 1, "b": "x y"])
+        #expect(post.bodyAsText == "a=1&b=x%20y")
+        #expect(post.value(forHTTPHeaderField: "Content-Type") == formContentType)
+        #expect(post.url?.query == nil)
+
+        var typed = encodingTestRequest(method: "PUT")
+        typed.setValue("text/plain", forHTTPHeaderField: "Content-Type")
+        #expect(try URLEncoding.default.encode(typed, with: ["a": 1]).value(forHTTPHeaderField: "Content-Type") == "text/plain")
+
+        let inQuery = try URLEncoding.queryString.encode(encodingTestRequest(method: "POST"), with: ["a": 1])
+        #expect(inQuery.queryAsSent == "a=1")
+        #expect(inQuery.httpBody == nil)
+        let inBody = try URLEncoding.httpBody.encode(encodingTestRequest(method: "GET"), with: ["a": 1])
+        #expect(inBody.bodyAsText == "a=1")
+        for method in ["HEAD", "DELETE"] {
+            #expect(try URLEncoding.default.encode(encodingTestRequest(method: method), with: ["a": 1]).queryAsSent == "a=1")
+        }
+    }
+
+    @Test func arraysAndBoolsFollowTheirEncodings() throws {
+        let parameters: Parameters = ["k": ["x", "y"], "t": true, "f": NSNumber(value: false), "n": 1]
+        func query(_ encoding: URLEncoding) throws -> String? {
+            try encoding.encode(encodingTestRequest(), with: parameters).queryAsSent
+        }
+        #expect(try query(URLEncoding(arrayEncoding: .noBrackets)) == "f=0&k=x&k=y&n=1&t=1")
+        #expect(try query(URLEncoding(arrayEncoding: .indexInBrackets)) == "f=0&k%5B0%5D=x&k%5B1%5D=y&n=1&t=1")
+        #expect(try query(URLEncoding(arrayEncoding: .custom { key, index in "\(key).\(index)" }, boolEncoding: .literal))
+            == "f=false&k.0=x&k.1=y&n=1&t=true", "an NSNumber holding a Bool is a Bool; 1 stays a number")
+        #expect(URLEncoding.default.queryComponents(fromKey: "a b", value: ["c": 1]).map { "\($0)=\($1)" } == ["a%20b%5Bc%5D=1"])
+        #expect(URLEncoding.default.escape("ä/?#") == "%C3%A4/?%23")
+    }
+
+    @Test func nilParametersLeaveTheRequestAloneAndEmptyOnesAddNothingToTheQuery() throws {
+        let request = encodingTestRequest("https://example.com/get?x=1")
+        #expect(try URLEncoding.default.encode(request, with: nil) == request)
+        #expect(try URLEncoding.default.encode(request, with: [:]).url == request.url)
+        #expect(try JSONEncoding.default.encode(request, with: nil) == request)
+    }
+
+    @Test func jsonEncodingWritesTheBodyAndTheContentType() throws {
+        let request = try JSONEncoding.default.encode(
+            encodingTestRequest(method: "POST"), with: ["name": "pen", "tags": ["a"], "count": 2, "none": NSNull()]
+        )
+        let body = try #require(request.httpBody)
+        let decoded = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        #expect(decoded["name"] as? String == "pen")
+        #expect(decoded["tags"] as? [String] == ["a"])
+        #expect(decoded["count"] as? Int == 2)
+        #expect(decoded["none"] is NSNull)
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")
+        let pretty = try JSONEncoding.prettyPrinted.encode(encodingTestRequest(method: "POST"), with: ["a": 1])
+        #expect(pretty.bodyAsText?.contains("\n") == true)
+        let array = try JSONEncoding.default.encode(encodingTestRequest(method: "POST"), withJSONObject: [1, 2])
+        #expect(array.bodyAsText == "[1,2]")
+    }
+
+    @Test func valuesJSONCannotHoldFailClearlyInsteadOfCrashing() {
+        for parameters: Parameters in [["when": Date()], ["n": Double.nan], ["inf": Double.infinity], ["x": URL(string: "https://a.b")!]] {
+            let reason = parameterEncodingFailure { try JSONEncoding.default.encode(encodingTestRequest(method: "POST"), with: parameters) }
+            guard case .jsonEncodingFailed(let error)? = reason else {
+                Issue.record("\(parameters): \(String(describing: reason))")
+                continue
+            }
+            #expect(error as? JSONEncoding.Error == .invalidJSONObject)
+        }
+    }
+}

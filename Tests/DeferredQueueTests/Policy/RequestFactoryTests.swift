@@ -1,0 +1,105 @@
+import DeferredQueueTesting
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TestSupport
+import Testing
+@testable import DeferredQueue
+
+/// The factories under Alamofire's signatures: `parameters:encoding:`,
+/// optional `headers:`, `requestModifier:`, `usingThreshold:`; what each
+/// sent is MockTransport's record.
+@Suite("Request factories: parameters, encodings, request modifiers")
+struct RequestFactoryTests {
+    static func sent(_ make: (PolicyFixture) -> DataRequest) async -> (URLRequest?, HTTPError?) {
+        let fixture = PolicyFixture { _ in .json(#"{"ok":true}"#) }
+        let request = make(fixture)
+        let error = await response { request.responseData(queue: handlerQueue, completionHandler: $0) }?.error
+        return (fixture.requests.first, error)
+    }
+
+    @Test func untypedParametersGoInTheQueryOrAsJSON() async throws {
+        let (get, _) = await Self.sent { $0.session.request($0.url("/search"), parameters: ["q": "swift", "page": 2]) }
+        #expect(get?.url?.query == "page=2&q=swift")
+        let (post, _) = await Self.sent {
+            $0.session.request($0.url("/items"), method: .post, parameters: ["name": "pen"], encoding: JSONEncoding.default)
+        }
+        #expect(post?.httpBody.map { String(decoding: $0, as: UTF8.self) } == #"{"name":"pen"}"#)
+        #expect(post?.value(forHTTPHeaderField: "Content-Type") == "application/json")
+        let (failed, error) = await Self.sent {
+            $0.session.request($0.url("/items"), method: .post, parameters: ["when": Date()], encoding: JSONEncoding.default)
+        }
+        #expect(failed == nil, "nothing sent")
+        guard case .parameterEncodingFailed(.jsonEncodingFailed)? = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+    }
+
+    @Test func theModifierRunsBeforeTheParametersAndItsErrorFailsTheRequest() async throws {
+        let (sent, _) = await Self.sent { fixture in
+            fixture.session.request(fixture.url("/items"), parameters: ["a": 1]) { request in
+                request.httpMethod = "POST"   // so the parameters go in the body
+                request.timeoutInterval = 5
+                request.setValue("1", forHTTPHeaderField: "X-Modified")
+            }
+        }
+        #expect(sent?.httpMethod == "POST")
+        #expect(sent?.httpBody.map { String(decoding: $0, as: UTF8.self) } == "a=1")
+        #expect(sent?.timeoutInterval == 5)
+        #expect(sent?.value(forHTTPHeaderField: "X-Modified") == "1")
+
+        struct Refused: Error {}
+        let (none, error) = await Self.sent { $0.session.request($0.url("/items"), requestModifier: { _ in throw Refused() }) }
+        #expect(none == nil)
+        guard case .createURLRequestFailed(let underlying)? = error, underlying is Refused else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+    }
+
+    @Test func optionalHeadersAndEveryFactoryTakeTheSameLabels() async throws {
+        let fixture = PolicyFixture { _ in .json(#"{"ok":true}"#) }
+        let headers: HTTPHeaders? = ["X-A": "1"]
+        let modifier: Session.RequestModifier = { $0.setValue("m", forHTTPHeaderField: "X-M") }
+        let session = fixture.session
+        let requests: [Request] = [
+            session.request(fixture.url("/r"), headers: headers, requestModifier: modifier),
+            session.download(fixture.url("/d"), parameters: ["p": 1], headers: headers, requestModifier: modifier),
+            session.upload(Data("u".utf8), to: fixture.url("/u"), headers: headers, requestModifier: modifier),
+            session.streamRequest(fixture.url("/s"), headers: headers, requestModifier: modifier),
+            session.streamRequest(fixture.url("/e"), parameters: ["k": "v"], headers: headers, requestModifier: modifier),
+            session.download(fixture.url("/t"), parameters: ["k": "v"], encoder: URLEncodedFormParameterEncoder.default,
+                             headers: headers, requestModifier: modifier),
+        ]
+        let done = Latch(count: requests.count)
+        for request in requests {
+            switch request {
+            case let data as DataRequest: data.response(queue: handlerQueue) { _ in done.arrive() }
+            case let download as DownloadRequest: download.responseURL(queue: handlerQueue) { _ in done.arrive() }
+            case let stream as DataStreamRequest:
+                stream.responseStream(on: handlerQueue) { if case .complete = $0.event { done.arrive() } }
+            default: Issue.record("unexpected \(request)")
+            }
+        }
+        #expect(await done.wait())
+        let sent = fixture.requests.sorted { ($0.url?.path ?? "") < ($1.url?.path ?? "") }
+        #expect(sent.map { $0.url?.path } == ["/d", "/e", "/r", "/s", "/t", "/u"])
+        #expect(sent.allSatisfy { $0.value(forHTTPHeaderField: "X-A") == "1" && $0.value(forHTTPHeaderField: "X-M") == "m" })
+        #expect(sent.map { $0.url?.query } == ["p=1", "k=v", nil, nil, "k=v", nil])
+    }
+
+    @Test func aFormOverItsThresholdGoesFromATemporaryFile() async throws {
+        let fixture = PolicyFixture { _ in .json(#"{"ok":true}"#) }
+        let small = fixture.session.upload(multipartFormData: { $0.append(Data("x".utf8), withName: "a") }, to: fixture.url("/m"))
+        let large = fixture.session.upload(multipartFormData: { $0.append(Data("x".utf8), withName: "a") }, to: fixture.url("/m"),
+                                           usingThreshold: 0)
+        _ = await response { small.responseData(queue: handlerQueue, completionHandler: $0) }
+        _ = await response { large.responseData(queue: handlerQueue, completionHandler: $0) }
+        let attempts = fixture.transport.attempts
+        #expect(attempts.count == 2)
+        #expect(attempts.filter { $0.bodyFile != nil }.count == 1, "only the form over its threshold was written to a file")
+        #expect(attempts.filter { $0.request.httpBody != nil }.count == 1)
+    }
+}
