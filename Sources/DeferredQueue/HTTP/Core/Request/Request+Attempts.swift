@@ -25,6 +25,7 @@ extension Request {
     func run() {
         session.registry.insert(self)
         guard let urlRequest else { return }
+        session.eventMonitor?.request(self, didCreateInitialURLRequest: urlRequest)
         // Most kinds have no body to prepare: no closure to allocate.
         guard preparesBody else { return prepareAttempt(from: urlRequest, timeoutIsAssigned: timeoutIsAssigned) }
         prepareBody { prepared in
@@ -63,12 +64,18 @@ extension Request {
         _ request: URLRequest, base: URLRequest, with adapters: ArraySlice<any RequestAdapter>, state: RequestAdapterState
     ) {
         guard self.state == .resumed else { return }
-        // An adapter may return a request built anew: nothing is known of it.
-        guard let adapter = adapters.first else { return send(request, base: base, timeoutIsAssigned: false) }
+        guard let adapter = adapters.first else {
+            session.eventMonitor?.request(self, didAdaptInitialRequest: base, to: request)
+            // An adapter may return a request built anew: nothing is known of it.
+            return send(request, base: base, timeoutIsAssigned: false)
+        }
         let next = CompletionOnce<Result<URLRequest, any Error>> { result in
             switch result {
             case .success(let adapted): self.adapt(adapted, base: base, with: adapters.dropFirst(), state: state)
-            case .failure(let error): self.finish(failingWith: .requestAdaptationFailed(error: error))
+            case .failure(let error):
+                let failure = HTTPError.requestAdaptationFailed(error: error)
+                self.session.eventMonitor?.request(self, didFailToAdaptURLRequest: request, withError: failure)
+                self.finish(failingWith: failure)
             }
         }
         adapter.adapt(request, using: state) { next($0) }
@@ -99,6 +106,7 @@ extension Request {
         }
         guard case .start(let number, let bodyFile, let collectsBody, let downloadsToFile, let limit, let discarding) = action
         else { return }
+        session.eventMonitor?.request(self, didCreateURLRequest: prepared)
         discarding?.discard()
         if bodyFile != nil { prepared.httpBody = nil }
         var attempt = HTTPTransportAttempt(

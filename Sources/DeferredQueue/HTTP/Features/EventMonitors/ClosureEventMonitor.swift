@@ -1,34 +1,101 @@
 import Dispatch
 import Foundation
+import LockSupport
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
 /// An ``EventMonitor`` made of closures, one per event; `nil` ones are skipped.
 ///
+/// Set the closures after creating it, as with Alamofire's, or pass the
+/// common ones to the initialiser:
+///
 /// ```swift
-/// let monitor = ClosureEventMonitor(queue: logQueue, requestDidFinish: { request in
+/// let monitor = ClosureEventMonitor(queue: logQueue)
+/// monitor.requestDidFinish = { request in
 ///     print("finished", request)   // a URL's password reads ***
-/// })
+/// }
 /// let session = Session(eventMonitors: [monitor])
 /// ```
+///
+/// The closures are read under a lock each time an event arrives, so setting
+/// one while requests run is safe: later events use it.
 public final class ClosureEventMonitor: EventMonitor {
+    /// Every closure, behind ``closures``'s lock.
+    private struct Closures {
+        var requestDidResume: (@Sendable (Request) -> Void)?
+        var requestIsRetrying: (@Sendable (Request) -> Void)?
+        var requestDidCancel: (@Sendable (Request) -> Void)?
+        var requestDidFinish: (@Sendable (Request) -> Void)?
+        var requestDidReceiveResponse: (@Sendable (Request, HTTPURLResponse) -> Void)?
+        var requestDidFailToCreateURLRequestWithError: (@Sendable (Request, HTTPError) -> Void)?
+        var requestDidCreateInitialURLRequest: (@Sendable (Request, URLRequest) -> Void)?
+        var requestDidAdaptInitialRequestToAdaptedRequest: (@Sendable (Request, URLRequest, URLRequest) -> Void)?
+        var requestDidFailToAdaptURLRequestWithError: (@Sendable (Request, URLRequest, HTTPError) -> Void)?
+        var requestDidCreateURLRequest: (@Sendable (Request, URLRequest) -> Void)?
+    }
+
     public let queue: DispatchQueue
+    private let closures: Mutex<Closures>
+
     /// Called by ``requestDidResume(_:)``.
-    public let requestDidResumeClosure: (@Sendable (Request) -> Void)?
+    public var requestDidResume: (@Sendable (Request) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidResume } }
+        set { closures.withLock(owner: self) { $0.requestDidResume = newValue } }
+    }
     /// Called by ``requestIsRetrying(_:)``.
-    public let requestIsRetryingClosure: (@Sendable (Request) -> Void)?
+    public var requestIsRetrying: (@Sendable (Request) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestIsRetrying } }
+        set { closures.withLock(owner: self) { $0.requestIsRetrying = newValue } }
+    }
     /// Called by ``requestDidCancel(_:)``.
-    public let requestDidCancelClosure: (@Sendable (Request) -> Void)?
+    public var requestDidCancel: (@Sendable (Request) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidCancel } }
+        set { closures.withLock(owner: self) { $0.requestDidCancel = newValue } }
+    }
     /// Called by ``requestDidFinish(_:)``.
-    public let requestDidFinishClosure: (@Sendable (Request) -> Void)?
+    public var requestDidFinish: (@Sendable (Request) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidFinish } }
+        set { closures.withLock(owner: self) { $0.requestDidFinish = newValue } }
+    }
     /// Called by ``request(_:didReceive:)``.
-    public let requestDidReceiveResponseClosure: (@Sendable (Request, HTTPURLResponse) -> Void)?
+    public var requestDidReceiveResponse: (@Sendable (Request, HTTPURLResponse) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidReceiveResponse } }
+        set { closures.withLock(owner: self) { $0.requestDidReceiveResponse = newValue } }
+    }
+    /// Called by ``request(_:didFailToCreateURLRequestWithError:)``.
+    public var requestDidFailToCreateURLRequestWithError: (@Sendable (Request, HTTPError) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidFailToCreateURLRequestWithError } }
+        set { closures.withLock(owner: self) { $0.requestDidFailToCreateURLRequestWithError = newValue } }
+    }
+    /// Called by ``request(_:didCreateInitialURLRequest:)``.
+    public var requestDidCreateInitialURLRequest: (@Sendable (Request, URLRequest) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidCreateInitialURLRequest } }
+        set { closures.withLock(owner: self) { $0.requestDidCreateInitialURLRequest = newValue } }
+    }
+    /// Called by ``request(_:didAdaptInitialRequest:to:)``.
+    public var requestDidAdaptInitialRequestToAdaptedRequest: (@Sendable (Request, URLRequest, URLRequest) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidAdaptInitialRequestToAdaptedRequest } }
+        set { closures.withLock(owner: self) { $0.requestDidAdaptInitialRequestToAdaptedRequest = newValue } }
+    }
+    /// Called by ``request(_:didFailToAdaptURLRequest:withError:)``.
+    public var requestDidFailToAdaptURLRequestWithError: (@Sendable (Request, URLRequest, HTTPError) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidFailToAdaptURLRequestWithError } }
+        set { closures.withLock(owner: self) { $0.requestDidFailToAdaptURLRequestWithError = newValue } }
+    }
+    /// Called by ``request(_:didCreateURLRequest:)``.
+    public var requestDidCreateURLRequest: (@Sendable (Request, URLRequest) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidCreateURLRequest } }
+        set { closures.withLock(owner: self) { $0.requestDidCreateURLRequest = newValue } }
+    }
 
     /// Creates a monitor.
     ///
     /// - Parameters:
-    ///   - queue: The serial queue the closures run on.
+    ///   - queue: The serial queue the closures run on (Alamofire's default
+    ///     is `.main`, which a Linux program without a main run loop never
+    ///     drains; here a queue of the monitor's own).
     ///   - requestDidResume: Called when a request starts.
     ///   - requestIsRetrying: Called before each retry.
     ///   - requestDidCancel: Called when a request is cancelled.
@@ -43,18 +110,32 @@ public final class ClosureEventMonitor: EventMonitor {
         requestDidReceiveResponse: (@Sendable (Request, HTTPURLResponse) -> Void)? = nil
     ) {
         self.queue = queue
-        requestDidResumeClosure = requestDidResume
-        requestIsRetryingClosure = requestIsRetrying
-        requestDidCancelClosure = requestDidCancel
-        requestDidFinishClosure = requestDidFinish
-        requestDidReceiveResponseClosure = requestDidReceiveResponse
+        closures = Mutex(Closures(
+            requestDidResume: requestDidResume, requestIsRetrying: requestIsRetrying, requestDidCancel: requestDidCancel,
+            requestDidFinish: requestDidFinish, requestDidReceiveResponse: requestDidReceiveResponse
+        ))
     }
 
-    public func requestDidResume(_ request: Request) { requestDidResumeClosure?(request) }
-    public func requestIsRetrying(_ request: Request) { requestIsRetryingClosure?(request) }
-    public func requestDidCancel(_ request: Request) { requestDidCancelClosure?(request) }
-    public func requestDidFinish(_ request: Request) { requestDidFinishClosure?(request) }
+    public func requestDidResume(_ request: Request) { requestDidResume?(request) }
+    public func requestIsRetrying(_ request: Request) { requestIsRetrying?(request) }
+    public func requestDidCancel(_ request: Request) { requestDidCancel?(request) }
+    public func requestDidFinish(_ request: Request) { requestDidFinish?(request) }
     public func request(_ request: Request, didReceive response: HTTPURLResponse) {
-        requestDidReceiveResponseClosure?(request, response)
+        requestDidReceiveResponse?(request, response)
+    }
+    public func request(_ request: Request, didFailToCreateURLRequestWithError error: HTTPError) {
+        requestDidFailToCreateURLRequestWithError?(request, error)
+    }
+    public func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest) {
+        requestDidCreateInitialURLRequest?(request, urlRequest)
+    }
+    public func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest) {
+        requestDidAdaptInitialRequestToAdaptedRequest?(request, initialRequest, adaptedRequest)
+    }
+    public func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: HTTPError) {
+        requestDidFailToAdaptURLRequestWithError?(request, initialRequest, error)
+    }
+    public func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {
+        requestDidCreateURLRequest?(request, urlRequest)
     }
 }

@@ -8,11 +8,18 @@ import FoundationNetworking
 /// metrics and debugging.
 ///
 /// Each method is called on the monitor's ``queue``, in the order the events
-/// happen for a request: ``requestDidResume(_:)``, then for every attempt
-/// ``request(_:didReceive:)`` (or ``request(_:didFailToCreateURLRequestWithError:)``
-/// when the attempt's request may not be sent) and, before each retry, ``requestIsRetrying(_:)``;
-/// finally ``requestDidCancel(_:)`` (if cancelled) and ``requestDidFinish(_:)``,
-/// exactly once. Every method has an empty default implementation.
+/// happen for a request: ``requestDidResume(_:)`` and
+/// ``request(_:didCreateInitialURLRequest:)``; then for every attempt
+/// ``request(_:didAdaptInitialRequest:to:)`` (when it has adapters; or
+/// ``request(_:didFailToAdaptURLRequest:withError:)``),
+/// ``request(_:didCreateURLRequest:)`` with the request as sent (or
+/// ``request(_:didFailToCreateURLRequestWithError:)`` when it may not be
+/// sent), ``request(_:didReceive:)`` and, before each retry,
+/// ``requestIsRetrying(_:)``; finally ``requestDidCancel(_:)`` (if cancelled)
+/// and ``requestDidFinish(_:)``, exactly once. Every method has an empty
+/// default implementation. The names are Alamofire's; its events about a
+/// `URLSessionTask` or a `URLSession` have no counterpart, since a transport
+/// need not have either.
 ///
 /// ```swift
 /// struct Logger: EventMonitor {
@@ -47,6 +54,17 @@ public protocol EventMonitor: Sendable {
     /// ``HTTPError/urlRequestValidationFailed(reason:)`` for a header value
     /// holding a line break — so the request fails with `error`.
     func request(_ request: Request, didFailToCreateURLRequestWithError error: HTTPError)
+    /// The request's `URLRequest`, as the factory built it, before the first
+    /// attempt's adapters.
+    func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest)
+    /// An attempt's adapters turned `initialRequest` into `adaptedRequest`.
+    func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest)
+    /// An adapter failed on `initialRequest`: the request fails with `error`
+    /// (``HTTPError/requestAdaptationFailed(error:)``).
+    func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: HTTPError)
+    /// An attempt's request, as it goes to the transport (adapted, with the
+    /// session's default headers and cookies).
+    func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest)
 }
 
 /// The default queue of event monitors.
@@ -60,6 +78,10 @@ extension EventMonitor {
     public func requestDidFinish(_ request: Request) {}
     public func request(_ request: Request, didReceive response: HTTPURLResponse) {}
     public func request(_ request: Request, didFailToCreateURLRequestWithError error: HTTPError) {}
+    public func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest) {}
+    public func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest) {}
+    public func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: HTTPError) {}
+    public func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {}
 }
 
 /// Forwards each event to every monitor of a session, on its own queue.
@@ -90,5 +112,17 @@ struct CompositeEventMonitor: Sendable {
     }
     func request(_ request: Request, didFailToCreateURLRequestWithError error: HTTPError) {
         each { $0.request(request, didFailToCreateURLRequestWithError: error) }
+    }
+    func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest) {
+        each { $0.request(request, didCreateInitialURLRequest: urlRequest) }
+    }
+    func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest) {
+        each { $0.request(request, didAdaptInitialRequest: initialRequest, to: adaptedRequest) }
+    }
+    func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: HTTPError) {
+        each { $0.request(request, didFailToAdaptURLRequest: initialRequest, withError: error) }
+    }
+    func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {
+        each { $0.request(request, didCreateURLRequest: urlRequest) }
     }
 }

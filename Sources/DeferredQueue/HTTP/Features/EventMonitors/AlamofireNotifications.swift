@@ -1,0 +1,55 @@
+import Foundation
+
+extension Request {
+    /// Posted by ``AlamofireNotifications`` when a request starts.
+    public static let didResumeNotification = Notification.Name(rawValue: "org.alamofire.notification.name.request.didResume")
+    /// Posted by ``AlamofireNotifications`` when a request is cancelled.
+    public static let didCancelNotification = Notification.Name(rawValue: "org.alamofire.notification.name.request.didCancel")
+    /// Posted by ``AlamofireNotifications`` when a request finishes, cancelled or not.
+    public static let didFinishNotification = Notification.Name(rawValue: "org.alamofire.notification.name.request.didFinish")
+}
+
+extension Notification {
+    /// The request a ``Request/didResumeNotification``,
+    /// ``Request/didCancelNotification`` or ``Request/didFinishNotification``
+    /// is about.
+    public var request: Request? {
+        userInfo?[AlamofireNotifications.requestKey] as? Request
+    }
+}
+
+/// Posts Alamofire's `Request` notifications to `NotificationCenter.default`
+/// for every request of the sessions it monitors.
+///
+/// Alamofire adds it to every session; here it is opt-in, since posting costs
+/// every request something whether or not anyone observes:
+///
+/// ```swift
+/// import DeferredQueue
+/// import Foundation
+///
+/// let session = Session(eventMonitors: [AlamofireNotifications()])
+/// let observer = NotificationCenter.default.addObserver(
+///     forName: Request.didFinishNotification, object: nil, queue: nil
+/// ) { notification in
+///     print("finished:", notification.request?.description ?? "?")
+/// }
+/// ```
+///
+/// Alamofire's task notifications (`didResumeTaskNotification`…) have no
+/// counterpart: a transport need not have tasks to resume or suspend.
+public final class AlamofireNotifications: EventMonitor {
+    /// The `userInfo` key of the request: Alamofire's.
+    static let requestKey = "org.alamofire.notification.key.request"
+
+    /// Creates the monitor.
+    public init() {}
+
+    public func requestDidResume(_ request: Request) { post(Request.didResumeNotification, request) }
+    public func requestDidCancel(_ request: Request) { post(Request.didCancelNotification, request) }
+    public func requestDidFinish(_ request: Request) { post(Request.didFinishNotification, request) }
+
+    private func post(_ name: Notification.Name, _ request: Request) {
+        NotificationCenter.default.post(name: name, object: nil, userInfo: [Self.requestKey: request])
+    }
+}
