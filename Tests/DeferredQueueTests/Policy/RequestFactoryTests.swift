@@ -103,3 +103,50 @@ struct RequestFactoryTests {
         #expect(attempts.filter { $0.request.httpBody != nil }.count == 1)
     }
 }
+
+/// `startRequestsImmediately` and `shouldAutomaticallyResume`: a request that
+/// waits for `resume()`; what was sent is MockTransport's record.
+@Suite("Requests that wait for resume()")
+struct ManualResumeTests {
+    @Test func aSessionThatDoesNotStartRequestsImmediatelyWaitsForResume() async throws {
+        let fixture = PolicyFixture { _ in .json(#"{"ok":true}"#) }
+        let session = Session(transport: fixture.transport, startRequestsImmediately: false)
+        #expect(!session.startRequestsImmediately)
+        let request = session.request(fixture.url("/manual"))
+        let done = Latch()
+        request.responseData(queue: handlerQueue) { _ in done.arrive() }
+        // Given time to start, it does not: the handler waits with it.
+        try await Task.sleep(nanoseconds: 100_000_000)
+        #expect(request.state == .initialized)
+        #expect(fixture.requests.isEmpty)
+        request.resume()
+        #expect(await done.wait())
+        #expect(fixture.requests.count == 1)
+    }
+
+    @Test func eachFactoryCanDecideForItsRequest() async throws {
+        let fixture = PolicyFixture { _ in .json(#"{"ok":true}"#) }
+        let waiting = fixture.session.download(fixture.url("/wait"), shouldAutomaticallyResume: false)
+        let downloaded = Latch()
+        waiting.responseURL(queue: handlerQueue) { _ in downloaded.arrive() }
+        let eager = Session(transport: fixture.transport, startRequestsImmediately: false)
+            .request(fixture.url("/eager"), shouldAutomaticallyResume: true)
+        let answered = Latch()
+        eager.responseData(queue: handlerQueue) { _ in answered.arrive() }
+        #expect(await answered.wait())
+        #expect(waiting.state == .initialized)
+        #expect(fixture.requests.map { $0.url?.path } == ["/eager"])
+        waiting.resume()
+        #expect(await downloaded.wait())
+    }
+
+    @Test func aWaitingRequestReleasedUnresumedIsNeverSent() async throws {
+        let fixture = PolicyFixture { _ in .json(#"{"ok":true}"#) }
+        // Released at once, without a handler: a request that starts itself would go out (fire and forget).
+        _ = fixture.session.request(fixture.url("/forgotten"), shouldAutomaticallyResume: false)
+        _ = fixture.session.request(fixture.url("/fired"))
+        #expect(await eventually { fixture.requests.count == 1 })
+        try await Task.sleep(nanoseconds: 100_000_000)
+        #expect(fixture.requests.map { $0.url?.path } == ["/fired"])
+    }
+}

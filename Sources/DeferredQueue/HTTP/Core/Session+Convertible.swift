@@ -13,15 +13,20 @@ extension Session {
     /// - Parameters:
     ///   - convertible: The request to send, or what makes it.
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - shouldAutomaticallyResume: Whether the first handler starts the
+    ///     request; `nil` (the default): the session's ``startRequestsImmediately``.
     ///   - destination: Where the file goes; `nil` for a unique file in the
     ///     temporary directory (yours to move or delete).
     /// - Returns: The request, ready for handlers.
     public func download(
         _ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         to destination: DownloadRequest.Destination? = nil
     ) -> DownloadRequest {
         switch makeURLRequest(from: convertible) {
-        case .success(let urlRequest): DownloadRequest(session: self, urlRequest: urlRequest, interceptor: interceptor, destination: destination)
+        case .success(let urlRequest):
+            DownloadRequest(session: self, urlRequest: urlRequest, interceptor: interceptor, destination: destination)
+                .resumes(automatically: shouldAutomaticallyResume)
         case .failure(let error): DownloadRequest(session: self, failedWith: error)
         }
     }
@@ -32,14 +37,19 @@ extension Session {
     ///   - data: The body.
     ///   - convertible: The request to send, or what makes it.
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - shouldAutomaticallyResume: Whether the first handler starts the
+    ///     request; `nil` (the default): the session's ``startRequestsImmediately``.
     /// - Returns: The request, ready for handlers.
     public func upload(
-        _ data: Data, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil
+        _ data: Data, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil
     ) -> UploadRequest {
         switch makeURLRequest(from: convertible) {
         case .success(var urlRequest):
             urlRequest.httpBody = data
             return UploadRequest(session: self, urlRequest: urlRequest, uploadable: .data, interceptor: interceptor)
+                .resumes(automatically: shouldAutomaticallyResume)
+                .resumes(automatically: shouldAutomaticallyResume)
         case .failure(let error):
             return UploadRequest(session: self, failedWith: error)
         }
@@ -52,14 +62,19 @@ extension Session {
     ///   - fileURL: A file URL.
     ///   - convertible: The request to send, or what makes it.
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - shouldAutomaticallyResume: Whether the first handler starts the
+    ///     request; `nil` (the default): the session's ``startRequestsImmediately``.
     /// - Returns: The request, ready for handlers.
     public func upload(
-        _ fileURL: URL, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil
+        _ fileURL: URL, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil
     ) -> UploadRequest {
         guard Self.isReadableFile(fileURL) else { return UploadRequest(session: self, failedWith: .uploadFileUnavailable(fileURL)) }
         switch makeURLRequest(from: convertible) {
         case .success(let urlRequest):
             return UploadRequest(session: self, urlRequest: urlRequest, uploadable: .file(fileURL), interceptor: interceptor)
+                .resumes(automatically: shouldAutomaticallyResume)
+                .resumes(automatically: shouldAutomaticallyResume)
         case .failure(let error):
             return UploadRequest(session: self, failedWith: error)
         }
@@ -73,17 +88,19 @@ extension Session {
     ///   - automaticallyCancelOnStreamError: Cancel the request when a stream
     ///     serializer fails on a chunk (default `false`).
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - shouldAutomaticallyResume: Whether the first handler starts the
+    ///     request; `nil` (the default): the session's ``startRequestsImmediately``.
     /// - Returns: The request, ready for stream handlers.
     public func streamRequest(
         _ convertible: any URLRequestConvertible, automaticallyCancelOnStreamError: Bool = false,
-        interceptor: (any RequestInterceptor)? = nil
+        interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil
     ) -> DataStreamRequest {
         switch makeURLRequest(from: convertible) {
         case .success(let urlRequest):
             DataStreamRequest(
                 session: self, urlRequest: urlRequest, interceptor: interceptor,
                 automaticallyCancelOnStreamError: automaticallyCancelOnStreamError
-            )
+            ).resumes(automatically: shouldAutomaticallyResume)
         case .failure(let error): DataStreamRequest(session: self, failedWith: error)
         }
     }

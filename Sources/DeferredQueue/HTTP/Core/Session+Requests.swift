@@ -34,6 +34,8 @@ extension Session {
     ///   - headers: Header fields to send; they win over the session's defaults.
     ///   - body: The request body (replaced by parameters encoded into the body).
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - shouldAutomaticallyResume: Whether the first handler starts the
+    ///     request; `nil` (the default): the session's ``startRequestsImmediately``.
     ///   - timeout: Seconds without any data before an attempt fails with a
     ///     time-out; ``defaultTimeout`` when `nil`.
     ///   - requestModifier: Changes the `URLRequest` before the parameters are encoded.
@@ -45,7 +47,7 @@ extension Session {
         encoding: any ParameterEncoding = URLEncoding.default,
         headers: HTTPHeaders? = nil,
         body: Data? = nil,
-        interceptor: (any RequestInterceptor)? = nil,
+        interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil,
         timeout: Double? = nil,
         requestModifier: RequestModifier? = nil
     ) -> DataRequest {
@@ -54,9 +56,11 @@ extension Session {
             if let body { urlRequest.httpBody = body }
             guard let parameters else {
                 return DataRequest(session: self, urlRequest: urlRequest, interceptor: interceptor, timeoutIsAssigned: true)
+                    .resumes(automatically: shouldAutomaticallyResume)
             }
             let encoded = try Self.encode(parameters, with: encoding, into: urlRequest)
             return DataRequest(session: self, urlRequest: encoded, interceptor: interceptor)
+                .resumes(automatically: shouldAutomaticallyResume)
         } catch {
             return DataRequest(session: self, failedWith: error as? HTTPError ?? .invalidURL("\(url)"))
         }
@@ -82,6 +86,8 @@ extension Session {
     ///     query for GET, HEAD and DELETE and in the body otherwise).
     ///   - headers: Header fields to send; they win over the encoder's and the session's.
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - shouldAutomaticallyResume: Whether the first handler starts the
+    ///     request; `nil` (the default): the session's ``startRequestsImmediately``.
     ///   - timeout: Seconds without any data before an attempt fails with a time-out.
     ///   - requestModifier: Changes the `URLRequest` before the parameters are encoded.
     /// - Returns: The request, ready for handlers.
@@ -91,7 +97,7 @@ extension Session {
         parameters: Parameters? = nil,
         encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
         headers: HTTPHeaders? = nil,
-        interceptor: (any RequestInterceptor)? = nil,
+        interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil,
         timeout: Double? = nil,
         requestModifier: RequestModifier? = nil
     ) -> DataRequest {
@@ -99,6 +105,7 @@ extension Session {
             let urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout, modifier: requestModifier)
             let encoded = try Self.encode(parameters, with: encoder, into: urlRequest)
             return DataRequest(session: self, urlRequest: encoded, interceptor: interceptor)
+                .resumes(automatically: shouldAutomaticallyResume)
         } catch {
             return DataRequest(session: self, failedWith: error as? HTTPError ?? .invalidURL("\(url)"))
         }
@@ -138,10 +145,17 @@ extension Session {
     /// - Parameters:
     ///   - convertible: The request to send, or what makes it.
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - shouldAutomaticallyResume: Whether the first handler starts the
+    ///     request; `nil` (the default): the session's ``startRequestsImmediately``.
     /// - Returns: The request, ready for handlers.
-    public func request(_ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil) -> DataRequest {
+    public func request(
+        _ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil
+    ) -> DataRequest {
         switch makeURLRequest(from: convertible) {
-        case .success(let urlRequest): DataRequest(session: self, urlRequest: urlRequest, interceptor: interceptor)
+        case .success(let urlRequest):
+            DataRequest(session: self, urlRequest: urlRequest, interceptor: interceptor)
+                .resumes(automatically: shouldAutomaticallyResume)
         case .failure(let error): DataRequest(session: self, failedWith: error)
         }
     }

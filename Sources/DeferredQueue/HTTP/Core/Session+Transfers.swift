@@ -14,15 +14,19 @@ extension Session {
     ///   - method: The HTTP method (default `POST`).
     ///   - headers: Header fields to send.
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - shouldAutomaticallyResume: Whether the first handler starts the
+    ///     request; `nil` (the default): the session's ``startRequestsImmediately``.
     ///   - timeout: Seconds without any data before an attempt fails with a time-out.
     ///   - requestModifier: Changes the `URLRequest` the session built.
     /// - Returns: The request, ready for handlers.
     public func upload(
         _ data: Data, to url: any URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil,
-        interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil, requestModifier: RequestModifier? = nil
+        interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil, timeout: Double? = nil, requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
         makeUpload(
-            url, method: method, headers: headers, interceptor: interceptor, timeout: timeout, modifier: requestModifier
+            url, method: method, headers: headers, interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume, timeout: timeout, modifier: requestModifier
         ) { urlRequest in
             urlRequest.httpBody = data
             return .data
@@ -41,16 +45,20 @@ extension Session {
     ///   - method: The HTTP method (default `POST`).
     ///   - headers: Header fields to send.
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - shouldAutomaticallyResume: Whether the first handler starts the
+    ///     request; `nil` (the default): the session's ``startRequestsImmediately``.
     ///   - timeout: Seconds without any data before an attempt fails with a time-out.
     ///   - requestModifier: Changes the `URLRequest` the session built.
     /// - Returns: The request, ready for handlers.
     public func upload(
         _ fileURL: URL, to url: any URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil,
-        interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil, requestModifier: RequestModifier? = nil
+        interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil, timeout: Double? = nil, requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
         guard Self.isReadableFile(fileURL) else { return UploadRequest(session: self, failedWith: .uploadFileUnavailable(fileURL)) }
         return makeUpload(
-            url, method: method, headers: headers, interceptor: interceptor, timeout: timeout, modifier: requestModifier
+            url, method: method, headers: headers, interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume, timeout: timeout, modifier: requestModifier
         ) { _ in .file(fileURL) }
     }
 
@@ -84,20 +92,24 @@ extension Session {
     ///   - method: The HTTP method (default `POST`).
     ///   - headers: Header fields to send; `Content-Type` is the form's.
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - shouldAutomaticallyResume: Whether the first handler starts the
+    ///     request; `nil` (the default): the session's ``startRequestsImmediately``.
     ///   - timeout: Seconds without any data before an attempt fails with a time-out.
     ///   - requestModifier: Changes the `URLRequest` the session built.
     /// - Returns: The request, ready for handlers.
     public func upload(
         multipartFormData build: (MultipartFormData) -> Void, to url: any URLConvertible,
         usingThreshold threshold: UInt64 = MultipartFormData.encodingMemoryThreshold, method: HTTPMethod = .post,
-        headers: HTTPHeaders? = nil, interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil,
+        headers: HTTPHeaders? = nil, interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil, timeout: Double? = nil,
         requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
         let form = MultipartFormData()
         build(form)
         return upload(
             multipartFormData: form, to: url, usingThreshold: threshold, method: method, headers: headers,
-            interceptor: interceptor, timeout: timeout, requestModifier: requestModifier
+            interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, timeout: timeout,
+            requestModifier: requestModifier
         )
     }
 
@@ -111,17 +123,21 @@ extension Session {
     ///   - method: The HTTP method (default `POST`).
     ///   - headers: Header fields to send; `Content-Type` is the form's.
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - shouldAutomaticallyResume: Whether the first handler starts the
+    ///     request; `nil` (the default): the session's ``startRequestsImmediately``.
     ///   - timeout: Seconds without any data before an attempt fails with a time-out.
     ///   - requestModifier: Changes the `URLRequest` the session built.
     /// - Returns: The request, ready for handlers.
     public func upload(
         multipartFormData form: MultipartFormData, to url: any URLConvertible,
         usingThreshold threshold: UInt64 = MultipartFormData.encodingMemoryThreshold, method: HTTPMethod = .post,
-        headers: HTTPHeaders? = nil, interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil,
+        headers: HTTPHeaders? = nil, interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil, timeout: Double? = nil,
         requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
         makeUpload(
-            url, method: method, headers: headers, interceptor: interceptor, timeout: timeout, modifier: requestModifier
+            url, method: method, headers: headers, interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume, timeout: timeout, modifier: requestModifier
         ) { urlRequest in
             if urlRequest.value(forHTTPHeaderField: "Content-Type") == nil {
                 urlRequest.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
@@ -132,12 +148,14 @@ extension Session {
 
     private func makeUpload(
         _ url: any URLConvertible, method: HTTPMethod, headers: HTTPHeaders?, interceptor: (any RequestInterceptor)?,
-        timeout: Double?, modifier: RequestModifier?, body: (inout URLRequest) -> UploadRequest.Uploadable
+        shouldAutomaticallyResume: Bool?, timeout: Double?, modifier: RequestModifier?,
+        body: (inout URLRequest) -> UploadRequest.Uploadable
     ) -> UploadRequest {
         do {
             var urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout, modifier: modifier)
             let uploadable = body(&urlRequest)
             return UploadRequest(session: self, urlRequest: urlRequest, uploadable: uploadable, interceptor: interceptor)
+                .resumes(automatically: shouldAutomaticallyResume)
         } catch {
             return UploadRequest(session: self, failedWith: error as? HTTPError ?? .invalidURL("\(url)"))
         }
@@ -153,6 +171,8 @@ extension Session {
     ///   - encoding: How to encode `parameters` (default: a URL-encoded form).
     ///   - headers: Header fields to send.
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - shouldAutomaticallyResume: Whether the first handler starts the
+    ///     request; `nil` (the default): the session's ``startRequestsImmediately``.
     ///   - timeout: Seconds without any data before an attempt fails with a time-out.
     ///   - requestModifier: Changes the `URLRequest` before the parameters are encoded.
     ///   - destination: Where the file goes; `nil` for a unique file in the
@@ -161,13 +181,15 @@ extension Session {
     public func download(
         _ url: any URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
         encoding: any ParameterEncoding = URLEncoding.default, headers: HTTPHeaders? = nil,
-        interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil, requestModifier: RequestModifier? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil, timeout: Double? = nil, requestModifier: RequestModifier? = nil,
         to destination: DownloadRequest.Destination? = nil
     ) -> DownloadRequest {
         do {
             var urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout, modifier: requestModifier)
             if let parameters { urlRequest = try Self.encode(parameters, with: encoding, into: urlRequest) }
             return DownloadRequest(session: self, urlRequest: urlRequest, interceptor: interceptor, destination: destination)
+                .resumes(automatically: shouldAutomaticallyResume)
         } catch {
             return DownloadRequest(session: self, failedWith: error as? HTTPError ?? .invalidURL("\(url)"))
         }
@@ -183,6 +205,8 @@ extension Session {
     ///   - encoder: How to encode them (default: a URL-encoded form).
     ///   - headers: Header fields to send.
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - shouldAutomaticallyResume: Whether the first handler starts the
+    ///     request; `nil` (the default): the session's ``startRequestsImmediately``.
     ///   - timeout: Seconds without any data before an attempt fails with a time-out.
     ///   - requestModifier: Changes the `URLRequest` before the parameters are encoded.
     ///   - destination: Where the file goes; `nil` for a unique file in the temporary directory.
@@ -190,13 +214,15 @@ extension Session {
     public func download<Parameters: Encodable & Sendable>(
         _ url: any URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
         encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default, headers: HTTPHeaders? = nil,
-        interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil, requestModifier: RequestModifier? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil, timeout: Double? = nil, requestModifier: RequestModifier? = nil,
         to destination: DownloadRequest.Destination? = nil
     ) -> DownloadRequest {
         do {
             let urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout, modifier: requestModifier)
             let encoded = try Self.encode(parameters, with: encoder, into: urlRequest)
             return DownloadRequest(session: self, urlRequest: encoded, interceptor: interceptor, destination: destination)
+                .resumes(automatically: shouldAutomaticallyResume)
         } catch {
             return DownloadRequest(session: self, failedWith: error as? HTTPError ?? .invalidURL("\(url)"))
         }
@@ -217,11 +243,13 @@ extension Session {
     ///   - data: ``DownloadRequest/resumeData`` of an earlier download (also
     ///     from an earlier run of the program).
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - shouldAutomaticallyResume: Whether the first handler starts the
+    ///     request; `nil` (the default): the session's ``startRequestsImmediately``.
     ///   - destination: Where the file goes; `nil` for a unique file in the temporary directory.
     /// - Returns: The request, ready for handlers; data that is not resume
     ///   data fails it with ``HTTPError/createURLRequestFailed(error:)`` (a ``ResumeDataError``).
     public func download(
-        resumingWith data: Data, interceptor: (any RequestInterceptor)? = nil,
+        resumingWith data: Data, interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil,
         to destination: DownloadRequest.Destination? = nil
     ) -> DownloadRequest {
         let resume: DownloadResumeData
@@ -237,7 +265,7 @@ extension Session {
         return DownloadRequest(
             session: self, urlRequest: urlRequest, interceptor: interceptor, destination: destination,
             resumingFrom: point.partialFileIsIntact ? point : nil
-        )
+        ).resumes(automatically: shouldAutomaticallyResume)
     }
 
     /// Creates a streaming request: its body is handed over chunk by chunk
@@ -250,20 +278,23 @@ extension Session {
     ///   - automaticallyCancelOnStreamError: Cancel the request when a stream
     ///     serializer fails on a chunk (default `false`).
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - shouldAutomaticallyResume: Whether the first handler starts the
+    ///     request; `nil` (the default): the session's ``startRequestsImmediately``.
     ///   - timeout: Seconds without any data before an attempt fails with a time-out.
     ///   - requestModifier: Changes the `URLRequest` the session built.
     /// - Returns: The request, ready for stream handlers.
     public func streamRequest(
         _ url: any URLConvertible, method: HTTPMethod = .get, headers: HTTPHeaders? = nil,
         automaticallyCancelOnStreamError: Bool = false,
-        interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil, requestModifier: RequestModifier? = nil
+        interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil, timeout: Double? = nil, requestModifier: RequestModifier? = nil
     ) -> DataStreamRequest {
         do {
             let urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout, modifier: requestModifier)
             return DataStreamRequest(
                 session: self, urlRequest: urlRequest, interceptor: interceptor,
                 automaticallyCancelOnStreamError: automaticallyCancelOnStreamError
-            )
+            ).resumes(automatically: shouldAutomaticallyResume)
         } catch {
             return DataStreamRequest(session: self, failedWith: error as? HTTPError ?? .invalidURL("\(url)"))
         }
@@ -282,6 +313,8 @@ extension Session {
     ///   - automaticallyCancelOnStreamError: Cancel the request when a stream
     ///     serializer fails on a chunk (default `false`).
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - shouldAutomaticallyResume: Whether the first handler starts the
+    ///     request; `nil` (the default): the session's ``startRequestsImmediately``.
     ///   - timeout: Seconds without any data before an attempt fails with a time-out.
     ///   - requestModifier: Changes the `URLRequest` before the parameters are encoded.
     /// - Returns: The request, ready for stream handlers.
@@ -289,14 +322,15 @@ extension Session {
         _ url: any URLConvertible, method: HTTPMethod = .get, parameters: Parameters? = nil,
         encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default, headers: HTTPHeaders? = nil,
         automaticallyCancelOnStreamError: Bool = false,
-        interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil, requestModifier: RequestModifier? = nil
+        interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil, timeout: Double? = nil, requestModifier: RequestModifier? = nil
     ) -> DataStreamRequest {
         do {
             let urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout, modifier: requestModifier)
             return DataStreamRequest(
                 session: self, urlRequest: try Self.encode(parameters, with: encoder, into: urlRequest), interceptor: interceptor,
                 automaticallyCancelOnStreamError: automaticallyCancelOnStreamError
-            )
+            ).resumes(automatically: shouldAutomaticallyResume)
         } catch {
             return DataStreamRequest(session: self, failedWith: error as? HTTPError ?? .invalidURL("\(url)"))
         }

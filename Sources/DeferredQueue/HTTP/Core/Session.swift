@@ -55,6 +55,10 @@ public final class Session: Sendable {
     public let transport: any HTTPTransport
     /// Adapts and retries every request of the session (before the request's own).
     public let interceptor: (any RequestInterceptor)?
+    /// Whether requests start with their first handler (Alamofire's
+    /// default); when `false`, each waits for ``Request/resume()``. A
+    /// factory's `shouldAutomaticallyResume:` decides for one request.
+    public let startRequestsImmediately: Bool
     /// Which hosts' TLS credentials are evaluated, and how (`nil`: the
     /// transport's default checks for every host).
     public let serverTrustManager: ServerTrustManager?
@@ -98,6 +102,8 @@ public final class Session: Sendable {
     ///     a store in memory (see ``URLSessionTransport`` for what else changes).
     ///     The default, ``URLSessionTransport/defaultConfiguration``, caches no
     ///     responses: unlike Alamofire's, it writes no disk cache under `$HOME`.
+    ///   - startRequestsImmediately: Whether a request starts with its first
+    ///     handler (the default); `false`: only with ``Request/resume()``.
     ///   - interceptor: Adapts and retries every request.
     ///   - serverTrustManager: Evaluates the TLS credentials of the hosts it
     ///     names (``ServerTrustManager``); `nil`: the transport's default checks.
@@ -109,6 +115,7 @@ public final class Session: Sendable {
     ///     stream hands over (4 GiB; `Int.max` for none).
     public convenience init(
         configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration,
+        startRequestsImmediately: Bool = true,
         interceptor: (any RequestInterceptor)? = nil,
         serverTrustManager: ServerTrustManager? = nil,
         redirectHandler: Redirector = .follow,
@@ -119,7 +126,7 @@ public final class Session: Sendable {
     ) {
         let transport = URLSessionTransport(configuration: configuration)
         self.init(
-            transport: transport, interceptor: interceptor, serverTrustManager: serverTrustManager, redirectHandler: redirectHandler,
+            transport: transport, startRequestsImmediately: startRequestsImmediately, interceptor: interceptor, serverTrustManager: serverTrustManager, redirectHandler: redirectHandler,
             eventMonitors: eventMonitors, retryPolicy: retryPolicy, maximumResponseBodySize: maximumResponseBodySize,
             maximumStreamedBodySize: maximumStreamedBodySize, resourceTimeout: configuration.timeoutIntervalForResource,
             cookieStore: Self.cookieStore(for: configuration),
@@ -131,6 +138,8 @@ public final class Session: Sendable {
     ///
     /// - Parameters:
     ///   - transport: What moves the bytes.
+    ///   - startRequestsImmediately: Whether a request starts with its first
+    ///     handler (the default); `false`: only with ``Request/resume()``.
     ///   - interceptor: Adapts and retries every request.
     ///   - serverTrustManager: Evaluates the TLS credentials of the hosts it
     ///     names (``ServerTrustManager``); `nil`: the transport's default checks.
@@ -144,6 +153,7 @@ public final class Session: Sendable {
     ///     (default: 7 days, as URLSession's); `nil` for none.
     public convenience init(
         transport: any HTTPTransport,
+        startRequestsImmediately: Bool = true,
         interceptor: (any RequestInterceptor)? = nil,
         serverTrustManager: ServerTrustManager? = nil,
         redirectHandler: Redirector = .follow,
@@ -154,19 +164,22 @@ public final class Session: Sendable {
         resourceTimeout: Double? = 7 * 86_400
     ) {
         self.init(
-            transport: transport, interceptor: interceptor, serverTrustManager: serverTrustManager, redirectHandler: redirectHandler,
+            transport: transport, startRequestsImmediately: startRequestsImmediately, interceptor: interceptor,
+            serverTrustManager: serverTrustManager, redirectHandler: redirectHandler,
             eventMonitors: eventMonitors, retryPolicy: retryPolicy, maximumResponseBodySize: maximumResponseBodySize,
             maximumStreamedBodySize: maximumStreamedBodySize, resourceTimeout: resourceTimeout, cookieStore: InMemoryCookieStore(), configuredHeaders: []
         )
     }
 
     private init(
-        transport: any HTTPTransport, interceptor: (any RequestInterceptor)?, serverTrustManager: ServerTrustManager?,
+        transport: any HTTPTransport, startRequestsImmediately: Bool, interceptor: (any RequestInterceptor)?,
+        serverTrustManager: ServerTrustManager?,
         redirectHandler: Redirector,
         eventMonitors: [any EventMonitor], retryPolicy: RetryPolicy?, maximumResponseBodySize: Int,
         maximumStreamedBodySize: Int, resourceTimeout: Double?, cookieStore: (any CookieStore)?, configuredHeaders: [(name: String, value: String)]
     ) {
         self.transport = transport
+        self.startRequestsImmediately = startRequestsImmediately
         self.interceptor = interceptor
         self.serverTrustManager = serverTrustManager
         self.redirectHandler = redirectHandler

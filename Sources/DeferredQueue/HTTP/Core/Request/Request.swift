@@ -73,7 +73,9 @@ public class Request: @unchecked Sendable {
         self.interceptor = interceptor
         self.timeoutIsAssigned = timeoutIsAssigned
         (outcome, resolver) = Deferred<RawResponse>.pending(targeting: session.transport.callbackQueue)
-        mutableState = Mutex(RequestStateMachine(kind: kind, tail: outcome))
+        var machine = RequestStateMachine(kind: kind, tail: outcome)
+        machine.resumesWithFirstHandler = session.startRequestsImmediately
+        mutableState = Mutex(machine)
     }
 
     /// A request that failed before it could start: it is finished from the
@@ -92,7 +94,8 @@ public class Request: @unchecked Sendable {
         // Nothing was chained onto the request and it was not cancelled: it
         // still goes out, as a fire-and-forget request whose answer no one reads.
         let (unstarted, redirector, credential) = mutableState.withLock(owner: self) {
-            ($0.requestState == .initialized, $0.redirector, $0.credential)
+            // A request that waits for `resume()` is never sent unless resumed.
+            ($0.requestState == .initialized && $0.resumesWithFirstHandler, $0.redirector, $0.credential)
         }
         if unstarted, let copy = unobservedCopy {
             if let redirector { copy.redirect(using: redirector) }
@@ -111,6 +114,15 @@ public class Request: @unchecked Sendable {
     }
 
     // MARK: - State
+
+    /// Whether the first handler starts the request (`true`) or it waits
+    /// for ``resume()``; `nil` keeps the session's
+    /// ``Session/startRequestsImmediately``. For the factories'
+    /// `shouldAutomaticallyResume:`.
+    func resumes(automatically: Bool?) -> Self {
+        if let automatically { mutableState.withLock(owner: self) { $0.resumesWithFirstHandler = automatically } }
+        return self
+    }
 
     /// The request's identity, stable for its life (Alamofire's `id`):
     /// adapters see it in ``RequestAdapterState/requestID``.
@@ -269,7 +281,7 @@ public class Request: @unchecked Sendable {
             register?(&state)
             // Under the lock: with the tail read and replaced (validation) in one place, handlers keep their order.
             state.tail.whenSettled(body)
-            return resume(&state)
+            return state.resumesWithFirstHandler ? resume(&state) : .none
         }
         if case .run = action { run() }
     }

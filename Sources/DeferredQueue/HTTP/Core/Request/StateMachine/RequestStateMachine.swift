@@ -70,6 +70,8 @@ struct RequestStateMachine: Sendable {
     var progressHandlers: [ProgressHandler] = []
     /// Set by `onHTTPResponse(on:perform:)`: told of each final response head.
     var httpResponseHandler: HTTPResponseHandler?
+    /// Whether the first handler starts the request (`shouldAutomaticallyResume`).
+    var resumesWithFirstHandler = true
     /// ``Request/id``, made when first read: most requests are never asked.
     private var identifier: UUID?
 
