@@ -201,7 +201,7 @@ extension Session {
 }
 
 /// Creates a request on ``Session/default``; the first handler starts it.
-/// See ``Session/request(_:method:parameters:encoding:headers:body:interceptor:timeout:requestModifier:)``.
+/// See ``Session/request(_:method:parameters:encoding:headers:body:interceptor:shouldAutomaticallyResume:timeout:requestModifier:)``.
 ///
 /// ```swift
 /// request("https://b.hatena.ne.jp/entry/json/?url=…")
@@ -239,7 +239,7 @@ public func request(
 }
 
 /// Creates a request with encoded parameters on ``Session/default``; see
-/// ``Session/request(_:method:parameters:encoder:headers:interceptor:timeout:requestModifier:)``.
+/// ``Session/request(_:method:parameters:encoder:headers:interceptor:shouldAutomaticallyResume:timeout:requestModifier:)``.
 ///
 /// - Parameters:
 ///   - url: The URL, as a `String`, `URL` or `URLComponents`.

@@ -196,7 +196,7 @@ extension Session {
     }
 
     /// Creates a download whose `Encodable` parameters are encoded into its
-    /// URL query or body; see ``download(_:method:parameters:encoding:headers:interceptor:timeout:requestModifier:to:)``.
+    /// URL query or body; see ``download(_:method:parameters:encoding:headers:interceptor:shouldAutomaticallyResume:timeout:requestModifier:to:)``.
     ///
     /// - Parameters:
     ///   - url: The URL, as a `String`, `URL` or `URLComponents`.
@@ -302,7 +302,7 @@ extension Session {
 
     /// Creates a streaming request whose `Encodable` parameters are encoded
     /// into its URL query or body; see
-    /// ``streamRequest(_:method:headers:automaticallyCancelOnStreamError:interceptor:timeout:requestModifier:)``.
+    /// ``streamRequest(_:method:headers:automaticallyCancelOnStreamError:interceptor:shouldAutomaticallyResume:timeout:requestModifier:)``.
     ///
     /// - Parameters:
     ///   - url: The URL, as a `String`, `URL` or `URLComponents`.

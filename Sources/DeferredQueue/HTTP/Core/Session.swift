@@ -36,7 +36,7 @@ import FoundationNetworking
 ///   on that serial queue: keep them short, and never make them wait for
 ///   another request of the same session, which could then never complete.
 public final class Session: Sendable {
-    /// The session used by the free functions (``request(_:method:parameters:encoding:headers:body:interceptor:timeout:requestModifier:)``…).
+    /// The session used by the free functions (``request(_:method:parameters:encoding:headers:body:interceptor:shouldAutomaticallyResume:timeout:requestModifier:)``…).
     public static let `default` = Session()
 
     /// The idle timeout applied when none is given: a request that receives

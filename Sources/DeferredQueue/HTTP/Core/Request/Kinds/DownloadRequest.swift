@@ -33,7 +33,7 @@ import FoundationNetworking
 ///
 /// A download that fails, or that you cancel with
 /// ``cancel(producingResumeData:)``, keeps what it received and offers
-/// ``resumeData``; ``Session/download(resumingWith:interceptor:to:)`` asks
+/// ``resumeData``; ``Session/download(resumingWith:interceptor:shouldAutomaticallyResume:to:)`` asks
 /// the server for the rest (`Range`, `If-Range`). See <doc:Transfers>.
 // `@unchecked Sendable` as `Request`: constants only here; what changes is in
 // `Request.mutableState`, behind its one lock.
@@ -74,7 +74,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     /// A download released unstarted is not sent: nobody would read the file.
     override var unobservedCopy: Request? { nil }
 
-    /// What to resume this download from with ``Session/download(resumingWith:interceptor:to:)``,
+    /// What to resume this download from with ``Session/download(resumingWith:interceptor:shouldAutomaticallyResume:to:)``,
     /// once it failed or was cancelled with ``cancel(producingResumeData:)``;
     /// `nil` while it runs, after success, and when the server could not
     /// send the rest (see <doc:Transfers>).
