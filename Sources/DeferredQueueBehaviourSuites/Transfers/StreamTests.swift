@@ -133,10 +133,16 @@ struct StreamTests {
         }
         #expect(decoded == [3])
 
+        // A throwing handler ends its stream with its error — even when the
+        // whole (small) body arrived and the transfer ended before the
+        // handler reached its first chunk: its queue is held until then.
         struct Stop: Error {}
         let ended = Recorder<HTTPError?>()
         let stopped = Latch()
-        session.streamRequest(server.url("/")).responseStream(on: handlerQueue) { stream in
+        let held = DispatchQueue(label: "held stream handler")
+        let release = DispatchSemaphore(value: 0)
+        held.async { _ = release.wait(timeout: .now() + 120) }
+        let throwing = session.streamRequest(server.url("/")).responseStream(on: held) { stream in
             if let completion = stream.completion {
                 ended.append(completion.error)
                 stopped.arrive()
@@ -144,8 +150,10 @@ struct StreamTests {
                 throw Stop()
             }
         }
+        #expect(await eventually { throwing.state == .finished })
+        release.signal()
         #expect(await stopped.wait())
-        #expect(ended.events.first??.underlyingError is Stop)
+        #expect(ended.events.first??.underlyingError is Stop, "\(ended.events)")
     }
 
     @Test func aReaderThatPausesHoldsTheServerBack() async throws {

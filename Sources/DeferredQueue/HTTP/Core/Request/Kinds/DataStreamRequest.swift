@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LockSupport
 import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -195,17 +196,26 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     ) -> Self {
         let token = CancellationToken(self)
         let cancelsOnError = automaticallyCancelOnStreamError
+        // This handler's own throw: its completion reports it even when the
+        // transfer ended first (a small body may be complete before the
+        // handler, on its own queue, reached its first chunk).
+        let thrown = ThrownError()
         addStreamHandler(StreamHandler(queue: queue, chunk: { [weak self] data in
             let result = transform(data)
             do {
                 try stream(Stream(event: .stream(result), token: token))
             } catch {
-                self?.finish(failingWith: HTTPError(serializationStep: error))
+                let failure = HTTPError(serializationStep: error)
+                thrown.record(failure)
+                self?.finish(failingWith: failure)
             }
             if case .failure = result, cancelsOnError { self?.cancel() }
         }, complete: { completion in
+            let ended = thrown.error.map {
+                Completion(request: completion.request, response: completion.response, error: $0)
+            } ?? completion
             // The end cannot be undone: an error thrown here has nowhere to go.
-            try? stream(Stream(event: .complete(completion), token: token))
+            try? stream(Stream(event: .complete(ended), token: token))
         }))
         return self
     }
@@ -362,4 +372,16 @@ struct StreamHandler: Sendable {
     let chunk: @Sendable (Data) -> Void
     /// The end, on `queue`, after every chunk.
     let complete: @Sendable (DataStreamRequest.Completion) -> Void
+}
+
+/// The first error a stream handler threw, recorded on its queue and read by
+/// its completion (its one lock: ``error``'s).
+private final class ThrownError: Sendable {
+    private let storage = Mutex<HTTPError?>(nil)
+
+    var error: HTTPError? { storage.withLock(owner: self) { $0 } }
+
+    func record(_ error: HTTPError) {
+        storage.withLock(owner: self) { $0 = $0 ?? error }
+    }
 }
