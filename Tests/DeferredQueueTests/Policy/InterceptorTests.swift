@@ -135,7 +135,10 @@ struct InterceptorTests {
         let monitor = ClosureEventMonitor(requestIsRetrying: { _ in retrying.arrive() })
         let adapter = CountingAdapter()
         let session = fixture.makeSession(interceptor: adapter, eventMonitors: [monitor])
-        let retrier = ScriptedRetrier(name: "retrier", order: Recorder(), results: [.retryWithDelay(0.2)])
+        // A delay long enough that the cancel below lands inside it however
+        // loaded the machine (the retrying event reaches the monitor late
+        // under load, and adapters now run as soon as the delay ends).
+        let retrier = ScriptedRetrier(name: "retrier", order: Recorder(), results: [.retryWithDelay(3)])
         let request = session.request(fixture.url("/fail"), interceptor: retrier)
         async let report = probe(request)
         #expect(await retrying.wait())
@@ -144,7 +147,7 @@ struct InterceptorTests {
         #expect(finished?.eachRanOnce == true)
         #expect(finished?.allKinds.allSatisfy { $0 == "cancelled" } == true)
         // Past the delay (a margin, not a timing assertion): the retry would have started by now.
-        try await Task.sleep(nanoseconds: 600_000_000)
+        try await Task.sleep(nanoseconds: 3_500_000_000)
         await fixture.roundTrip()
         #expect(fixture.paths == ["/fail", "/control"])
         #expect(adapter.calls.count == 1, "the adapters did not run for a retry")

@@ -86,7 +86,7 @@ public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible {
 ///   joins the values with `", "` (RFC 9110 §5.3). ``update(name:value:)`` and the
 ///   subscript setter replace them instead.
 public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral,
-    Sequence, CustomStringConvertible
+    Collection, CustomStringConvertible
 {
     private var fields: [HTTPHeader] = []
 
@@ -244,6 +244,23 @@ public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral, 
     public func makeIterator() -> IndexingIterator<[HTTPHeader]> {
         fields.makeIterator()
     }
+
+    /// The position of the first field (0), as in Alamofire's `Collection`.
+    public var startIndex: Int { fields.startIndex }
+
+    /// The position past the last field.
+    public var endIndex: Int { fields.endIndex }
+
+    /// The field at `position`, in insertion order.
+    ///
+    /// - Parameter position: A valid index.
+    public subscript(position: Int) -> HTTPHeader { fields[position] }
+
+    /// The position after `i`.
+    ///
+    /// - Parameter i: A valid index.
+    /// - Returns: `i + 1`.
+    public func index(after i: Int) -> Int { fields.index(after: i) }
 
     /// One `"Name: value"` line per field, secret values hidden as in
     /// ``HTTPHeader/description``.

@@ -45,9 +45,8 @@ extension Session {
         shouldAutomaticallyResume: Bool? = nil
     ) -> UploadRequest {
         switch makeURLRequest(from: convertible) {
-        case .success(var urlRequest):
-            urlRequest.httpBody = data
-            return UploadRequest(session: self, urlRequest: urlRequest, uploadable: .data, interceptor: interceptor)
+        case .success(let urlRequest):
+            return UploadRequest(session: self, urlRequest: urlRequest, uploadable: .data(data), interceptor: interceptor)
                 .resumes(automatically: shouldAutomaticallyResume)
                 .resumes(automatically: shouldAutomaticallyResume)
         case .failure(let error):

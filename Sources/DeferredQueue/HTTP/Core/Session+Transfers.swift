@@ -27,10 +27,7 @@ extension Session {
         makeUpload(
             url, method: method, headers: headers, interceptor: interceptor,
             shouldAutomaticallyResume: shouldAutomaticallyResume, timeout: timeout, modifier: requestModifier
-        ) { urlRequest in
-            urlRequest.httpBody = data
-            return .data
-        }
+        ) { _ in .data(data) }
     }
 
     /// Creates an upload of the file at `fileURL`, streamed from disk as it

@@ -22,6 +22,17 @@ public struct TransferProgress: Sendable, Equatable, CustomStringConvertible {
         return min(1, max(0, Double(completed) / Double(expected)))
     }
 
+    /// ``fraction``, or 0 when the total is unknown: Foundation `Progress`'s
+    /// `fractionCompleted`, for handlers written for Alamofire.
+    public var fractionCompleted: Double { fraction ?? 0 }
+
+    /// ``completed``: Foundation `Progress`'s name.
+    public var completedUnitCount: Int64 { completed }
+
+    /// ``expected``, or -1 when unknown: Foundation `Progress`'s name and
+    /// convention for an indeterminate total.
+    public var totalUnitCount: Int64 { expected ?? -1 }
+
     /// E.g. `"512/1024 bytes (50%)"` or `"512 bytes"`.
     public var description: String {
         guard let expected else { return "\(completed) bytes" }

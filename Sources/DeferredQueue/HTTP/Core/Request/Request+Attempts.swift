@@ -75,7 +75,7 @@ extension Request {
             case .failure(let error):
                 let failure = HTTPError.requestAdaptationFailed(error: error)
                 self.session.eventMonitor?.request(self, didFailToAdaptURLRequest: request, withError: failure)
-                self.finish(failingWith: failure)
+                self.finish(failingWith: failure, built: request)
             }
         }
         adapter.adapt(request, using: state) { next($0) }
@@ -334,11 +334,13 @@ extension Request {
     }
 
     /// Settles the outcome with `error`, cancelling whatever still runs.
-    func finish(failingWith error: HTTPError) {
+    /// `built`: the request the outcome names when no attempt was sent (one
+    /// an adapter failed on).
+    func finish(failingWith error: HTTPError, built: URLRequest? = nil) {
         var request: URLRequest?, response: HTTPURLResponse?
         let action = mutableState.withLock(owner: self) { state in
             let action = finish(&state)
-            if case .settle = action { (request, response) = (state.request, state.response) }
+            if case .settle = action { (request, response) = (state.request ?? built, state.response) }
             return action
         }
         guard case .settle(let leftovers) = action else { return }

@@ -130,6 +130,9 @@ public class Request: @unchecked Sendable {
         mutableState.withLock(owner: self) { $0.id() }
     }
 
+    /// Alamofire's name for ``RequestState``.
+    public typealias State = RequestState
+
     /// Where the request is in its life.
     public var state: RequestState {
         mutableState.withLock(owner: self) { $0.requestState }
@@ -179,7 +182,10 @@ public class Request: @unchecked Sendable {
     /// the running attempt is cancelled, and no adapter, retrier, retry delay
     /// or redirect starts another one. Idempotent, and does nothing once the
     /// request has finished.
-    public func cancel() {
+    ///
+    /// - Returns: The request, for chaining (as Alamofire's).
+    @discardableResult
+    public func cancel() -> Self {
         let action = mutableState.withLock(owner: self) { state in
             let action = state.cancel()
             switch action {
@@ -203,8 +209,9 @@ public class Request: @unchecked Sendable {
             Self.removeTemporaryFile(leftovers.temporaryFile)
             session.registry.remove(self)
         case .none:
-            return
+            break
         }
+        return self
     }
 
     /// Answers a `Basic` authentication challenge (a 401 with

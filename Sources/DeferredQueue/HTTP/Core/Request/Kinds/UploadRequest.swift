@@ -27,8 +27,9 @@ import FoundationNetworking
 public final class UploadRequest: DataRequest, @unchecked Sendable {
     /// What an upload sends.
     enum Uploadable: Sendable {
-        /// In `urlRequest.httpBody`.
-        case data
+        /// Bytes, set as each attempt's body: kept apart from the
+        /// `URLRequest`, so an adapter that builds a request anew cannot drop them.
+        case data(Data)
         /// A caller's file, streamed.
         case file(URL)
         /// A form, encoded when the request starts: in memory up to `threshold` bytes.
@@ -39,11 +40,13 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
 
     init(session: Session, urlRequest: URLRequest, uploadable: Uploadable, interceptor: (any RequestInterceptor)?) {
         self.uploadable = uploadable
-        super.init(session: session, urlRequest: urlRequest, interceptor: interceptor, kind: .upload(.init()))
+        var upload = RequestStateMachine.Upload()
+        if case .data(let data) = uploadable { upload.body = .encoded(data) }
+        super.init(session: session, urlRequest: urlRequest, interceptor: interceptor, kind: .upload(upload))
     }
 
     init(session: Session, failedWith error: HTTPError) {
-        self.uploadable = .data
+        self.uploadable = .data(Data())
         super.init(session: session, failedWith: error, urlRequest: nil)
     }
 
@@ -71,7 +74,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         return resume()
     }
 
-    /// Data is in the request already; a file or a form is prepared.
+    /// Data is ready as it is; a file or a form is prepared.
     override var preparesBody: Bool {
         if case .data = uploadable { return false }
         return true
@@ -79,8 +82,8 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
 
     override func prepareBody(_ done: @escaping @Sendable (Result<UploadBody, HTTPError>) -> Void) {
         switch uploadable {
-        case .data:
-            done(.success(.inRequest))
+        case .data(let data):
+            done(.success(.encoded(data)))
         case .file(let url):
             done(.success(.file(url)))
         case .multipart(let form, let threshold):

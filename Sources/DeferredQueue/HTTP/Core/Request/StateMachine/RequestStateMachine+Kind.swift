@@ -88,6 +88,7 @@ enum UploadBody: Sendable {
     case file(URL)
     /// A form encoded to a file of ours, streamed and removed when the request ends.
     case temporaryFile(URL)
-    /// A form encoded in memory.
+    /// Bytes in memory: an upload's data, or a form encoded in memory; set
+    /// as each attempt's body.
     case encoded(Data)
 }
