@@ -150,3 +150,20 @@ struct ManualResumeTests {
         #expect(fixture.requests.map { $0.url?.path } == ["/fired"])
     }
 }
+
+extension ManualResumeTests {
+    @Test func progressHandlersDoNotStartARequestThatWaits() async throws {
+        let fixture = PolicyFixture { _ in .json(#"{"ok":true}"#) }
+        let session = Session(transport: fixture.transport, startRequestsImmediately: false)
+        let download = session.download(fixture.url("/d")).downloadProgress(queue: handlerQueue) { _ in }
+        let upload = session.upload(Data("u".utf8), to: fixture.url("/u")).uploadProgress(queue: handlerQueue) { _ in }
+        #expect(download.state == .initialized)
+        #expect(upload.state == .initialized)
+        #expect(fixture.requests.isEmpty)
+        let done = Latch(count: 2)
+        download.resume().responseURL(queue: handlerQueue) { _ in done.arrive() }
+        upload.resume().responseData(queue: handlerQueue) { _ in done.arrive() }
+        #expect(await done.wait())
+        #expect(fixture.requests.count == 2)
+    }
+}

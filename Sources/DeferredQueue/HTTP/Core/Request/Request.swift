@@ -252,7 +252,7 @@ public class Request: @unchecked Sendable {
     }
 
     /// Calls `handler` with the download progress each time body bytes
-    /// arrive, and starts the request.
+    /// arrive, and starts the request (unless it waits for ``resume()``).
     ///
     /// Updates are dispatched in order, so they are monotonic on a serial
     /// `queue` (a retried attempt starts again from zero). The expected total
@@ -271,8 +271,12 @@ public class Request: @unchecked Sendable {
         queue: DispatchQueue = .main,
         _ handler: @escaping @Sendable (TransferProgress) -> Void
     ) -> Self {
-        mutableState.withLock(owner: self) { $0.progressHandlers.append(ProgressHandler(queue: queue, handler: handler)) }
-        return resume()
+        let action = mutableState.withLock(owner: self) { state in
+            state.progressHandlers.append(ProgressHandler(queue: queue, handler: handler))
+            return resumeIfAutomatic(&state)
+        }
+        if case .run = action { run() }
+        return self
     }
 
     // MARK: - Handlers
@@ -288,9 +292,15 @@ public class Request: @unchecked Sendable {
             register?(&state)
             // Under the lock: with the tail read and replaced (validation) in one place, handlers keep their order.
             state.tail.whenSettled(body)
-            return state.resumesWithFirstHandler ? resume(&state) : .none
+            return resumeIfAutomatic(&state)
         }
         if case .run = action { run() }
+    }
+
+    /// The transition to running that a handler makes, unless the request
+    /// waits for ``resume()`` (`shouldAutomaticallyResume: false`).
+    func resumeIfAutomatic(_ state: inout RequestStateMachine) -> RequestStateMachine.ResumeAction {
+        state.resumesWithFirstHandler ? resume(&state) : .none
     }
 
     /// The transition to running, under the lock, and its event.

@@ -56,7 +56,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     }
 
     /// Calls `handler` with the upload progress as the body goes out, and
-    /// starts the request.
+    /// starts the request (unless it waits for ``Request/resume()``).
     ///
     /// Updates are dispatched in order (monotonic on a serial `queue`) and
     /// end at the body's total (a retried attempt starts again from zero).
@@ -70,8 +70,12 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         queue: DispatchQueue = .main,
         _ handler: @escaping @Sendable (TransferProgress) -> Void
     ) -> Self {
-        mutableState.withLock(owner: self) { $0.addUploadProgressHandler(ProgressHandler(queue: queue, handler: handler)) }
-        return resume()
+        let action = mutableState.withLock(owner: self) { state in
+            state.addUploadProgressHandler(ProgressHandler(queue: queue, handler: handler))
+            return resumeIfAutomatic(&state)
+        }
+        if case .run = action { run() }
+        return self
     }
 
     /// Data is ready as it is; a file or a form is prepared.
