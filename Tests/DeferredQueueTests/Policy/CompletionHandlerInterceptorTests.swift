@@ -143,3 +143,46 @@ struct CompletionHandlerInterceptorTests {
         #expect(fixture.requests.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer revoked", "Bearer fresh"])
     }
 }
+
+extension CompletionHandlerInterceptorTests {
+    /// Calls its completion only when `release` is signalled; notes the queue it ran on.
+    final class ParkedAdapter: RequestAdapter {
+        let reached = Latch()
+        let release = DispatchSemaphore(value: 0)
+        let onCallbackQueue = Recorder<Bool>()
+        let key: DispatchSpecificKey<Bool>
+
+        init(key: DispatchSpecificKey<Bool>) { self.key = key }
+
+        func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
+            onCallbackQueue.append(DispatchQueue.getSpecific(key: key) == true)
+            reached.arrive()
+            DispatchQueue.global().async {
+                _ = self.release.wait(timeout: .now() + 120)
+                completion(.success(urlRequest))
+            }
+        }
+    }
+
+    @Test func adaptersRunOnTheSessionsQueueAndAreNotHeardOfAfterTheRequestEnds() async throws {
+        let fixture = PolicyFixture()
+        let key = DispatchSpecificKey<Bool>()
+        fixture.transport.callbackQueue.setSpecific(key: key, value: true)
+        let adapter = ParkedAdapter(key: key)
+        let journal = EventMonitorEventsTests.Journal()
+        let request = fixture.makeSession(interceptor: Interceptor(adapters: [adapter]), eventMonitors: [journal])
+            .request(fixture.url("/json"))
+        let done = Latch()
+        request.responseData(queue: handlerQueue) { _ in done.arrive() }   // starts it, from this task
+        #expect(await adapter.reached.wait())
+        #expect(adapter.onCallbackQueue.events == [true], "not on the thread that added the handler")
+        request.cancel()
+        #expect(await done.wait())
+        adapter.release.signal()
+        // The adapter's late success is dropped, and monitors hear nothing after the finish.
+        try await Task.sleep(nanoseconds: 100_000_000)
+        let lines = await EventMonitorEventsTests.settle(journal)
+        #expect(lines == ["resume", "initial /json", "cancel", "finish"], "\(lines)")
+        #expect(fixture.requests.isEmpty)
+    }
+}

@@ -21,14 +21,14 @@ struct InterceptorTests {
         #expect(fixture.headers("X-Adapted") == ["session,request"], "the request's adapter saw the session's result")
     }
 
-    @Test func requestRetriersAreAskedBeforeSessionRetriers() async throws {
+    @Test func sessionRetriersAreAskedBeforeRequestRetriersAsInAlamofire() async throws {
         let fixture = pathFixture { _ in .text("failed", status: 500) }
         let order = Recorder<String>()
         let session = fixture.makeSession(interceptor: ScriptedRetrier(name: "session", order: order))
         let request = session.request(fixture.url("/fail"), interceptor: ScriptedRetrier(name: "request", order: order))
         let report = await probe(request, validated: true)
         #expect(report?.allKinds.allSatisfy { $0 == "status(500)" } == true)
-        #expect(order.events == ["request", "session"])
+        #expect(order.events == ["session", "request"])
         #expect(fixture.paths.count == 1)
     }
 

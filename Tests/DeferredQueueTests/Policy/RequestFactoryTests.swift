@@ -20,8 +20,10 @@ struct RequestFactoryTests {
     }
 
     @Test func untypedParametersGoInTheQueryOrAsJSON() async throws {
-        let (get, _) = await Self.sent { $0.session.request($0.url("/search"), parameters: ["q": "swift", "page": 2]) }
-        #expect(get?.url?.query == "page=2&q=swift")
+        // Typed as Alamofire's untyped `Parameters`: URLEncoding writes a Bool as 1, and sorts keys.
+        let parameters: Parameters = ["q": "swift", "page": 2, "exact": true]
+        let (get, _) = await Self.sent { $0.session.request($0.url("/search"), parameters: parameters) }
+        #expect(get?.url?.query == "exact=1&page=2&q=swift")
         let (post, _) = await Self.sent {
             $0.session.request($0.url("/items"), method: .post, parameters: ["name": "pen"], encoding: JSONEncoding.default)
         }
@@ -66,7 +68,8 @@ struct RequestFactoryTests {
         let session = fixture.session
         let requests: [Request] = [
             session.request(fixture.url("/r"), headers: headers, requestModifier: modifier),
-            session.download(fixture.url("/d"), parameters: ["p": 1], headers: headers, requestModifier: modifier),
+            session.download(fixture.url("/d"), parameters: ["p": 1] as Parameters, encoding: URLEncoding.default,
+                             headers: headers, requestModifier: modifier),
             session.upload(Data("u".utf8), to: fixture.url("/u"), headers: headers, requestModifier: modifier),
             session.streamRequest(fixture.url("/s"), headers: headers, requestModifier: modifier),
             session.streamRequest(fixture.url("/e"), parameters: ["k": "v"], headers: headers, requestModifier: modifier),
@@ -165,5 +168,24 @@ extension ManualResumeTests {
         upload.resume().responseData(queue: handlerQueue) { _ in done.arrive() }
         #expect(await done.wait())
         #expect(fixture.requests.count == 2)
+    }
+}
+
+extension ManualResumeTests {
+    @Test func aWaitingRequestReleasedWithAHandlerTellsItsHandlerAndSendsNothing() async throws {
+        let fixture = PolicyFixture { _ in .json(#"{"ok":true}"#) }
+        let errors = Recorder<String>()
+        let done = Latch()
+        do {
+            fixture.session.request(fixture.url("/dropped"), shouldAutomaticallyResume: false)
+                .responseData(queue: handlerQueue) { response in
+                    errors.append(response.error.map { "\($0)" } ?? "no error")
+                    done.arrive()
+                }
+        }
+        #expect(await done.wait())
+        #expect(errors.count == 1)
+        #expect(errors.events.first != "no error", "\(errors.events)")
+        #expect(fixture.requests.isEmpty)
     }
 }

@@ -59,6 +59,12 @@ struct RetryPolicyAlamofireTests {
         )
         #expect(await probe(request)?.allKinds.allSatisfy { $0 == "ok" } == true)
         #expect(fixture.requests.count == 2)
+
+        // The label reaches the policy: a limit of 0 retries nothing.
+        let none = PolicyFixture { _ in .status(500) }
+        let once = none.session.request(none.url("/again"), interceptor: .retryPolicy(retryLimit: 0, exponentialBackoffScale: 0.01))
+        _ = await probe(once)
+        #expect(none.requests.count == 1)
     }
 
     @Test func connectionLostRetryPolicyRetriesALostConnectionOnly() async throws {

@@ -48,7 +48,6 @@ extension Session {
         case .success(let urlRequest):
             return UploadRequest(session: self, urlRequest: urlRequest, uploadable: .data(data), interceptor: interceptor)
                 .resumes(automatically: shouldAutomaticallyResume)
-                .resumes(automatically: shouldAutomaticallyResume)
         case .failure(let error):
             return UploadRequest(session: self, failedWith: error)
         }
@@ -72,7 +71,6 @@ extension Session {
         switch makeURLRequest(from: convertible) {
         case .success(let urlRequest):
             return UploadRequest(session: self, urlRequest: urlRequest, uploadable: .file(fileURL), interceptor: interceptor)
-                .resumes(automatically: shouldAutomaticallyResume)
                 .resumes(automatically: shouldAutomaticallyResume)
         case .failure(let error):
             return UploadRequest(session: self, failedWith: error)

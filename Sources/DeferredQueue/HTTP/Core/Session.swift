@@ -236,9 +236,9 @@ public final class Session: Sendable {
         [interceptor, request.interceptor].compactMap { $0 }
     }
 
-    /// The retriers of `request`: the request's, then the session's.
+    /// The retriers of `request`: the session's, then the request's (Alamofire's order).
     func retriers(for request: Request) -> [any RequestRetrier] {
-        [request.interceptor, interceptor].compactMap { $0 }
+        [interceptor, request.interceptor].compactMap { $0 }
     }
 
     /// `request` with the session's defaults: default headers and cookies,

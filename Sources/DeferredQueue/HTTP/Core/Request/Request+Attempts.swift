@@ -11,7 +11,7 @@ import FoundationNetworking
 //   (headers, cookies) ─▶ transport ─▶ response ─▶ store cookies ─▶
 //     3xx ─▶ redirect rules + redirector ─▶ next attempt
 //     401 Basic + credential ─▶ same request with Authorization ─▶ next attempt
-//     failure ─▶ retriers (request's, then session's), then RetryPolicy ─▶ retry after a delay
+//     failure ─▶ retriers (session's, then request's), then RetryPolicy ─▶ retry after a delay
 //     otherwise ─▶ finish: settle the outcome once, resume the handler queue.
 //
 // Each step is a transition of the request's state machine
@@ -25,14 +25,20 @@ extension Request {
     func run() {
         session.registry.insert(self)
         guard let urlRequest else { return }
-        session.eventMonitor?.request(self, didCreateInitialURLRequest: urlRequest)
+        // Read where the request starts: its adapters run later, on the session's queue.
+        if let refreshing = RefreshContext.interceptor {
+            mutableState.withLock(owner: self) { $0.refreshingInterceptor = refreshing }
+        }
         // Most kinds have no body to prepare: no closure to allocate.
-        guard preparesBody else { return prepareAttempt(from: urlRequest, timeoutIsAssigned: timeoutIsAssigned) }
+        guard preparesBody else {
+            return prepareAttempt(from: urlRequest, timeoutIsAssigned: timeoutIsAssigned, onCallbackQueue: false)
+        }
         prepareBody { prepared in
             switch prepared {
             case .success(let body):
                 switch self.mutableState.withLock(owner: self, { $0.bodyPrepared(body) }) {
-                case .prepareAttempt: self.prepareAttempt(from: urlRequest, timeoutIsAssigned: self.timeoutIsAssigned)
+                case .prepareAttempt:
+                    self.prepareAttempt(from: urlRequest, timeoutIsAssigned: self.timeoutIsAssigned, onCallbackQueue: false)
                 case .removeTemporaryFile(let file): Self.removeTemporaryFile(file)
                 case .none: break
                 }
@@ -46,8 +52,11 @@ extension Request {
     /// adapters that complete at once, this stays on the calling thread. A redirect hop to another origin skips
     /// them: what they add (a bearer token) is meant for the request's origin.
     /// `timeoutIsAssigned`: whether `base.timeoutInterval` is known to have
-    /// been assigned (see ``Request/timeoutIsAssigned``).
-    func prepareAttempt(from base: URLRequest, timeoutIsAssigned: Bool) {
+    /// been assigned (see ``Request/timeoutIsAssigned``). Adapters run on the
+    /// transport's callback queue, as retries and redirects do: the first
+    /// attempt's hop there when called elsewhere (`onCallbackQueue` false:
+    /// the caller's thread, often the main one, may not wait for an adapter).
+    func prepareAttempt(from base: URLRequest, timeoutIsAssigned: Bool, onCallbackQueue: Bool = true) {
         // The origin check (URL host parsing) only when there is an adapter to skip.
         guard session.interceptor != nil || interceptor != nil else {
             return send(base, base: base, timeoutIsAssigned: timeoutIsAssigned)
@@ -55,7 +64,13 @@ extension Request {
         let sameOrigin = urlRequest?.url.flatMap { original in base.url.map { RedirectRules.isSameOrigin(original, $0) } } ?? true
         let adapters = sameOrigin ? session.adapters(for: self) : []
         guard !adapters.isEmpty else { return send(base, base: base, timeoutIsAssigned: timeoutIsAssigned) }
-        adapt(base, base: base, with: adapters[...], state: RequestAdapterState(requestID: id, session: session))
+        let state = mutableState.withLock(owner: self) {
+            RequestAdapterState(requestID: $0.id(), session: session, refreshingInterceptor: $0.refreshingInterceptor)
+        }
+        guard onCallbackQueue else {
+            return session.transport.callbackQueue.async { self.adapt(base, base: base, with: adapters[...], state: state) }
+        }
+        adapt(base, base: base, with: adapters[...], state: state)
     }
 
     /// Runs `adapters` in order on `request`, then sends it; the first error
@@ -65,7 +80,7 @@ extension Request {
     ) {
         guard self.state == .resumed else { return }
         guard let adapter = adapters.first else {
-            session.eventMonitor?.request(self, didAdaptInitialRequest: base, to: request)
+            reportWhileRunning { $0.request(self, didAdaptInitialRequest: base, to: request) }
             // An adapter may return a request built anew: nothing is known of it.
             return send(request, base: base, timeoutIsAssigned: false)
         }
@@ -74,11 +89,20 @@ extension Request {
             case .success(let adapted): self.adapt(adapted, base: base, with: adapters.dropFirst(), state: state)
             case .failure(let error):
                 let failure = HTTPError.requestAdaptationFailed(error: error)
-                self.session.eventMonitor?.request(self, didFailToAdaptURLRequest: request, withError: failure)
+                self.reportWhileRunning { $0.request(self, didFailToAdaptURLRequest: request, withError: failure) }
                 self.finish(failingWith: failure, built: request)
             }
         }
         adapter.adapt(request, using: state) { next($0) }
+    }
+
+    /// Tells the monitors of an event, under the lock and only while the
+    /// request runs: after `requestDidFinish` a monitor hears nothing more.
+    private func reportWhileRunning(_ event: (CompositeEventMonitor) -> Void) {
+        guard let monitor = session.eventMonitor else { return }
+        mutableState.withLock(owner: self) { state in
+            if state.isRunning { event(monitor) }
+        }
     }
 
     /// Sends one attempt, unless the request stopped running meanwhile.
@@ -101,12 +125,13 @@ extension Request {
             return finish(failingWith: error)
         }
         let sessionLimit = session.maximumResponseBodySize
-        let action = mutableState.withLock(owner: self) {
-            $0.beginAttempt(sending: &prepared, base: base, sessionBodyLimit: sessionLimit)
+        let action = mutableState.withLock(owner: self) { state in
+            let action = state.beginAttempt(sending: &prepared, base: base, sessionBodyLimit: sessionLimit)
+            if case .start = action { session.eventMonitor?.request(self, didCreateURLRequest: prepared) }
+            return action
         }
         guard case .start(let number, let bodyFile, let collectsBody, let downloadsToFile, let limit, let discarding) = action
         else { return }
-        session.eventMonitor?.request(self, didCreateURLRequest: prepared)
         discarding?.discard()
         if bodyFile != nil { prepared.httpBody = nil }
         var attempt = HTTPTransportAttempt(
@@ -214,7 +239,9 @@ extension Request {
             Self.report(TransferProgress(completed: size, expected: size), to: completed.progressHandlers)
         }
         if let next = redirect(after: completed, response: response) {
-            return followRedirect(to: next)
+            // A redirect that became a GET (303; 301/302 after a POST) leaves an upload's body behind.
+            let dropsBody = next.httpMethod == "GET" && completed.request?.httpMethod != "GET"
+            return followRedirect(to: next, droppingBody: dropsBody)
         }
         if let partial = mutableState.withLock(owner: self, { $0.dropUnsatisfiableResume(after: response) }) {
             // The partial file cannot be continued: start again, whole.
@@ -242,8 +269,14 @@ extension Request {
         return redirector.decide(candidate, response: response)
     }
 
-    private func followRedirect(to next: URLRequest) {
-        prepare(next, after: mutableState.withLock(owner: self) { $0.followRedirect(limit: Session.redirectLimit) })
+    private func followRedirect(to next: URLRequest, droppingBody: Bool = false) {
+        var leftover: URL?
+        let action = mutableState.withLock(owner: self) { state in
+            if droppingBody { leftover = state.dropUploadBody() }
+            return state.followRedirect(limit: Session.redirectLimit)
+        }
+        Self.removeTemporaryFile(leftover)
+        prepare(next, after: action)
     }
 
     /// Prepares the attempt that follows a redirect or answers a challenge.
@@ -340,7 +373,7 @@ extension Request {
         var request: URLRequest?, response: HTTPURLResponse?
         let action = mutableState.withLock(owner: self) { state in
             let action = finish(&state)
-            if case .settle = action { (request, response) = (state.request ?? built, state.response) }
+            if case .settle = action { (request, response) = (built ?? state.request, state.response) }
             return action
         }
         guard case .settle(let leftovers) = action else { return }

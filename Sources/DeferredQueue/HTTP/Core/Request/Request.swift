@@ -28,7 +28,10 @@ import FoundationNetworking
 /// The first `response…`, `serializing…` or ``downloadProgress(queue:_:)``
 /// call starts it, or ``resume()``. A request that gets none of these and is
 /// not cancelled is sent when its last reference goes (fire and forget). A
-/// running request is kept alive by its session, and keeps the session alive.
+/// request made with `shouldAutomaticallyResume: false`, or by a session
+/// made with `startRequestsImmediately: false`, starts only at ``resume()``
+/// and is never sent without it. A running request is kept alive by its
+/// session, and keeps the session alive.
 ///
 /// ## Threading
 ///
@@ -306,7 +309,10 @@ public class Request: @unchecked Sendable {
     /// The transition to running, under the lock, and its event.
     private func resume(_ state: inout RequestStateMachine) -> RequestStateMachine.ResumeAction {
         let action = state.resume()
-        if case .run = action { session.eventMonitor?.requestDidResume(self) }
+        if case .run = action, let monitor = session.eventMonitor {
+            monitor.requestDidResume(self)
+            if let urlRequest { monitor.request(self, didCreateInitialURLRequest: urlRequest) }
+        }
         return action
     }
 

@@ -150,6 +150,42 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
         return adapted
     }
 
+    /// The session's call: a usable credential is applied at once, with no
+    /// task; a refresh to wait for (or to start) is awaited in a task. A
+    /// request this interceptor's own refresh started fails with
+    /// ``AuthenticationError/refreshRequestIntercepted`` instead of waiting
+    /// for itself.
+    ///
+    /// - Parameters:
+    ///   - urlRequest: The attempt's request.
+    ///   - state: The request's identity and session.
+    ///   - completion: Takes the request with the credential applied, or the error.
+    public func adapt(
+        _ urlRequest: URLRequest, using state: RequestAdapterState,
+        completion: @escaping @Sendable (_ result: Result<URLRequest, any Error>) -> Void
+    ) {
+        if state.refreshingInterceptor == ObjectIdentifier(self) {
+            return completion(.failure(AuthenticationError.refreshRequestIntercepted))
+        }
+        let ready = self.state.withLock(owner: self) { state -> Credential? in
+            guard state.refresh == nil, let current = state.credential, !current.requiresRefresh else { return nil }
+            return current
+        }
+        if let ready {
+            var adapted = urlRequest
+            authenticator.apply(ready, to: &adapted)
+            return completion(.success(adapted))
+        }
+        let session = state.session
+        Task {
+            do {
+                completion(.success(try await self.adapt(urlRequest, for: session)))
+            } catch {
+                completion(.failure(error))
+            }
+        }
+    }
+
     // MARK: - RequestRetrier
 
     /// Retries a request the server rejected for its credential: at once when

@@ -40,8 +40,9 @@ import FoundationNetworking
 /// `refresh` and `didRequest` come in two shapes each — this library's
 /// (`async`, ``HTTPError``) and Alamofire's (a completion handler, `any
 /// Error`) — so an authenticator written for Alamofire compiles unchanged.
-/// Implement one shape of each; each defaults to the other, so one that
-/// implements neither never returns.
+/// Implement one shape of each; each defaults to the other. One that
+/// implements neither fails its refreshes with an error naming it, and
+/// treats no response as a rejection.
 ///
 /// The interceptor calls these methods from any thread, never while holding
 /// its lock, so they may read the interceptor's ``AuthenticationInterceptor/credential``.
@@ -129,7 +130,10 @@ public protocol Authenticator: Sendable {
 
 extension Authenticator {
     public func refresh(_ credential: Credential, for session: Session) async throws -> Credential {
-        try await withCheckedThrowingContinuation { continuation in
+        if ShapeBridge.isBridging(Self.self) {
+            throw UnimplementedRequirement(type: Self.self, requirement: "refresh(_:for:)")
+        }
+        return try await withCheckedThrowingContinuation { continuation in
             let once = ResumeOnce(continuation)
             refresh(credential, for: session) { once.resume(with: $0) }
         }
@@ -141,18 +145,28 @@ extension Authenticator {
     ) {
         Task {
             do {
-                completion(.success(try await refresh(credential, for: session)))
+                let fresh = try await ShapeBridge.$bridging.withValue(ObjectIdentifier(Self.self)) {
+                    try await refresh(credential, for: session)
+                }
+                completion(.success(fresh))
             } catch {
                 completion(.failure(error))
             }
         }
     }
 
+    // Neither implemented: `false`, the request is not treated as rejected.
     public func didRequest(_ urlRequest: URLRequest, with response: HTTPURLResponse, failDueToAuthenticationError error: HTTPError) -> Bool {
-        didRequest(urlRequest, with: response, failDueToAuthenticationError: error as any Error)
+        if ShapeBridge.isBridging(Self.self) { return false }
+        return ShapeBridge.$bridging.withValue(ObjectIdentifier(Self.self)) {
+            didRequest(urlRequest, with: response, failDueToAuthenticationError: error as any Error)
+        }
     }
 
     public func didRequest(_ urlRequest: URLRequest, with response: HTTPURLResponse, failDueToAuthenticationError error: any Error) -> Bool {
-        didRequest(urlRequest, with: response, failDueToAuthenticationError: HTTPError(transportError: error))
+        if ShapeBridge.isBridging(Self.self) { return false }
+        return ShapeBridge.$bridging.withValue(ObjectIdentifier(Self.self)) {
+            didRequest(urlRequest, with: response, failDueToAuthenticationError: HTTPError(transportError: error))
+        }
     }
 }

@@ -7,9 +7,10 @@ import FoundationNetworking
 /// Compresses every request body with `deflate` (RFC 9110's zlib format,
 /// RFC 1950) and sets `Content-Encoding: deflate`, as Alamofire's.
 ///
-/// Only a body held in memory (`httpBody`) is compressed: file and stream
-/// bodies go as they are. Only for servers known to accept compressed
-/// request bodies: most do not.
+/// Only a request's own `httpBody` is compressed (`request(_:method:body:)`,
+/// parameters encoded into the body): an upload's data, file or form is
+/// set after the adapters and goes as it is, as in Alamofire. Only for
+/// servers known to accept compressed request bodies: most do not.
 ///
 /// ```swift
 /// import DeferredQueue

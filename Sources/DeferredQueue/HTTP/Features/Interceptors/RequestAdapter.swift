@@ -15,9 +15,10 @@ import FoundationNetworking
 /// Implement **one** of the two shapes: `async` (below), or Alamofire's
 /// completion handler, ``adapt(_:for:completion:)``. Each defaults to the
 /// other, so an adapter written for Alamofire compiles unchanged; one that
-/// implements neither never finishes adapting. The session calls
-/// ``adapt(_:using:completion:)``: a completion-handler adapter runs on the
-/// session's thread, with no task created, and an `async` one in a task.
+/// implements neither fails every request it adapts with an error naming
+/// it. The session calls ``adapt(_:using:completion:)`` on its queue (the
+/// transport's callback queue): a completion-handler adapter runs there,
+/// with no task created, and an `async` one in a task.
 public protocol RequestAdapter: Sendable {
     /// Returns the request to send.
     ///
@@ -60,6 +61,9 @@ public struct RequestAdapterState: Sendable {
     public let requestID: UUID
     /// The session running it.
     public let session: Session
+    /// The ``AuthenticationInterceptor`` whose refresh started the request,
+    /// if one did: that interceptor must not wait for its own refresh.
+    let refreshingInterceptor: ObjectIdentifier?
 
     /// Creates the state an adapter is given.
     ///
@@ -67,14 +71,22 @@ public struct RequestAdapterState: Sendable {
     ///   - requestID: The ``Request/id`` of the request being adapted.
     ///   - session: The session running it.
     public init(requestID: UUID, session: Session) {
+        self.init(requestID: requestID, session: session, refreshingInterceptor: nil)
+    }
+
+    init(requestID: UUID, session: Session, refreshingInterceptor: ObjectIdentifier?) {
         self.requestID = requestID
         self.session = session
+        self.refreshingInterceptor = refreshingInterceptor
     }
 }
 
 extension RequestAdapter {
     public func adapt(_ urlRequest: URLRequest, for session: Session) async throws -> URLRequest {
-        try await withCheckedThrowingContinuation { continuation in
+        if ShapeBridge.isBridging(Self.self) {
+            throw UnimplementedRequirement(type: Self.self, requirement: "adapt(_:for:)")
+        }
+        return try await withCheckedThrowingContinuation { continuation in
             let once = ResumeOnce(continuation)
             adapt(urlRequest, for: session) { once.resume(with: $0) }
         }
@@ -86,7 +98,10 @@ extension RequestAdapter {
     ) {
         Task {
             do {
-                completion(.success(try await adapt(urlRequest, for: session)))
+                let adapted = try await ShapeBridge.$bridging.withValue(ObjectIdentifier(Self.self)) {
+                    try await adapt(urlRequest, for: session)
+                }
+                completion(.success(adapted))
             } catch {
                 completion(.failure(error))
             }

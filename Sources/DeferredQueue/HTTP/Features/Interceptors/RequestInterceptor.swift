@@ -70,22 +70,23 @@ public struct Interceptor: RequestInterceptor {
         _ urlRequest: URLRequest, using state: RequestAdapterState,
         completion: @escaping @Sendable (_ result: Result<URLRequest, any Error>) -> Void
     ) {
-        Self.adapt(urlRequest, with: adapters[...], state: state, completion: CompletionOnce(completion))
+        Self.adapt(urlRequest, with: adapters[...], session: state.session, state: state, completion: CompletionOnce(completion))
     }
 
     public func adapt(
         _ urlRequest: URLRequest, for session: Session,
         completion: @escaping @Sendable (_ result: Result<URLRequest, any Error>) -> Void
     ) {
-        adapt(urlRequest, using: RequestAdapterState(requestID: UUID(), session: session), completion: completion)
+        Self.adapt(urlRequest, with: adapters[...], session: session, state: nil, completion: CompletionOnce(completion))
     }
 
+    // The async forms bridge to the completion handlers, so every child is
+    // called in the shape it implements.
     public func adapt(_ urlRequest: URLRequest, for session: Session) async throws -> URLRequest {
-        var request = urlRequest
-        for adapter in adapters {
-            request = try await adapter.adapt(request, for: session)
+        try await withCheckedThrowingContinuation { continuation in
+            let once = ResumeOnce(continuation)
+            adapt(urlRequest, for: session) { once.resume(with: $0) }
         }
-        return request
     }
 
     public func retry(
@@ -96,27 +97,32 @@ public struct Interceptor: RequestInterceptor {
     }
 
     public func retry(_ request: Request, for session: Session, dueTo error: HTTPError) async -> RetryResult {
-        for retrier in retriers {
-            let result = await retrier.retry(request, for: session, dueTo: error)
-            if case .doNotRetry = result { continue }
-            return result
+        await withCheckedContinuation { continuation in
+            let once = ResumeOnce(continuation)
+            retry(request, for: session, dueTo: error as any Error) { once.resume(with: .success($0)) }
         }
-        return .doNotRetry
     }
 
-    /// Runs `adapters` in order, each on the previous one's request; the first error ends it.
+    /// Runs `adapters` in order, each on the previous one's request; the
+    /// first error ends it. With a `state`, each is asked with it (as the
+    /// session does); without, in the `for:` shape.
     private static func adapt(
-        _ urlRequest: URLRequest, with adapters: ArraySlice<any RequestAdapter>, state: RequestAdapterState,
-        completion: CompletionOnce<Result<URLRequest, any Error>>
+        _ urlRequest: URLRequest, with adapters: ArraySlice<any RequestAdapter>, session: Session,
+        state: RequestAdapterState?, completion: CompletionOnce<Result<URLRequest, any Error>>
     ) {
         guard let adapter = adapters.first else { return completion(.success(urlRequest)) }
         let step = CompletionOnce<Result<URLRequest, any Error>> { result in
             switch result {
-            case .success(let adapted): adapt(adapted, with: adapters.dropFirst(), state: state, completion: completion)
+            case .success(let adapted):
+                adapt(adapted, with: adapters.dropFirst(), session: session, state: state, completion: completion)
             case .failure: completion(result)
             }
         }
-        adapter.adapt(urlRequest, using: state) { step($0) }
+        if let state {
+            adapter.adapt(urlRequest, using: state) { step($0) }
+        } else {
+            adapter.adapt(urlRequest, for: session) { step($0) }
+        }
     }
 
     /// Asks `retriers` in order until one decides something other than `.doNotRetry`.

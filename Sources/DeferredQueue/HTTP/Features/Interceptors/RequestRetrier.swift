@@ -20,15 +20,16 @@ public enum RetryResult: Sendable {
 ///
 /// A retrier is asked when an attempt fails — a transport error, or a
 /// response with a status of 400 or more — *before any handler runs*, so
-/// handlers only ever see the final attempt. The request's retriers are asked
-/// first, then the session's, then the session's ``RetryPolicy``.
+/// handlers only ever see the final attempt. The session's retriers are asked
+/// first, then the request's (Alamofire's order), then the session's ``RetryPolicy``.
 ///
 /// Implement **one** of the two shapes: `async` (below), or Alamofire's
 /// completion handler, ``retry(_:for:dueTo:completion:)``. Each defaults to
 /// the other, so a retrier written for Alamofire compiles unchanged; one that
-/// implements neither never decides. The session calls the completion
-/// handler: a completion-handler retrier runs on the session's thread, with
-/// no task created, and an `async` one in a task.
+/// implements neither fails the request with an error naming it. The
+/// session calls the completion handler on its queue (the transport's
+/// callback queue): a completion-handler retrier runs there, with no task
+/// created, and an `async` one in a task.
 public protocol RequestRetrier: Sendable {
     /// Decides about a failed attempt.
     ///
@@ -58,7 +59,10 @@ public protocol RequestRetrier: Sendable {
 
 extension RequestRetrier {
     public func retry(_ request: Request, for session: Session, dueTo error: HTTPError) async -> RetryResult {
-        await withCheckedContinuation { continuation in
+        if ShapeBridge.isBridging(Self.self) {
+            return .doNotRetryWithError(UnimplementedRequirement(type: Self.self, requirement: "retry(_:for:dueTo:)"))
+        }
+        return await withCheckedContinuation { continuation in
             let once = ResumeOnce(continuation)
             retry(request, for: session, dueTo: error as any Error) { once.resume(with: .success($0)) }
         }
@@ -69,6 +73,10 @@ extension RequestRetrier {
         completion: @escaping @Sendable (RetryResult) -> Void
     ) {
         let failure = HTTPError(transportError: error)
-        Task { completion(await retry(request, for: session, dueTo: failure)) }
+        Task {
+            completion(await ShapeBridge.$bridging.withValue(ObjectIdentifier(Self.self)) {
+                await retry(request, for: session, dueTo: failure)
+            })
+        }
     }
 }

@@ -20,6 +20,26 @@ extension RetryPolicy: RequestInterceptor {
     /// - Returns: `.retryWithDelay(seconds)`, or `.doNotRetry` so the next
     ///   retrier (and the session's policy) may decide.
     public func retry(_ request: Request, for session: Session, dueTo error: HTTPError) async -> RetryResult {
+        decision(for: request, dueTo: error)
+    }
+
+    // Both shapes stated: the session calls the completion handlers, which
+    // decide at once, with no task.
+    public func retry(
+        _ request: Request, for session: Session, dueTo error: any Error,
+        completion: @escaping @Sendable (RetryResult) -> Void
+    ) {
+        completion(decision(for: request, dueTo: HTTPError(transportError: error)))
+    }
+
+    public func adapt(
+        _ urlRequest: URLRequest, for session: Session,
+        completion: @escaping @Sendable (_ result: Result<URLRequest, any Error>) -> Void
+    ) {
+        completion(.success(urlRequest))
+    }
+
+    private func decision(for request: Request, dueTo error: HTTPError) -> RetryResult {
         guard let seconds = delay(for: request, dueTo: error) else { return .doNotRetry }
         return .retryWithDelay(seconds)
     }

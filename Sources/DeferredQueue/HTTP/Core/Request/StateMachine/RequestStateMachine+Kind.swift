@@ -71,6 +71,16 @@ extension RequestStateMachine {
     }
 
     /// The upload's encoded form file, taken so that it is removed once.
+    /// An upload's body is dropped (its redirect became a bodyless GET); the
+    /// form's temporary file, if it had one, to remove after the lock.
+    mutating func dropUploadBody() -> URL? {
+        updateUpload { upload -> URL? in
+            defer { upload.body = .inRequest }
+            if case .temporaryFile(let file) = upload.body { return file }
+            return nil
+        } ?? nil
+    }
+
     mutating func takeTemporaryFile() -> URL? {
         updateUpload { upload -> URL? in
             guard case .temporaryFile(let file) = upload.body else { return nil }

@@ -72,6 +72,9 @@ struct RequestStateMachine: Sendable {
     var httpResponseHandler: HTTPResponseHandler?
     /// Whether the first handler starts the request (`shouldAutomaticallyResume`).
     var resumesWithFirstHandler = true
+    /// The ``AuthenticationInterceptor`` whose refresh started the request
+    /// (read from the starting task when it started).
+    var refreshingInterceptor: ObjectIdentifier?
     /// ``Request/id``, made when first read: most requests are never asked.
     private var identifier: UUID?
 
