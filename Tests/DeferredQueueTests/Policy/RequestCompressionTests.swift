@@ -10,7 +10,7 @@ import Testing
 /// `DeflateRequestCompressor`: what goes on the wire, judged on MockTransport's record.
 @Suite("DeflateRequestCompressor: deflated bodies, Content-Encoding, duplicates")
 struct RequestCompressionTests {
-    static let body = Data(String(repeating: "compress me, ", count: 200).utf8)
+    static var body: Data { Data(String(repeating: "compress me, ", count: 200).utf8) }
 
     static func inflate(_ data: Data) throws -> Data {
         let decoder = try #require(try ContentDecoder(contentEncoding: "deflate"))
