@@ -78,6 +78,18 @@ let package = Package(
             ],
             path: "Sources/TransportInterleaved"
         ),
+        // One Session on every core: N requests decoding large bodies against
+        // the same decodes on the global pool (issue 27; a plain executable).
+        .executableTarget(
+            name: "ManyCores",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "DeferredQueue", package: "DeferredQueue"),
+                .product(name: "DeferredQueueAsyncHTTPClient", package: "DeferredQueueAsyncHTTPClient"),
+                .product(name: "DeferredQueueTesting", package: "DeferredQueue"),
+            ],
+            path: "Sources/ManyCores"
+        ),
         // Resident memory during 1 GiB downloads and streams and 500 MiB
         // uploads, on both transports (issue 14; a plain executable).
         .executableTarget(

@@ -1,4 +1,5 @@
 import DeferredQueue
+import Dispatch
 
 /// A transport the behaviour suites run on: what a test target that links
 /// `DeferredQueueBehaviourSuites` provides.
@@ -35,7 +36,8 @@ public protocol TransportUnderTest {
         retryPolicy: RetryPolicy?,
         maximumResponseBodySize: Int,
         maximumStreamedBodySize: Int,
-        resourceTimeout: Double?
+        resourceTimeout: Double?,
+        serializationQueue: DispatchQueue?
     ) -> Session
 }
 
@@ -57,12 +59,14 @@ public enum TestTransport {
         retryPolicy: RetryPolicy? = nil,
         maximumResponseBodySize: Int = 256 << 20,
         maximumStreamedBodySize: Int = Session.defaultMaximumStreamedBodySize,
-        resourceTimeout: Double? = nil
+        resourceTimeout: Double? = nil,
+        serializationQueue: DispatchQueue? = nil
     ) -> Session {
         transportUnderTest().makeSession(
             interceptor: interceptor, redirectHandler: redirectHandler, eventMonitors: eventMonitors,
             retryPolicy: retryPolicy, maximumResponseBodySize: maximumResponseBodySize,
-            maximumStreamedBodySize: maximumStreamedBodySize, resourceTimeout: resourceTimeout
+            maximumStreamedBodySize: maximumStreamedBodySize, resourceTimeout: resourceTimeout,
+            serializationQueue: serializationQueue
         )
     }
 }

@@ -21,12 +21,13 @@ enum URLSessionUnderTest: TransportUnderTest {
         retryPolicy: RetryPolicy?,
         maximumResponseBodySize: Int,
         maximumStreamedBodySize: Int,
-        resourceTimeout: Double?
+        resourceTimeout: Double?,
+        serializationQueue: DispatchQueue?
     ) -> Session {
         let configuration = URLSessionConfiguration.default
         if let resourceTimeout { configuration.timeoutIntervalForResource = resourceTimeout }
         return Session(
-            configuration: configuration, interceptor: interceptor, redirectHandler: redirectHandler,
+            configuration: configuration, serializationQueue: serializationQueue, interceptor: interceptor, redirectHandler: redirectHandler,
             eventMonitors: eventMonitors, retryPolicy: retryPolicy, maximumResponseBodySize: maximumResponseBodySize,
             maximumStreamedBodySize: maximumStreamedBodySize
         )

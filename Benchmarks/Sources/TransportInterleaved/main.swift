@@ -39,6 +39,12 @@ let rawClient: HTTPClient = {
 }()
 let ahcTransport = AsyncHTTPClientTransport()
 let ahcSession = Session(transport: AsyncHTTPClientTransport())
+/// Every request's handlers on the transport's callback queue, as before
+/// `serializationQueue` existed: no hop between completion and validation.
+let funnelledSession: Session = {
+    let transport = AsyncHTTPClientTransport()
+    return Session(transport: transport, serializationQueue: transport.callbackQueue)
+}()
 let urlSessionSession = Session(configuration: .default)
 let handlerQueue = DispatchQueue(label: "TransportInterleaved.handlers")
 let serializationQueue = DispatchQueue(label: "TransportInterleaved.serialization")
@@ -49,6 +55,7 @@ enum Client: String, CaseIterable {
     case rawWithResponse = "raw AHC + HTTPURLResponse + 2 hops"
     case transportOnly = "AHC transport alone (startAttempt)"
     case responseData = "responseData · AHC transport"
+    case funnelled = "responseData · AHC, on the callback queue"
     case decodable = "serializingDecodable · AHC transport"
     case urlSession = "responseData · URLSession transport"
 
@@ -84,8 +91,8 @@ enum Client: String, CaseIterable {
         case .transportOnly:
             let attempt = HTTPTransportAttempt(request: URLRequest(url: fixture.url), collectsBody: true)
             _ = ahcTransport.startAttempt(attempt, events: Completion(expected: expected, done: done))
-        case .responseData, .urlSession:
-            let session = self == .responseData ? ahcSession : urlSessionSession
+        case .responseData, .funnelled, .urlSession:
+            let session = self == .responseData ? ahcSession : self == .funnelled ? funnelledSession : urlSessionSession
             session.request(fixture.url).responseData(queue: handlerQueue) { response in
                 precondition(response.value?.count == expected, "responseData failed: \(response.result)")
                 done()

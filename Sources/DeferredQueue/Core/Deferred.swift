@@ -320,12 +320,9 @@ public final class Deferred<Value: Sendable>: Sendable {
         return (deferred, Resolver(deferred))
     }
 
-    /// A pending deferred whose queue targets `target`, and its resolver.
-    ///
-    /// A producer that settles from a block on `target` (an HTTP session's
-    /// delegate queue) lets the handlers run right after that block, on the
-    /// same thread, instead of waking another one.
-    static func pending(targeting target: DispatchQueue) -> (deferred: Deferred<Value>, resolver: Resolver<Value>) {
+    /// A pending deferred whose queue targets `target` (a global concurrent
+    /// queue when `nil`), and its resolver.
+    static func pending(targeting target: DispatchQueue?) -> (deferred: Deferred<Value>, resolver: Resolver<Value>) {
         let deferred = Deferred(pendingWithUpstream: nil, targeting: target)
         return (deferred, Resolver(deferred))
     }

@@ -26,15 +26,17 @@ import FoundationNetworking
 ///
 /// ## Threading
 ///
-/// Every transport event arrives on the transport's serial callback queue.
-/// Each request's handler queue targets it, so validation and serialization
-/// run right after a request completes, on that queue, one request at a time
-/// (as with Alamofire 5's root queue). Completion handlers then run on the
-/// `queue:` they name.
+/// Every transport event arrives on the transport's serial callback queue,
+/// where redirectors, adapters and retriers run: keep them short, and never
+/// make them wait for another request of the same session, which could then
+/// never complete.
 ///
-/// - Warning: Custom validators, redirectors and `Decodable` initialisers run
-///   on that serial queue: keep them short, and never make them wait for
-///   another request of the same session, which could then never complete.
+/// Each request's own serial handler queue runs its validators and
+/// serializers, in the order they were chained. By default those queues
+/// target a global concurrent queue, so different requests validate and
+/// decode in parallel, on every core; pass a serial `serializationQueue` to
+/// funnel every request's serialization through it, one at a time (Alamofire's
+/// default). Completion handlers then run on the `queue:` they name.
 public final class Session: Sendable {
     /// The session used by the free functions (``request(_:method:parameters:encoding:headers:body:interceptor:shouldAutomaticallyResume:timeout:requestModifier:)``…).
     public static let `default` = Session()
@@ -77,6 +79,11 @@ public final class Session: Sendable {
     /// The deadline for a whole request, retries and redirects included, in
     /// seconds; `nil` for none.
     public let resourceTimeout: Double?
+    /// What every request's handler queue targets: `nil` (the default), a
+    /// global concurrent queue, so requests serialize in parallel; a serial
+    /// queue runs every request's validators and serializers one at a time.
+    /// One request's handlers run in the order they were chained either way.
+    public let serializationQueue: DispatchQueue?
 
     let eventMonitor: CompositeEventMonitor?
     let cookieStore: (any CookieStore)?
@@ -102,8 +109,15 @@ public final class Session: Sendable {
     ///     a store in memory (see ``URLSessionTransport`` for what else changes).
     ///     The default, ``URLSessionTransport/defaultConfiguration``, caches no
     ///     responses: unlike Alamofire's, it writes no disk cache under `$HOME`.
+    ///   - rootQueue: The queue the transport's serial callback queue
+    ///     targets, where every transport event, redirector, adapter and
+    ///     retrier runs (default: its own).
     ///   - startRequestsImmediately: Whether a request starts with its first
     ///     handler (the default); `false`: only with ``Request/resume()``.
+    ///   - serializationQueue: What every request's validators and
+    ///     serializers run on: `nil` (the default), each request on its own
+    ///     serial queue, in parallel with the others; a serial queue, one
+    ///     request at a time (Alamofire's default; see MIGRATING.md).
     ///   - interceptor: Adapts and retries every request.
     ///   - serverTrustManager: Evaluates the TLS credentials of the hosts it
     ///     names (``ServerTrustManager``); `nil`: the transport's default checks.
@@ -115,7 +129,9 @@ public final class Session: Sendable {
     ///     stream hands over (4 GiB; `Int.max` for none).
     public convenience init(
         configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration,
+        rootQueue: DispatchQueue? = nil,
         startRequestsImmediately: Bool = true,
+        serializationQueue: DispatchQueue? = nil,
         interceptor: (any RequestInterceptor)? = nil,
         serverTrustManager: ServerTrustManager? = nil,
         redirectHandler: Redirector = .follow,
@@ -124,9 +140,9 @@ public final class Session: Sendable {
         maximumResponseBodySize: Int = 256 << 20,
         maximumStreamedBodySize: Int = Session.defaultMaximumStreamedBodySize
     ) {
-        let transport = URLSessionTransport(configuration: configuration)
+        let transport = URLSessionTransport(configuration: configuration, rootQueue: rootQueue)
         self.init(
-            transport: transport, startRequestsImmediately: startRequestsImmediately, interceptor: interceptor, serverTrustManager: serverTrustManager, redirectHandler: redirectHandler,
+            transport: transport, startRequestsImmediately: startRequestsImmediately, serializationQueue: serializationQueue, interceptor: interceptor, serverTrustManager: serverTrustManager, redirectHandler: redirectHandler,
             eventMonitors: eventMonitors, retryPolicy: retryPolicy, maximumResponseBodySize: maximumResponseBodySize,
             maximumStreamedBodySize: maximumStreamedBodySize, resourceTimeout: configuration.timeoutIntervalForResource,
             cookieStore: Self.cookieStore(for: configuration),
@@ -140,6 +156,10 @@ public final class Session: Sendable {
     ///   - transport: What moves the bytes.
     ///   - startRequestsImmediately: Whether a request starts with its first
     ///     handler (the default); `false`: only with ``Request/resume()``.
+    ///   - serializationQueue: What every request's validators and
+    ///     serializers run on: `nil` (the default), each request on its own
+    ///     serial queue, in parallel with the others; a serial queue, one
+    ///     request at a time (Alamofire's default; see MIGRATING.md).
     ///   - interceptor: Adapts and retries every request.
     ///   - serverTrustManager: Evaluates the TLS credentials of the hosts it
     ///     names (``ServerTrustManager``); `nil`: the transport's default checks.
@@ -154,6 +174,7 @@ public final class Session: Sendable {
     public convenience init(
         transport: any HTTPTransport,
         startRequestsImmediately: Bool = true,
+        serializationQueue: DispatchQueue? = nil,
         interceptor: (any RequestInterceptor)? = nil,
         serverTrustManager: ServerTrustManager? = nil,
         redirectHandler: Redirector = .follow,
@@ -164,7 +185,7 @@ public final class Session: Sendable {
         resourceTimeout: Double? = 7 * 86_400
     ) {
         self.init(
-            transport: transport, startRequestsImmediately: startRequestsImmediately, interceptor: interceptor,
+            transport: transport, startRequestsImmediately: startRequestsImmediately, serializationQueue: serializationQueue, interceptor: interceptor,
             serverTrustManager: serverTrustManager, redirectHandler: redirectHandler,
             eventMonitors: eventMonitors, retryPolicy: retryPolicy, maximumResponseBodySize: maximumResponseBodySize,
             maximumStreamedBodySize: maximumStreamedBodySize, resourceTimeout: resourceTimeout, cookieStore: InMemoryCookieStore(), configuredHeaders: []
@@ -172,7 +193,7 @@ public final class Session: Sendable {
     }
 
     private init(
-        transport: any HTTPTransport, startRequestsImmediately: Bool, interceptor: (any RequestInterceptor)?,
+        transport: any HTTPTransport, startRequestsImmediately: Bool, serializationQueue: DispatchQueue?, interceptor: (any RequestInterceptor)?,
         serverTrustManager: ServerTrustManager?,
         redirectHandler: Redirector,
         eventMonitors: [any EventMonitor], retryPolicy: RetryPolicy?, maximumResponseBodySize: Int,
@@ -180,6 +201,7 @@ public final class Session: Sendable {
     ) {
         self.transport = transport
         self.startRequestsImmediately = startRequestsImmediately
+        self.serializationQueue = serializationQueue
         self.interceptor = interceptor
         self.serverTrustManager = serverTrustManager
         self.redirectHandler = redirectHandler

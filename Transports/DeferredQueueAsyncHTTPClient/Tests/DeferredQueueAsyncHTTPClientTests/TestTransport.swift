@@ -1,6 +1,7 @@
 import DeferredQueue
 import DeferredQueueAsyncHTTPClient
 import DeferredQueueBehaviourSuites
+import Dispatch
 
 /// The root package's behaviour suites (`DeferredQueueBehaviourSuites`) run
 /// on AsyncHTTPClient in this test target.
@@ -17,10 +18,11 @@ enum AsyncHTTPClientUnderTest: TransportUnderTest {
         retryPolicy: RetryPolicy?,
         maximumResponseBodySize: Int,
         maximumStreamedBodySize: Int,
-        resourceTimeout: Double?
+        resourceTimeout: Double?,
+        serializationQueue: DispatchQueue?
     ) -> Session {
         Session(
-            transport: AsyncHTTPClientTransport(), interceptor: interceptor, redirectHandler: redirectHandler,
+            transport: AsyncHTTPClientTransport(), serializationQueue: serializationQueue, interceptor: interceptor, redirectHandler: redirectHandler,
             eventMonitors: eventMonitors, retryPolicy: retryPolicy, maximumResponseBodySize: maximumResponseBodySize,
             maximumStreamedBodySize: maximumStreamedBodySize, resourceTimeout: resourceTimeout
         )

@@ -35,9 +35,10 @@ import FoundationNetworking
 ///
 /// ## Threading
 ///
-/// Transport events arrive on the transport's serial ``HTTPTransport/callbackQueue``;
-/// the request's handler queue targets it, so validation and serialization
-/// run right after completion on that queue, one request at a time. Completion
+/// Transport events arrive on the transport's serial ``HTTPTransport/callbackQueue``.
+/// Validation and serialization run on the request's own handler queue,
+/// which targets the session's ``Session/serializationQueue`` (by default a
+/// global concurrent queue: requests serialize in parallel). Completion
 /// handlers then run on the `queue:` they name (`.main` by default).
 /// Properties and methods of a request may be used from any thread.
 ///
@@ -75,7 +76,7 @@ public class Request: @unchecked Sendable {
         self.urlRequest = urlRequest
         self.interceptor = interceptor
         self.timeoutIsAssigned = timeoutIsAssigned
-        (outcome, resolver) = Deferred<RawResponse>.pending(targeting: session.transport.callbackQueue)
+        (outcome, resolver) = Deferred<RawResponse>.pending(targeting: session.serializationQueue)
         var machine = RequestStateMachine(kind: kind, tail: outcome)
         machine.resumesWithFirstHandler = session.startRequestsImmediately
         mutableState = Mutex(machine)

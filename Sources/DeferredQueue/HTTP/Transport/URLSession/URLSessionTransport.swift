@@ -53,12 +53,15 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// Creates a transport.
     ///
-    /// - Parameter configuration: The configuration; the transport uses a
-    ///   copy without redirects, cookies, credentials (and, on Linux, cache).
-    ///   The default, ``defaultConfiguration``, has no response cache, so
-    ///   nothing is written to disk unless you pass a `urlCache`.
-    public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration) {
-        let queue = DispatchQueue(label: "DeferredQueue.URLSessionTransport")
+    /// - Parameters:
+    ///   - configuration: The configuration; the transport uses a copy
+    ///     without redirects, cookies, credentials (and, on Linux, cache).
+    ///     The default, ``defaultConfiguration``, has no response cache, so
+    ///     nothing is written to disk unless you pass a `urlCache`.
+    ///   - rootQueue: The queue ``callbackQueue`` (serial either way) targets;
+    ///     `nil`: a global concurrent queue.
+    public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration, rootQueue: DispatchQueue? = nil) {
+        let queue = DispatchQueue(label: "DeferredQueue.URLSessionTransport", target: rootQueue)
         let delegateQueue = BoundedDelegateQueue(runningOn: queue)
         callbackQueue = queue
         urlSession = URLSession(
