@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestSupport
 import Testing
 @testable import DeferredQueue
 
@@ -17,6 +18,25 @@ struct SessionConfigurationTests {
         #if canImport(FoundationNetworking)
         #expect((session.transport as? URLSessionTransport)?.urlSession.configuration.urlCache == nil)
         #endif
+    }
+
+    /// The transport's events, and the adapters and redirectors that run on
+    /// them, run on a serial queue that targets the session's `rootQueue`.
+    @Test func transportEventsRunOnTheRootQueue() async throws {
+        let fixture = try Fixture()
+        let root = DispatchQueue(label: "tests.root")
+        let key = DispatchSpecificKey<Bool>()
+        root.setSpecific(key: key, value: true)
+        let session = Session(rootQueue: root)
+        let onRoot = Recorder<Bool>()
+        let adapter = Adapter { request, _, completion in
+            onRoot.append(DispatchQueue.getSpecific(key: key) == true)
+            completion(.success(request))
+        }
+        let reply = await response { session.request(fixture.url("/json"), interceptor: adapter).responseData(queue: handlerQueue, completionHandler: $0) }
+        #expect(reply?.response?.statusCode == 200)
+        #expect(onRoot.events == [true])
+        #expect(DispatchQueue.getSpecific(key: key) == nil, "the test itself is not on the root queue")
     }
 }
 

@@ -44,8 +44,8 @@ import FoundationNetworking
 public protocol HTTPTransport: Sendable {
     /// The serial queue on which every event of every attempt is reported.
     ///
-    /// The session runs validation and serialization on queues that target
-    /// it, right after the event that completes a request.
+    /// The session makes its decisions (redirects, adapters, retriers) on
+    /// it; validation and serialization run on each request's own queue.
     var callbackQueue: DispatchQueue { get }
 
     /// The `Accept-Encoding` value naming the content codings this transport

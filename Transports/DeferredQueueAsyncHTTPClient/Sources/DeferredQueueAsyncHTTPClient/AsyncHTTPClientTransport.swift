@@ -40,8 +40,9 @@ import Synchronization
 ///   event monitor or adapter of the session ever runs on an event loop.
 /// - ``callbackQueue``, the transport's own serial queue, receives every
 ///   ``HTTPTransportEvents`` call of every attempt, in order; the session's
-///   decisions (redirects, retries) and each request's validation and
-///   serialization run on it, or on queues that target it.
+///   decisions (redirects, retries) run on it. Each request's validation and
+///   serialization run on the request's own queue, in parallel with other
+///   requests' (see the session's `serializationQueue`).
 /// - ``HTTPTransportTask/cancel()`` may be called from any thread; it fails
 ///   the client's task, whose ending arrives on ``callbackQueue`` like any other.
 /// - ``shutdown()`` runs where the session's last reference goes; it starts
