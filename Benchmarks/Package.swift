@@ -78,6 +78,20 @@ let package = Package(
             ],
             path: "Sources/TransportInterleaved"
         ),
+        // Issue 27's table: the raw transports and DeferredQueue on each, in
+        // interleaved rounds (a plain executable; see BENCHMARKS.md).
+        .executableTarget(
+            name: "Peers",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "DeferredQueue", package: "DeferredQueue"),
+                .product(name: "DeferredQueueAsyncHTTPClient", package: "DeferredQueueAsyncHTTPClient"),
+                .product(name: "DeferredQueueTesting", package: "DeferredQueue"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Sources/Peers"
+        ),
         // One Session on every core: N requests decoding large bodies against
         // the same decodes on the global pool (issue 27; a plain executable).
         .executableTarget(

@@ -34,7 +34,7 @@ public final class HTTPFixture: Sendable {
     }
 
     /// A JSON document of items padded to exactly `size` bytes.
-    static func makeBody(size: Int) -> Data {
+    public static func makeBody(size: Int) -> Data {
         var items: [Item] = []
         var encoded = Data()
         let encoder = JSONEncoder()
