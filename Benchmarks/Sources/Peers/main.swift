@@ -7,7 +7,8 @@
 //     Peers once <client> <scenario> <requests>     (for callgrind; see Scripts/peer-instructions.sh)
 //
 // Clients: raw URLSession (`dataTask(with:completionHandler:)`, no URLCache,
-// as the URLSession transport configures it), raw AsyncHTTPClient (its
+// as the URLSession transport configures it; and collecting through delegate
+// callbacks, as a client that limits a body's size must), raw AsyncHTTPClient (its
 // `execute(request:)` future, and its async `execute(_:timeout:)`), and
 // DeferredQueue's `responseData(queue:)` over each transport. Scenarios: 2,000
 // sequential GETs of 2 KiB, 2,000 all in flight, 2,000 with 64 in flight, 200
@@ -64,12 +65,37 @@ let rawClient: HTTPClient = {
     configuration.tracing.tracer = nil   // as the transport's own client, with no tracer bootstrapped
     return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
 }()
+/// Collects each body through delegate callbacks, as any client that bounds a
+/// body's size must on corelibs (URLSession has no limit of its own).
+final class CollectingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // @unchecked: `bodies` is only touched on the session's serial delegate queue.
+    var bodies: [Int: (Data, @Sendable (Data) -> Void)] = [:]
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        bodies[dataTask.taskIdentifier]?.0.append(data)
+    }
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let (body, done) = bodies.removeValue(forKey: task.taskIdentifier) else { return }
+        done(body)
+    }
+}
+let collectingDelegate = CollectingDelegate()
+let delegateQueue: OperationQueue = {
+    let queue = OperationQueue()
+    queue.maxConcurrentOperationCount = 1
+    return queue
+}()
+let rawDelegateSession: URLSession = {
+    let configuration = URLSessionConfiguration.default
+    configuration.urlCache = nil
+    return URLSession(configuration: configuration, delegate: collectingDelegate, delegateQueue: delegateQueue)
+}()
 let oursOnURLSession = Session()
 let oursOnAHC = Session(transport: AsyncHTTPClientTransport())
 let handlerQueue = DispatchQueue(label: "Peers.handlers")
 
 enum Client: String, CaseIterable {
     case rawURLSession = "raw URLSession"
+    case rawURLSessionDelegate = "raw URLSession, delegate"
     case oursURLSession = "DeferredQueue · URLSession"
     case rawAHC = "raw AHC (future)"
     case rawAHCAsync = "raw AHC (async)"
@@ -83,6 +109,15 @@ enum Client: String, CaseIterable {
                 guard data?.count == size else { fatalError("raw URLSession GET of \(url) failed: \(String(describing: error))") }
                 done()
             }.resume()
+        case .rawURLSessionDelegate:
+            let task = rawDelegateSession.dataTask(with: url)
+            delegateQueue.addOperation {
+                collectingDelegate.bodies[task.taskIdentifier] = (Data(), { body in
+                    guard body.count == size else { fatalError("raw URLSession delegate GET of \(url) failed: \(body.count) bytes") }
+                    done()
+                })
+                task.resume()
+            }
         case .rawAHC:
             let request: HTTPClient.Request
             do { request = try HTTPClient.Request(url: url.absoluteString) } catch { fatalError("\(error)") }
@@ -220,7 +255,7 @@ for scenario in Scenario.allCases {
     }
     for client in Client.allCases {
         let mine = perRequest(client)
-        let raw: Client = switch client { case .rawURLSession, .oursURLSession: .rawURLSession; default: .rawAHC }
+        let raw: Client = switch client { case .rawURLSession, .rawURLSessionDelegate, .oursURLSession: .rawURLSession; default: .rawAHC }
         let floor = perRequest(raw)
         table.append(String(format: "| %@ | %@ | %.1f | %.1f | %.2f× | %.2f× |", scenario.rawValue, client.rawValue,
                             mine.wall, mine.cpu, mine.wall / floor.wall, mine.cpu / floor.cpu))
@@ -244,7 +279,7 @@ for _ in 0..<3 {
     for client in Client.allCases { bytes[client, default: []].append(bytesInFreshProcess(client)) }
 }
 for client in Client.allCases {
-    let raw: Client = switch client { case .rawURLSession, .oursURLSession: .rawURLSession; default: .rawAHC }
+    let raw: Client = switch client { case .rawURLSession, .rawURLSessionDelegate, .oursURLSession: .rawURLSession; default: .rawAHC }
     table.append(String(format: "| resident bytes per in-flight request (2,000 waiting) | %@ | %.0f B | | %.2f× | |", client.rawValue,
                         median(bytes[client, default: []]), median(bytes[client, default: []]) / median(bytes[raw, default: []])))
 }

@@ -89,6 +89,32 @@ struct RequestIntrospectionTests {
         #expect(Set<Request>([first, first, second]).count == 2)
     }
 
+    /// Alamofire's shape: `-X` always, `-u` for the credential, `-b` for the
+    /// cookies (never a `Cookie` -H), then the latest attempt as sent.
+    @Test func cURLDescriptionHasAlamofiresShape() async throws {
+        let transport = MockTransport { request in
+            request.url?.path == "/login" ? .status(200, headers: ["Set-Cookie": "session=abc; Path=/"], body: Data("ok".utf8)) : .json("{}")
+        }
+        let session = Session(transport: transport)
+        let get = session.request("http://api.invalid/items").authenticate(username: "ann", password: "pa$$")
+        var lines = get.cURLDescription().components(separatedBy: " \\\n\t")
+        #expect(lines.first == "$ curl -v")
+        #expect(lines.dropFirst().first == "-X GET")
+        #expect(lines.contains("-u 'ann:pa$$'"))
+        #expect(lines.last == "'http://api.invalid/items'")
+        #expect(!lines.contains { $0.hasPrefix("-b") }, "no cookie stored yet")
+
+        _ = try await session.request("http://api.invalid/login").serializingData().value
+        let next = session.request("http://api.invalid/items")
+        lines = next.cURLDescription().components(separatedBy: " \\\n\t")
+        #expect(lines.contains("-b 'session=abc'"), "the cookies the first attempt will send")
+        _ = try await next.serializingData().value
+        lines = next.cURLDescription().components(separatedBy: " \\\n\t")
+        #expect(lines.contains("-b 'session=abc'"), "the cookies the attempt sent")
+        #expect(!lines.contains { $0.lowercased().hasPrefix("-h 'cookie") })
+        #expect(lines.contains { $0.hasPrefix("-H 'User-Agent: ") }, "the session's default fields")
+    }
+
     @Test func cURLDescriptionCallsItsHandlerOnTheQueue() async throws {
         let session = Session(transport: transport)
         let queue = DispatchQueue(label: "curl")

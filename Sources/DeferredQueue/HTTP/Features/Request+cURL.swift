@@ -4,16 +4,25 @@ import FoundationNetworking
 #endif
 
 extension Request {
-    /// The request as a `curl` command line, for debugging and bug reports.
+    /// The request as a `curl` command line, for debugging and bug reports,
+    /// in Alamofire's shape: `$ curl -v`, `-X` and the method, `-u` with the
+    /// credential given to ``authenticate(username:password:)``,
+    /// `-b` with the cookies, a `-H` for each other header field (the
+    /// configuration's, the session's defaults, the request's), the body,
+    /// and the URL, one per line.
     ///
-    /// Includes the method, the session's additional headers, the request's
-    /// headers and body; every argument is shell-quoted.
+    /// It describes the latest attempt as sent (adapted, with its cookies)
+    /// once one was made, and the request as built before that. Every
+    /// argument is in single quotes and the body is passed with `--data-raw`
+    /// (Alamofire: double quotes and `-d`), so that a `$`, a backquote or a
+    /// leading `@` in a value is not read by the shell or by curl: see
+    /// MIGRATING.md.
     ///
     /// - Warning: The command contains the request's secrets on purpose, so
-    ///   that it reproduces the request: the URL's password, `Authorization`,
-    ///   `Proxy-Authorization` and `Cookie` values, and the body. Never log it
-    ///   or attach it to a bug report unedited; log ``description`` instead,
-    ///   which hides them (see <doc:Security>).
+    ///   that it reproduces the request: the URL's password, the credential,
+    ///   `Authorization`, `Proxy-Authorization` and cookie values, and the
+    ///   body. Never log it or attach it to a bug report unedited; log
+    ///   ``description`` instead, which hides them (see <doc:Security>).
     ///
     /// - Returns: The `curl` command line.
     public func cURLDescription() -> String {
@@ -36,26 +45,30 @@ extension Request {
     }
 
     private func cURLCommand() -> String {
-        guard let urlRequest, let url = urlRequest.url else {
+        let (attempt, credential) = mutableState.withLock(owner: self) { ($0.request, $0.credential) }
+        guard let sent = attempt ?? urlRequest, let url = sent.url else {
             return "$ curl # the request has no valid URL"
         }
-        var arguments = ["$ curl -v"]
-        let method = urlRequest.httpMethod ?? "GET"
-        if method != "GET" { arguments.append("-X \(method)") }
-        var headers: [(String, String)] = []
-        for header in session.configuredHeaders + session.defaultHeaders.map({ (name: $0.name, value: $0.value) }) {
-            headers.append((header.name, header.value))
+        var arguments = ["$ curl -v", "-X \(sent.httpMethod ?? "GET")"]
+        if let user = credential?.user, let password = credential?.password {
+            arguments.append("-u \(Self.shellQuoted("\(user):\(password)"))")
         }
-        for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {
-            headers.removeAll { $0.0.caseInsensitiveCompare(name) == .orderedSame }
+        var headers: [(name: String, value: String)] = session.configuredHeaders
+        for header in session.defaultHeaders { headers.append((header.name, header.value)) }
+        for (name, value) in sent.allHTTPHeaderFields ?? [:] {
+            headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
             headers.append((name, value))
         }
-        for (name, value) in headers.sorted(by: { $0.0.lowercased() < $1.0.lowercased() }) {
-            arguments.append("-H \(Self.shellQuoted("\(name): \(value)"))")
+        let isCookie = { (header: (name: String, value: String)) in header.name.caseInsensitiveCompare("Cookie") == .orderedSame }
+        // Before the first attempt the session has not added its cookies yet.
+        if let cookies = headers.first(where: isCookie)?.value ?? (attempt == nil ? session.cookieStore?.cookieHeader(for: url) : nil) {
+            arguments.append("-b \(Self.shellQuoted(cookies))")
         }
-        if let body = urlRequest.httpBody, !body.isEmpty {
-            let text = String(decoding: body, as: UTF8.self)
-            arguments.append("--data-raw \(Self.shellQuoted(text))")
+        for header in headers.filter({ !isCookie($0) }).sorted(by: { $0.name.lowercased() < $1.name.lowercased() }) {
+            arguments.append("-H \(Self.shellQuoted("\(header.name): \(header.value)"))")
+        }
+        if let body = sent.httpBody, !body.isEmpty {
+            arguments.append("--data-raw \(Self.shellQuoted(String(decoding: body, as: UTF8.self)))")
         }
         arguments.append(Self.shellQuoted(url.absoluteString))
         return arguments.joined(separator: " \\\n\t")
