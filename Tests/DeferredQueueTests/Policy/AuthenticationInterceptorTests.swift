@@ -94,6 +94,57 @@ struct AuthenticationInterceptorTests {
         #expect(tokens.resourceRequests.count == 3)
     }
 
+    /// Alamofire refreshes again when the refreshed credential still
+    /// requires a refresh, until the refresh window calls it excessive.
+    @Test func aRefreshedCredentialThatStillRequiresRefreshIsRefreshedAgain() async throws {
+        struct Expiring: AuthenticationCredential {
+            let value: Int
+            let requiresRefresh: Bool
+        }
+        final class Scripted: Authenticator {
+            let expiredUntil: Int
+            let refreshes = Mutex(0)
+            init(expiredUntil: Int) { self.expiredUntil = expiredUntil }
+            func apply(_ credential: Expiring, to urlRequest: inout URLRequest) {
+                urlRequest.setValue("Bearer \(credential.value)", forHTTPHeaderField: "Authorization")
+            }
+            func refresh(_ credential: Expiring, for session: Session) async throws -> Expiring {
+                let count = refreshes.withLock { $0 += 1; return $0 }
+                return Expiring(value: count, requiresRefresh: count < expiredUntil)
+            }
+            func didRequest(_ urlRequest: URLRequest, with response: HTTPURLResponse, failDueToAuthenticationError error: HTTPError) -> Bool { false }
+            func isRequest(_ urlRequest: URLRequest, authenticatedWith credential: Expiring) -> Bool { true }
+        }
+        let sent = Recorder<String>()
+        let transport = MockTransport { request in
+            sent.append(request.value(forHTTPHeaderField: "Authorization") ?? "none")
+            return .json("{}")
+        }
+        // The third refresh gives a credential that no longer needs one.
+        let twice = Scripted(expiredUntil: 3)
+        let session = Session(transport: transport)
+        let auth = AuthenticationInterceptor(authenticator: twice, credential: Expiring(value: 0, requiresRefresh: true))
+        let ok = await response { session.request("http://api.invalid/me", interceptor: auth).responseData(queue: handlerQueue, completionHandler: $0) }
+        #expect(ok?.response?.statusCode == 200)
+        #expect(twice.refreshes.withLock { $0 } == 3)
+        #expect(sent.events == ["Bearer 3"])
+
+        // A refresh that never yields a usable credential stops at the window.
+        let never = Scripted(expiredUntil: .max)
+        let bounded = AuthenticationInterceptor(
+            authenticator: never, credential: Expiring(value: 0, requiresRefresh: true),
+            refreshWindow: .init(interval: 3_600, maximumAttempts: 4)
+        )
+        let failed = await response { session.request("http://api.invalid/me", interceptor: bounded).responseData(queue: handlerQueue, completionHandler: $0) }
+        guard case .requestAdaptationFailed(let error)? = failed?.error else {
+            Issue.record("expected requestAdaptationFailed, got \(String(describing: failed?.error))")
+            return
+        }
+        #expect(error as? AuthenticationError == .excessiveRefresh)
+        #expect(never.refreshes.withLock { $0 } == 4)
+        #expect(sent.events == ["Bearer 3"], "nothing was sent with a credential that needed a refresh")
+    }
+
     @Test func aMissingCredentialFailsBeforeSendingAndACredentialSetLaterIsUsed() async throws {
         let tokens = TokenService(token: "issued-by-login")
         let auth = AuthenticationInterceptor(authenticator: tokens.authenticator())

@@ -12,7 +12,8 @@ import FoundationNetworking
 /// credential ``AuthenticationCredential/requiresRefresh``, the attempt waits
 /// for a refresh; every other attempt arriving meanwhile waits for the *same*
 /// refresh — no thread is blocked — and all of them then go out with the new
-/// credential. As a retrier it handles attempts the server rejected (as the
+/// credential — or, when the refreshed credential still requires a refresh,
+/// wait for another. As a retrier it handles attempts the server rejected (as the
 /// ``Authenticator`` recognises them, typically a 401): one sent with an older
 /// credential than the current one is retried at once; otherwise the
 /// credential is refreshed once, shared by every rejected request, and they
@@ -134,20 +135,26 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
         if RefreshContext.interceptor == ObjectIdentifier(self) {
             throw AuthenticationError.refreshRequestIntercepted
         }
-        let (current, generation, running) = state.withLock(owner: self) { ($0.credential, $0.generation, $0.refresh) }
-        let usable: Credential
-        if let running {
-            usable = try await running.value
-        } else if let current, !current.requiresRefresh {
-            usable = current
-        } else if let current {
-            usable = try await refreshed(current, generation: generation, session: session)
-        } else {
-            throw AuthenticationError.missingCredential
+        // A refreshed credential that still requires a refresh is refreshed
+        // again, as in Alamofire, until the refresh window says it is excessive.
+        while true {
+            let (current, generation, running) = state.withLock(owner: self) { ($0.credential, $0.generation, $0.refresh) }
+            let candidate: Credential
+            if let running {
+                candidate = try await running.value
+            } else if let current, !current.requiresRefresh {
+                candidate = current
+            } else if let current {
+                candidate = try await refreshed(current, generation: generation, session: session)
+            } else {
+                throw AuthenticationError.missingCredential
+            }
+            if !candidate.requiresRefresh {
+                var adapted = urlRequest
+                authenticator.apply(candidate, to: &adapted)
+                return adapted
+            }
         }
-        var adapted = urlRequest
-        authenticator.apply(usable, to: &adapted)
-        return adapted
     }
 
     /// The session's call: a usable credential is applied at once, with no
