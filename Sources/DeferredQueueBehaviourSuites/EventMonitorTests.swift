@@ -85,3 +85,100 @@ struct EventMonitorTests {
         #expect(recording.events.events == ["resume", "response:200", "finish:finished"])
     }
 }
+
+/// Records the validation and parse events, as `kind:details`.
+private final class SerializationMonitor: EventMonitor {
+    let queue = DispatchQueue(label: "tests.serialization-monitor")
+    let events = Recorder<String>()
+
+    private func verdict(_ result: Request.ValidationResult) -> String { (try? result.get()) != nil ? "ok" : "fail" }
+
+    func request(
+        _ request: DataRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, data: Data?,
+        withResult result: Request.ValidationResult
+    ) {
+        events.append("validate:\(response.statusCode):\(data?.isEmpty == false):\(verdict(result))")
+    }
+    func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?>) {
+        events.append("parse:untyped:\(response.data?.isEmpty == false)")
+    }
+    func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value>) {
+        events.append("parse:\(Value.self)")
+    }
+    func request(
+        _ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse,
+        withResult result: Request.ValidationResult
+    ) {
+        events.append("stream-validate:\(response.statusCode):\(verdict(result))")
+    }
+    func request(
+        _ request: DownloadRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, fileURL: URL?,
+        withResult result: Request.ValidationResult
+    ) {
+        events.append("download-validate:\(response.statusCode):\(fileURL != nil):\(verdict(result))")
+    }
+    func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?>) {
+        events.append("download-parse:untyped:\(response.fileURL != nil)")
+    }
+    func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value>) {
+        events.append("download-parse:\(Value.self)")
+    }
+}
+
+@Suite("Event monitors: validation and parse events, in the order of the handlers")
+struct ValidationAndParseEventTests {
+    /// Nothing holds the requests but the session while they run: the events
+    /// still name them (the request outlives its handlers).
+    @Test func dataRequestsReportEachValidatorAndEachResponse() async throws {
+        let fixture = try Fixture()
+        let monitor = SerializationMonitor()
+        let session = TestTransport.makeSession(eventMonitors: [monitor])
+        let done = Latch(count: 2)
+        session.request(fixture.url("/json"))
+            .validate(statusCode: 200..<300)
+            .response(queue: handlerQueue) { _ in }
+            .validate(statusCode: [201])
+            .responseData(queue: handlerQueue) { _ in done.arrive() }
+        session.request(fixture.url("/json"))
+            .responseDecodable(of: JSON.self, queue: handlerQueue) { _ in done.arrive() }
+        #expect(await done.wait(seconds: 120))
+        monitor.queue.sync {}
+        let events = monitor.events.events
+        #expect(events.filter { $0 != "parse:JSON" } == ["validate:200:true:ok", "parse:untyped:true", "validate:200:true:fail", "parse:Data"])
+        #expect(events.filter { $0 == "parse:JSON" }.count == 1)
+    }
+
+    @Test func downloadsAndStreamsReportTheirValidatorsAndResponses() async throws {
+        let fixture = try Fixture()
+        let monitor = SerializationMonitor()
+        let session = TestTransport.makeSession(eventMonitors: [monitor])
+        let done = Latch(count: 2)
+        session.download(fixture.url("/json"))
+            .validate(statusCode: 200..<300)
+            .response(queue: handlerQueue) { _ in }
+            .responseData(queue: handlerQueue) { _ in done.arrive() }
+        session.streamRequest(fixture.url("/json"))
+            .validate(statusCode: 200..<300)
+            .responseStream(on: handlerQueue) { stream in
+                if case .complete = stream.event { done.arrive() }
+            }
+        #expect(await done.wait(seconds: 120))
+        monitor.queue.sync {}
+        let events = monitor.events.events
+        #expect(events.filter { $0.hasPrefix("download") } == ["download-validate:200:true:ok", "download-parse:untyped:true", "download-parse:Data"])
+        #expect(events.filter { $0.hasPrefix("stream") } == ["stream-validate:200:ok"])
+    }
+
+    /// ClosureEventMonitor has a closure for each of them.
+    @Test func closureMonitorsHearValidationAndParsing() async throws {
+        let fixture = try Fixture()
+        let heard = Recorder<String>()
+        let monitor = ClosureEventMonitor()
+        monitor.requestDidValidateRequestResponseDataWithResult = { _, _, response, _, _ in heard.append("validate:\(response.statusCode)") }
+        monitor.requestDidParseResponse = { _, response in heard.append("parse:\(response.response?.statusCode ?? 0)") }
+        let session = TestTransport.makeSession(eventMonitors: [monitor])
+        _ = await response { session.request(fixture.url("/json")).validate(statusCode: [200]).response(queue: handlerQueue, completionHandler: $0) }
+        monitor.queue.sync {}
+        #expect(heard.events == ["validate:200", "parse:200"])
+    }
+}

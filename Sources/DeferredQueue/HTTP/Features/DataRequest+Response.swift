@@ -179,12 +179,15 @@ extension DataRequest {
         _ handler: @escaping @Sendable (DataResponse<Value>) -> Void
     ) -> Self {
         let start = self.start
-        enqueueOutcome(on: queue, { raw, settled in
-            DataResponse(
+        let monitor = session.eventMonitor
+        enqueueOutcome(on: queue, { [weak self] raw, settled in
+            let response = DataResponse(
                 request: raw.request, response: raw.response, data: raw.data,
                 result: settled ? serialize(raw) : .failure(raw.error ?? .abandoned),
                 timing: ResponseTiming(start: start, end: raw.end)
             )
+            if let monitor, let self { monitor.request(self, didParseResponse: response) }
+            return response
         }, handler)
         return self
     }

@@ -8,6 +8,22 @@ import FoundationNetworking
 // request's; the serializers read the finished file (on the request's queue).
 
 extension DownloadRequest {
+    /// Adds a handler that receives the raw outcome: the file's URL when the
+    /// download succeeded (`nil` when there is none), or its failure, as
+    /// Alamofire's `response(queue:completionHandler:)`.
+    ///
+    /// - Parameters:
+    ///   - queue: Where `completionHandler` runs (default `.main`).
+    ///   - completionHandler: Receives the response.
+    /// - Returns: The request, for chaining.
+    @discardableResult
+    public func response(
+        queue: DispatchQueue = .main,
+        completionHandler: @escaping @Sendable (DownloadResponse<URL?>) -> Void
+    ) -> Self {
+        deliver(on: queue, { raw in raw.error.map { .failure($0) } ?? .success(raw.fileURL) }, completionHandler)
+    }
+
     /// Adds a handler that receives where the downloaded file is.
     ///
     /// - Parameters:
@@ -85,12 +101,15 @@ extension DownloadRequest {
         _ handler: @escaping @Sendable (DownloadResponse<Value>) -> Void
     ) -> Self {
         let start = self.start
+        let monitor = session.eventMonitor
         enqueueOutcome(on: queue, { [weak self] raw, settled in
-            DownloadResponse(
+            let response = DownloadResponse(
                 request: raw.request, response: raw.response, fileURL: raw.fileURL, resumeData: raw.resumeData ?? self?.resumeData,
                 result: settled ? serialize(raw) : .failure(raw.error ?? .abandoned),
                 timing: ResponseTiming(start: start, end: raw.end)
             )
+            if let monitor, let self { monitor.request(self, didParseResponse: response) }
+            return response
         }, handler)
         return self
     }

@@ -137,10 +137,12 @@ extension DownloadRequest {
     /// - Returns: The request, for chaining.
     @discardableResult
     public func validate(_ validation: @escaping Validation) -> Self {
-        appendStep { raw in
-            guard raw.error == nil, let response = raw.response,
-                  case .failure(let error) = validation(raw.request, response, raw.fileURL)
-            else { return raw }
+        let monitor = session.eventMonitor
+        appendStep { [weak self] raw in
+            guard raw.error == nil, let response = raw.response else { return raw }
+            let result = validation(raw.request, response, raw.fileURL)
+            if let monitor, let self { self.report(validation: result, of: raw, response: response, to: monitor) }
+            guard case .failure(let error) = result else { return raw }
             return Self.rejecting(raw, with: error)
         }
         return self

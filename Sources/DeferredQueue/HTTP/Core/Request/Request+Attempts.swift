@@ -165,7 +165,7 @@ extension Request {
         }
         if let headHandler { askDisposition(of: response, attempt: number, from: headHandler) }
         if case .reportAndValidate(let validators, let request) = action,
-           let error = DataStreamRequest.headError(validators, request: request, response: response) {
+           let error = (self as? DataStreamRequest)?.headError(validators, request: request, response: response) {
             mutableState.withLock(owner: self) { $0.reject(attempt: number, with: error) }?.cancel()
         }
     }
@@ -392,6 +392,7 @@ extension Request {
     private func settle(_ raw: RawResponse, _ leftovers: RequestStateMachine.Leftovers) {
         leftovers.task?.cancel()
         resolver.fulfill(finalOutcome(raw, file: leftovers.downloadFile))
+        keepAliveForMonitors()
         Self.removeTemporaryFile(leftovers.temporaryFile)
         session.registry.remove(self)
     }

@@ -299,6 +299,16 @@ public class Request: @unchecked Sendable {
             return resumeIfAutomatic(&state)
         }
         if case .run = action { run() }
+        if !outcome.isPending { keepAliveForMonitors() }
+    }
+
+    /// With event monitors, keeps the request alive until every handler
+    /// enqueued so far has run: their validation and parse events name it,
+    /// and nothing else may hold it by then (the handlers hold it weakly, so
+    /// that a request never started can still be released).
+    func keepAliveForMonitors() {
+        guard session.eventMonitor != nil else { return }
+        outcome.queue.async { withExtendedLifetime(self) {} }
     }
 
     /// The transition to running that a handler makes, unless the request
@@ -393,11 +403,23 @@ public class Request: @unchecked Sendable {
     /// Adds a validator: a step on the handler queue, seen by later handlers
     /// (a stream judges the response head instead).
     func addValidation(_ check: @escaping RawValidation) {
-        appendStep { raw in
-            guard raw.error == nil, let response = raw.response,
-                  case .failure(let error) = check(raw.request, response, raw.data)
-            else { return raw }
+        let monitor = session.eventMonitor
+        appendStep { [weak self] raw in
+            guard raw.error == nil, let response = raw.response else { return raw }
+            let result = check(raw.request, response, raw.data)
+            if let monitor, let self { self.report(validation: result, of: raw, response: response, to: monitor) }
+            guard case .failure(let error) = result else { return raw }
             return Self.rejecting(raw, with: error)
+        }
+    }
+
+    /// Tells `monitor` a validator judged `raw`: the data or download event,
+    /// by the request's kind.
+    func report(validation result: ValidationResult, of raw: RawResponse, response: HTTPURLResponse, to monitor: CompositeEventMonitor) {
+        if let download = self as? DownloadRequest {
+            monitor.request(download, didValidateRequest: raw.request, response: response, fileURL: raw.fileURL, withResult: result)
+        } else if let data = self as? DataRequest {
+            monitor.request(data, didValidateRequest: raw.request, response: response, data: raw.data, withResult: result)
         }
     }
 

@@ -34,6 +34,11 @@ public final class ClosureEventMonitor: EventMonitor {
         var requestDidAdaptInitialRequestToAdaptedRequest: (@Sendable (Request, URLRequest, URLRequest) -> Void)?
         var requestDidFailToAdaptURLRequestWithError: (@Sendable (Request, URLRequest, HTTPError) -> Void)?
         var requestDidCreateURLRequest: (@Sendable (Request, URLRequest) -> Void)?
+        var requestDidValidateRequestResponseDataWithResult: (@Sendable (DataRequest, URLRequest?, HTTPURLResponse, Data?, Request.ValidationResult) -> Void)?
+        var requestDidParseResponse: (@Sendable (DataRequest, DataResponse<Data?>) -> Void)?
+        var requestDidValidateRequestResponseWithResult: (@Sendable (DataStreamRequest, URLRequest?, HTTPURLResponse, Request.ValidationResult) -> Void)?
+        var requestDidValidateRequestResponseFileURLWithResult: (@Sendable (DownloadRequest, URLRequest?, HTTPURLResponse, URL?, Request.ValidationResult) -> Void)?
+        var requestDidParseDownloadResponse: (@Sendable (DownloadRequest, DownloadResponse<URL?>) -> Void)?
     }
 
     public let queue: DispatchQueue
@@ -90,6 +95,32 @@ public final class ClosureEventMonitor: EventMonitor {
         set { closures.withLock(owner: self) { $0.requestDidCreateURLRequest = newValue } }
     }
 
+    /// Called by ``request(_:didValidateRequest:response:data:withResult:)``.
+    public var requestDidValidateRequestResponseDataWithResult: (@Sendable (DataRequest, URLRequest?, HTTPURLResponse, Data?, Request.ValidationResult) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidValidateRequestResponseDataWithResult } }
+        set { closures.withLock(owner: self) { $0.requestDidValidateRequestResponseDataWithResult = newValue } }
+    }
+    /// Called by ``request(_:didParseResponse:)-(DataRequest,DataResponse<Data?>)`` (the untyped `response(queue:completionHandler:)`).
+    public var requestDidParseResponse: (@Sendable (DataRequest, DataResponse<Data?>) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidParseResponse } }
+        set { closures.withLock(owner: self) { $0.requestDidParseResponse = newValue } }
+    }
+    /// Called by ``request(_:didValidateRequest:response:withResult:)``.
+    public var requestDidValidateRequestResponseWithResult: (@Sendable (DataStreamRequest, URLRequest?, HTTPURLResponse, Request.ValidationResult) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidValidateRequestResponseWithResult } }
+        set { closures.withLock(owner: self) { $0.requestDidValidateRequestResponseWithResult = newValue } }
+    }
+    /// Called by ``request(_:didValidateRequest:response:fileURL:withResult:)``.
+    public var requestDidValidateRequestResponseFileURLWithResult: (@Sendable (DownloadRequest, URLRequest?, HTTPURLResponse, URL?, Request.ValidationResult) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidValidateRequestResponseFileURLWithResult } }
+        set { closures.withLock(owner: self) { $0.requestDidValidateRequestResponseFileURLWithResult = newValue } }
+    }
+    /// Called by ``request(_:didParseResponse:)-(DownloadRequest,DownloadResponse<URL?>)`` (the untyped `response(queue:completionHandler:)`).
+    public var requestDidParseDownloadResponse: (@Sendable (DownloadRequest, DownloadResponse<URL?>) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidParseDownloadResponse } }
+        set { closures.withLock(owner: self) { $0.requestDidParseDownloadResponse = newValue } }
+    }
+
     /// Creates a monitor.
     ///
     /// - Parameters:
@@ -137,5 +168,29 @@ public final class ClosureEventMonitor: EventMonitor {
     }
     public func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {
         requestDidCreateURLRequest?(request, urlRequest)
+    }
+    public func request(
+        _ request: DataRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, data: Data?,
+        withResult result: Request.ValidationResult
+    ) {
+        requestDidValidateRequestResponseDataWithResult?(request, urlRequest, response, data, result)
+    }
+    public func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?>) {
+        requestDidParseResponse?(request, response)
+    }
+    public func request(
+        _ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse,
+        withResult result: Request.ValidationResult
+    ) {
+        requestDidValidateRequestResponseWithResult?(request, urlRequest, response, result)
+    }
+    public func request(
+        _ request: DownloadRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, fileURL: URL?,
+        withResult result: Request.ValidationResult
+    ) {
+        requestDidValidateRequestResponseFileURLWithResult?(request, urlRequest, response, fileURL, result)
+    }
+    public func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?>) {
+        requestDidParseDownloadResponse?(request, response)
     }
 }

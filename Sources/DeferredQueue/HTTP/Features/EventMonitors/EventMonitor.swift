@@ -65,6 +65,34 @@ public protocol EventMonitor: Sendable {
     /// An attempt's request, as it goes to the transport (adapted, with the
     /// session's default headers and cookies).
     func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest)
+    /// A validator of a data request ran, on the request's handler queue,
+    /// and judged the response `result`.
+    func request(
+        _ request: DataRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, data: Data?,
+        withResult result: Request.ValidationResult
+    )
+    /// `response(queue:completionHandler:)` made its response, before its
+    /// completion handler runs.
+    func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?>)
+    /// A response serializer (`responseData`, `responseDecodable`,
+    /// `serializing…`) made its response, before its completion handler runs.
+    func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value>)
+    /// A validator of a stream's response head ran and judged it `result`.
+    func request(
+        _ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse,
+        withResult result: Request.ValidationResult
+    )
+    /// A validator of a download ran and judged it `result`.
+    func request(
+        _ request: DownloadRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, fileURL: URL?,
+        withResult result: Request.ValidationResult
+    )
+    /// `response(queue:completionHandler:)` of a download made its response,
+    /// before its completion handler runs.
+    func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?>)
+    /// A download's response serializer made its response, before its
+    /// completion handler runs.
+    func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value>)
 }
 
 /// The default queue of event monitors.
@@ -82,6 +110,22 @@ extension EventMonitor {
     public func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest) {}
     public func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: HTTPError) {}
     public func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {}
+    public func request(
+        _ request: DataRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, data: Data?,
+        withResult result: Request.ValidationResult
+    ) {}
+    public func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?>) {}
+    public func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value>) {}
+    public func request(
+        _ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse,
+        withResult result: Request.ValidationResult
+    ) {}
+    public func request(
+        _ request: DownloadRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, fileURL: URL?,
+        withResult result: Request.ValidationResult
+    ) {}
+    public func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?>) {}
+    public func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value>) {}
 }
 
 /// Forwards each event to every monitor of a session, on its own queue.
@@ -124,5 +168,31 @@ struct CompositeEventMonitor: Sendable {
     }
     func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {
         each { $0.request(request, didCreateURLRequest: urlRequest) }
+    }
+    func request(_ request: DataRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, data: Data?, withResult result: Request.ValidationResult) {
+        each { $0.request(request, didValidateRequest: urlRequest, response: response, data: data, withResult: result) }
+    }
+    func request(_ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, withResult result: Request.ValidationResult) {
+        each { $0.request(request, didValidateRequest: urlRequest, response: response, withResult: result) }
+    }
+    func request(_ request: DownloadRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, fileURL: URL?, withResult result: Request.ValidationResult) {
+        each { $0.request(request, didValidateRequest: urlRequest, response: response, fileURL: fileURL, withResult: result) }
+    }
+    /// `response`, to each monitor's untyped event when it is what
+    /// `response(queue:completionHandler:)` makes, else to the generic one.
+    func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value>) {
+        if let untyped = response as? DataResponse<Data?> {
+            each { $0.request(request, didParseResponse: untyped) }
+        } else {
+            each { $0.request(request, didParseResponse: response) }
+        }
+    }
+    /// As the data request's, for downloads (untyped: `DownloadResponse<URL?>`).
+    func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value>) {
+        if let untyped = response as? DownloadResponse<URL?> {
+            each { $0.request(request, didParseResponse: untyped) }
+        } else {
+            each { $0.request(request, didParseResponse: response) }
+        }
     }
 }

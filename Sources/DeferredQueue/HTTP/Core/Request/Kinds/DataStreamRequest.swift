@@ -258,9 +258,11 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     }
 
     /// The first failure of a stream's head `validators`, if any (run outside the lock).
-    static func headError(_ validators: [RawValidation], request: URLRequest?, response: HTTPURLResponse) -> HTTPError? {
+    func headError(_ validators: [RawValidation], request: URLRequest?, response: HTTPURLResponse) -> HTTPError? {
         for check in validators {
-            if case .failure(let error) = check(request, response, nil) {
+            let result = check(request, response, nil)
+            session.eventMonitor?.request(self, didValidateRequest: request, response: response, withResult: result)
+            if case .failure(let error) = result {
                 return error as? HTTPError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
             }
         }
