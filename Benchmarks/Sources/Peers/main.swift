@@ -90,7 +90,13 @@ let rawDelegateSession: URLSession = {
     return URLSession(configuration: configuration, delegate: collectingDelegate, delegateQueue: delegateQueue)
 }()
 let oursOnURLSession = Session()
-let oursOnAHC = Session(transport: AsyncHTTPClientTransport())
+/// `DQ_FUNNEL=1`: every request's handlers on the transport's callback queue
+/// (a serial `serializationQueue`), to weigh the hop to a queue of their own.
+let oursOnAHC: Session = {
+    let transport = AsyncHTTPClientTransport()
+    let funnel = ProcessInfo.processInfo.environment["DQ_FUNNEL"] == "1"
+    return Session(transport: transport, serializationQueue: funnel ? transport.callbackQueue : nil)
+}()
 let handlerQueue = DispatchQueue(label: "Peers.handlers")
 
 enum Client: String, CaseIterable {

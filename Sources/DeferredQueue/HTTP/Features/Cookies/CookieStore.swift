@@ -21,6 +21,9 @@ extension CookieStore {
     /// ``SetCookieParser`` (never by Foundation, whose acceptance rules are
     /// looser). Every field spelled `Set-Cookie` in any case is read.
     static func setCookies(in response: HTTPURLResponse) -> [ParsedSetCookie] {
+        // A case-insensitive lookup first: building `allHeaderFields` costs
+        // every response (most set no cookie) ten times as much.
+        guard response.value(forHTTPHeaderField: "Set-Cookie") != nil else { return [] }
         var cookies: [ParsedSetCookie] = []
         for case let (name as String, value as String) in response.allHeaderFields
         where name.utf8.count == 10 && name.lowercased() == "set-cookie" {
