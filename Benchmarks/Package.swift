@@ -78,8 +78,9 @@ let package = Package(
             ],
             path: "Sources/TransportInterleaved"
         ),
-        // Issue 27's table: the raw transports and DeferredQueue on each, in
-        // interleaved rounds (a plain executable; see BENCHMARKS.md).
+        // Issue 27's tables: the raw transports and DeferredQueue on each, in
+        // interleaved rounds, and one Session on every core (a plain
+        // executable; see BENCHMARKS.md).
         .executableTarget(
             name: "Peers",
             dependencies: [
@@ -91,18 +92,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Sources/Peers"
-        ),
-        // One Session on every core: N requests decoding large bodies against
-        // the same decodes on the global pool (issue 27; a plain executable).
-        .executableTarget(
-            name: "ManyCores",
-            dependencies: [
-                "BenchmarkSupport",
-                .product(name: "DeferredQueue", package: "DeferredQueue"),
-                .product(name: "DeferredQueueAsyncHTTPClient", package: "DeferredQueueAsyncHTTPClient"),
-                .product(name: "DeferredQueueTesting", package: "DeferredQueue"),
-            ],
-            path: "Sources/ManyCores"
         ),
         // Resident memory during 1 GiB downloads and streams and 500 MiB
         // uploads, on both transports (issue 14; a plain executable).

@@ -3,6 +3,7 @@
 // that the machine's drift falls on every client alike.
 //
 //     swift run --package-path Benchmarks -c release Peers [rounds]
+//     swift run --package-path Benchmarks -c release Peers cores [rounds] [requests] [megabytes]
 //     swift run --package-path Benchmarks -c release Peers write-bodies <directory>
 //     Peers once <client> <scenario> <requests>     (for callgrind; see Scripts/peer-instructions.sh)
 //
@@ -17,7 +18,8 @@
 // and CPU time per request (CPU: the whole process's user + system time, so
 // an in-process server's share is in every client's figure; point
 // `DQ_BENCH_BASE` at an nginx serving the same bodies, see BENCHMARKS.md, to
-// keep it out).
+// keep it out). Then the every-core table (EveryCore.swift), which `Peers
+// cores` prints alone.
 import AsyncHTTPClient
 import BenchmarkSupport
 import DeferredQueue
@@ -229,6 +231,11 @@ case "memory":
     _ = client.run(.window, requests: 64)   // connections, code, the first allocations
     print(client.bytesPerInFlightRequest())
     exit(0)
+case "cores":
+    let numbers = arguments.dropFirst().compactMap(Int.init)
+    print(try EveryCore.table(rounds: numbers.first ?? 3, requests: numbers.dropFirst().first ?? 8, megabytes: numbers.dropFirst(2).first ?? 2)
+        .joined(separator: "\n"))
+    exit(0)
 case "once":
     // One client, one scenario, N requests, nothing else: for callgrind.
     guard arguments.count == 4, let client = Client.allCases.first(where: { "\($0)" == arguments[1] }),
@@ -290,4 +297,5 @@ for client in Client.allCases {
                         median(bytes[client, default: []]), median(bytes[client, default: []]) / median(bytes[raw, default: []])))
 }
 print(table.joined(separator: "\n"))
+print(try EveryCore.table(rounds: 3, requests: 8, megabytes: 2).joined(separator: "\n"))
 try rawClient.syncShutdown()
