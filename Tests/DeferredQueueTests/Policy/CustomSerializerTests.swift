@@ -137,10 +137,14 @@ struct CustomSerializerTests {
         #expect(custom.value == 12 && custom.request?.url?.query == "id=12")
     }
 
-    @Test func serializingResponseWithoutASerializerStillGivesTheRawBody() async throws {
-        let raw = try await session.request(fixture.url("/empty")).serializingResponse().value
-        #expect(raw.response?.statusCode == 200)
-        #expect(raw.value == .some(Data()))
+    /// No bytes is no body: `nil`, as Alamofire's `response(queue:)` gives it.
+    @Test func serializingResponseWithoutASerializerGivesTheRawBodyAndNilForNone() async throws {
+        let empty = try await session.request(fixture.url("/empty")).serializingResponse().value
+        #expect(empty.response?.statusCode == 200)
+        #expect(empty.data == nil)
+        #expect(empty.value == .some(nil))
+        let some = try await session.request(fixture.url("/id?id=7")).serializingResponse().value
+        #expect(some.value.flatMap { $0.map { String(decoding: $0, as: UTF8.self) } } == "7")
     }
 
     @Test func cancellingTheDeferredOfSerializingResponseCancelsTheRequest() async throws {

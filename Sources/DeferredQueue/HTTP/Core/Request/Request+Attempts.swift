@@ -362,7 +362,8 @@ extension Request {
     /// transport failure).
     private func finish(with completed: CompletedAttempt, error: HTTPError?) {
         guard case .settle(let leftovers) = mutableState.withLock(owner: self, { finish(&$0) }) else { return }
-        let data: Data? = completed.response == nil && completed.body.isEmpty ? nil : completed.body
+        // No bytes is no body, `nil`, as in Alamofire.
+        let data: Data? = completed.body.isEmpty ? nil : completed.body
         settle(RawResponse(request: completed.request, response: completed.response, data: data, error: error, end: Date()), leftovers)
     }
 
