@@ -115,6 +115,46 @@ struct RequestIntrospectionTests {
         #expect(lines.contains { $0.hasPrefix("-H 'User-Agent: ") }, "the session's default fields")
     }
 
+    /// Alamofire's `Request.error`: the failure it finished with, or the
+    /// first a validator returned; a success leaves it `nil`.
+    @Test func errorIsTheFailureTheRequestFinishedWithOrAValidatorsFirst() async throws {
+        let transport = MockTransport { request in
+            switch request.url?.path {
+            case "/missing": .status(404, body: Data("no".utf8))
+            case "/offline": .failure(.notConnectedToInternet)
+            case "/never": .silence
+            default: .json(#"{"count":3}"#)
+            }
+        }
+        let session = Session(transport: transport)
+
+        let ok = session.request("http://api.invalid/").validate()
+        _ = await ok.serializingData().result
+        #expect(ok.error == nil)
+
+        let missing = session.request("http://api.invalid/missing").validate().validate(statusCode: [200])
+        _ = await missing.serializingData().result
+        #expect(missing.error?.responseCode == 404, "the first validator's failure, not the second's")
+
+        let offline = session.request("http://api.invalid/offline")
+        _ = await offline.serializingData().result
+        #expect((offline.error?.underlyingError as? URLError)?.code == .notConnectedToInternet)
+
+        let adapter = Adapter { _, _, completion in completion(.failure(URLError(.userAuthenticationRequired))) }
+        let unadapted = session.request("http://api.invalid/", interceptor: adapter)
+        _ = await unadapted.serializingData().result
+        guard case .requestAdaptationFailed? = unadapted.error else {
+            Issue.record("expected requestAdaptationFailed, got \(String(describing: unadapted.error))")
+            return
+        }
+
+        let cancelled = session.request("http://api.invalid/never")
+        cancelled.resume()
+        cancelled.cancel()
+        #expect(cancelled.error?.isCancelled == true)
+        #expect(session.request("http://api.invalid/").error == nil, "not started, not failed")
+    }
+
     @Test func cURLDescriptionCallsItsHandlerOnTheQueue() async throws {
         let session = Session(transport: transport)
         let queue = DispatchQueue(label: "curl")

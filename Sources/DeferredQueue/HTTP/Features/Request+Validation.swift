@@ -143,7 +143,7 @@ extension DownloadRequest {
             let result = validation(raw.request, response, raw.fileURL)
             if let monitor, let self { self.report(validation: result, of: raw, response: response, to: monitor) }
             guard case .failure(let error) = result else { return raw }
-            return Self.rejecting(raw, with: error)
+            return self?.rejected(raw, with: error) ?? Self.rejecting(raw, with: error)
         }
         return self
     }

@@ -392,6 +392,7 @@ extension Request {
     /// the outcome, and releases what the request held.
     private func settle(_ raw: RawResponse, _ leftovers: RequestStateMachine.Leftovers) {
         leftovers.task?.cancel()
+        if let error = raw.error { mutableState.withLock(owner: self) { $0.recordFailure(error) } }
         resolver.fulfill(finalOutcome(raw, file: leftovers.downloadFile))
         keepAliveForMonitors()
         Self.removeTemporaryFile(leftovers.temporaryFile)

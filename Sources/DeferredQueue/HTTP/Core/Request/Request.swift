@@ -90,7 +90,9 @@ public class Request: @unchecked Sendable {
         self.interceptor = nil
         self.timeoutIsAssigned = false
         (outcome, resolver) = Deferred<RawResponse>.pending()
-        mutableState = Mutex(RequestStateMachine(failedSending: urlRequest, tail: outcome))
+        var machine = RequestStateMachine(failedSending: urlRequest, tail: outcome)
+        machine.failure = error
+        mutableState = Mutex(machine)
         resolver.fulfill(RawResponse(request: urlRequest, response: nil, data: nil, error: error, end: start))
     }
 
@@ -132,6 +134,14 @@ public class Request: @unchecked Sendable {
     /// adapters see it in ``RequestAdapterState/requestID``.
     public var id: UUID {
         mutableState.withLock(owner: self) { $0.id() }
+    }
+
+    /// Why the request failed, if it did (Alamofire's `error`): the error it
+    /// finished with (a transport failure, an adapter's, ``HTTPError/cancelled``),
+    /// or the first failure a validator chained onto it returned, once that
+    /// validator ran. A response serializer's failure is in its response only.
+    public var error: HTTPError? {
+        mutableState.withLock(owner: self) { $0.failure ?? ($0.requestState == .cancelled ? .cancelled : nil) }
     }
 
     /// Alamofire's name for ``RequestState``.
@@ -409,7 +419,7 @@ public class Request: @unchecked Sendable {
             let result = check(raw.request, response, raw.data)
             if let monitor, let self { self.report(validation: result, of: raw, response: response, to: monitor) }
             guard case .failure(let error) = result else { return raw }
-            return Self.rejecting(raw, with: error)
+            return self?.rejected(raw, with: error) ?? Self.rejecting(raw, with: error)
         }
     }
 
@@ -421,6 +431,14 @@ public class Request: @unchecked Sendable {
         } else if let data = self as? DataRequest {
             monitor.request(data, didValidateRequest: raw.request, response: response, data: raw.data, withResult: result)
         }
+    }
+
+    /// `raw` failed by a validator's `error`, recorded as the request's ``error``
+    /// unless it has one.
+    func rejected(_ raw: RawResponse, with error: any Error) -> RawResponse {
+        let rejected = Self.rejecting(raw, with: error)
+        mutableState.withLock(owner: self) { $0.recordFailure(rejected.error) }
+        return rejected
     }
 
     /// `raw` failed by a validator's `error`: an ``HTTPError`` as is, any other

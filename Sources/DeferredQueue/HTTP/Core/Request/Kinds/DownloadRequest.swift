@@ -150,7 +150,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             let result = check(response, (size?.int64Value ?? 0) == 0)
             if let monitor, let self { self.report(validation: result, of: raw, response: response, to: monitor) }
             guard case .failure(let error) = result else { return raw }
-            return Self.rejecting(raw, with: error)
+            return self?.rejected(raw, with: error) ?? Self.rejecting(raw, with: error)
         }
     }
 

@@ -77,6 +77,9 @@ struct RequestStateMachine: Sendable {
     var refreshingInterceptor: ObjectIdentifier?
     /// ``Request/id``, made when first read: most requests are never asked.
     private var identifier: UUID?
+    /// The request's failure (Alamofire's `Request.error`): the one it
+    /// finished with, or the first a validator returned; the first one wins.
+    var failure: HTTPError?
 
     // Resumable downloads (see RequestStateMachine+Resume).
 
@@ -97,6 +100,11 @@ struct RequestStateMachine: Sendable {
     init(failedSending request: URLRequest?, tail: Deferred<RawResponse>) {
         self.init(kind: .data, tail: tail)
         state = .finished(request: request, response: nil)
+    }
+
+    /// Records `error` as the request's failure unless one is known.
+    mutating func recordFailure(_ error: HTTPError?) {
+        if failure == nil { failure = error }
     }
 
     // MARK: - Queries
