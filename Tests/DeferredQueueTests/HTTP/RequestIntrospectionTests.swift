@@ -5,6 +5,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import TestSupport
+import Synchronization
 import Testing
 
 /// Alamofire's request introspection and response transforms, under its names.
@@ -153,6 +154,35 @@ struct RequestIntrospectionTests {
         cancelled.cancel()
         #expect(cancelled.error?.isCancelled == true)
         #expect(session.request("http://api.invalid/").error == nil, "not started, not failed")
+    }
+
+    /// Alamofire's `requests`: per attempt, the request before the adapters
+    /// and the adapted one when adapters ran; `firstRequest`, `lastRequest`.
+    @Test func requestsListEveryURLRequestMadeForTheRequest() async throws {
+        let attempts = Mutex(0)
+        let transport = MockTransport { _ in
+            attempts.withLock { $0 += 1; return $0 } == 1 ? .status(503) : .json("{}")
+        }
+        let session = Session(transport: transport)
+        let plain = session.request("http://api.invalid/plain")
+        #expect(plain.requests.isEmpty && plain.firstRequest == nil, "nothing made before the first attempt")
+        _ = await plain.serializingData().result
+        #expect(plain.requests.map { $0.url?.path } == ["/plain"])
+        #expect(plain.firstRequest?.value(forHTTPHeaderField: "User-Agent") == nil, "before the session's default fields")
+        #expect(plain.request?.value(forHTTPHeaderField: "User-Agent") != nil, "`request` is as sent")
+
+        attempts.withLock { $0 = 0 }
+        let adapter = Adapter { request, _, completion in
+            var adapted = request
+            adapted.setValue("yes", forHTTPHeaderField: "X-Adapted")
+            completion(.success(adapted))
+        }
+        let retried = session.request("http://api.invalid/retried", interceptor: Interceptor(adapter: adapter, retrier: RetryPolicy(retryLimit: 1, exponentialBackoffScale: 0.001)))
+        _ = await retried.serializingData().result
+        #expect(retried.retryCount == 1)
+        #expect(retried.requests.map { $0.value(forHTTPHeaderField: "X-Adapted") ?? "-" } == ["-", "yes", "-", "yes"])
+        #expect(retried.firstRequest?.value(forHTTPHeaderField: "X-Adapted") == nil)
+        #expect(retried.lastRequest?.value(forHTTPHeaderField: "X-Adapted") == "yes")
     }
 
     @Test func cURLDescriptionCallsItsHandlerOnTheQueue() async throws {

@@ -136,6 +136,21 @@ public class Request: @unchecked Sendable {
         mutableState.withLock(owner: self) { $0.id() }
     }
 
+    /// Every `URLRequest` made for the request, in order (Alamofire's
+    /// `requests`): for each attempt (a retry, a redirect hop), the request
+    /// before the adapters, then, when adapters ran, the adapted one. Unlike
+    /// ``request``, they do not hold the session's default header fields
+    /// and cookies, which are added when an attempt is sent.
+    public var requests: [URLRequest] {
+        mutableState.withLock(owner: self) { $0.created.all }
+    }
+
+    /// The first of ``requests``: the request as built, once the first attempt began.
+    public var firstRequest: URLRequest? { requests.first }
+
+    /// The last of ``requests``.
+    public var lastRequest: URLRequest? { requests.last }
+
     /// Why the request failed, if it did (Alamofire's `error`): the error it
     /// finished with (a transport failure, an adapter's, ``HTTPError/cancelled``),
     /// or the first failure a validator chained onto it returned, once that

@@ -41,9 +41,11 @@ extension RequestStateMachine {
     /// Begins the next attempt, sending `request` (to which an upload's
     /// encoded form is added), built from `base`.
     mutating func beginAttempt(
-        sending request: inout URLRequest, base: URLRequest, sessionBodyLimit: Int
+        sending request: inout URLRequest, base: URLRequest, adapted: URLRequest? = nil, sessionBodyLimit: Int
     ) -> BeginAttemptAction {
         guard isRunning else { return .none }
+        created.append(base)
+        if let adapted { created.append(adapted) }
         var bodyFile: URL?
         var uploadProgress = false
         if case .upload(let upload) = kind {

@@ -80,6 +80,8 @@ struct RequestStateMachine: Sendable {
     /// The request's failure (Alamofire's `Request.error`): the one it
     /// finished with, or the first a validator returned; the first one wins.
     var failure: HTTPError?
+    /// Every `URLRequest` made for the request (Alamofire's `requests`).
+    var created = CreatedRequests()
 
     // Resumable downloads (see RequestStateMachine+Resume).
 
@@ -100,6 +102,21 @@ struct RequestStateMachine: Sendable {
     init(failedSending request: URLRequest?, tail: Deferred<RawResponse>) {
         self.init(kind: .data, tail: tail)
         state = .finished(request: request, response: nil)
+    }
+
+    /// The `URLRequest`s made for a request, in order: each attempt's before
+    /// its adapters, then the adapted one when adapters ran. The first two
+    /// are stored inline, so a request that is sent once allocates nothing.
+    struct CreatedRequests {
+        private var first: URLRequest?
+        private var second: URLRequest?
+        private var later: [URLRequest] = []
+
+        mutating func append(_ request: URLRequest) {
+            if first == nil { first = request } else if second == nil { second = request } else { later.append(request) }
+        }
+
+        var all: [URLRequest] { [first, second].compactMap { $0 } + later }
     }
 
     /// Records `error` as the request's failure unless one is known.
