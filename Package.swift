@@ -31,7 +31,7 @@ let package = Package(
         // bodies a bounded step at a time (ContentDecoder).
         .target(name: "CDeferredQueueZlib", linkerSettings: [.linkedLibrary("z")]),
         .target(name: "DeferredQueue", dependencies: ["LockSupport", "CDeferredQueueZlib"]),
-        .target(name: "DeferredQueueTesting", dependencies: ["DeferredQueue", "LoopbackServer"]),
+        .target(name: "DeferredQueueTesting", dependencies: ["DeferredQueue", "LoopbackServer", "LockSupport"]),
         .target(name: "LoopbackServer", dependencies: ["LockSupport"]),
         // Latch, Recorder, Counter, the HTTP route fixture: every test target's helpers.
         .target(name: "TestSupport", dependencies: ["DeferredQueue", "DeferredQueueTesting", "LoopbackServer", "LockSupport"]),

@@ -40,7 +40,8 @@ struct SerializationQueueTests {
         let key = DispatchSpecificKey<Bool>()
         queue.setSpecific(key: key, value: true)
         let session = TestTransport.makeSession(serializationQueue: queue)
-        let active = Mutex(0), mostAtOnce = Mutex(0)
+        let active = Atomic<Int>(0)
+        let atOnce = Recorder<Int>()
         let offQueue = Recorder<Int>(), order = Recorder<String>()
         let count = 6
         let done = Latch(count: count)
@@ -48,11 +49,10 @@ struct SerializationQueueTests {
             session.request(fixture.url("/json"))
                 .validate { _, _, _ in
                     if DispatchQueue.getSpecific(key: key) != true { offQueue.append(index) }
-                    let now = active.withLock { $0 += 1; return $0 }
-                    mostAtOnce.withLock { $0 = max($0, now) }
+                    atOnce.append(active.add(1, ordering: .sequentiallyConsistent).newValue)
                     // Long enough for another request's validator to overlap, were it allowed to.
                     usleep(20_000)
-                    active.withLock { $0 -= 1 }
+                    active.subtract(1, ordering: .sequentiallyConsistent)
                     order.append("\(index):validate")
                     return .success(())
                 }
@@ -64,7 +64,7 @@ struct SerializationQueueTests {
         }
         #expect(await done.wait(seconds: 120))
         #expect(offQueue.events.isEmpty)
-        #expect(mostAtOnce.withLock { $0 } == 1)
+        #expect(atOnce.events.max() == 1)
         for index in 0..<count {
             let mine = order.events.filter { $0.hasPrefix("\(index):") }
             #expect(mine == ["\(index):validate", "\(index):response", "\(index):data"])

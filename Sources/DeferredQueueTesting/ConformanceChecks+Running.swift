@@ -5,6 +5,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import LoopbackServer
+import LockSupport
 import Synchronization
 
 extension ConformanceChecks {
@@ -95,8 +96,8 @@ final class Received: Sendable {
     private let stored = Mutex<ServerRequest?>(nil)
 
     func store(_ request: ServerRequest) {
-        stored.withLock { $0 = request }
+        stored.withLock(owner: self) { $0 = request }
     }
 
-    var request: ServerRequest? { stored.withLock { $0 } }
+    var request: ServerRequest? { stored.withLock(owner: self) { $0 } }
 }

@@ -4,6 +4,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import LockSupport
 import Synchronization
 
 /// Records one attempt's events for a conformance check, and every way they
@@ -36,8 +37,8 @@ final class ConformanceEventLog: HTTPTransportEvents {
         queue.setSpecific(key: key, value: queueMark)
     }
 
-    var events: [Event] { state.withLock { $0.events } }
-    var violations: [String] { state.withLock { $0.violations } }
+    var events: [Event] { state.withLock(owner: self) { $0.events } }
+    var violations: [String] { state.withLock(owner: self) { $0.violations } }
 
     var isComplete: Bool {
         events.contains { if case .complete = $0 { true } else { false } }
@@ -63,7 +64,7 @@ final class ConformanceEventLog: HTTPTransportEvents {
 
     private func record(_ event: Event, _ name: String) {
         let onQueue = DispatchQueue.getSpecific(key: key) == queueMark
-        state.withLock { state in
+        state.withLock(owner: self) { state in
             if !onQueue { state.violations.append("\(name) ran off the transport's callback queue") }
             if state.inEvent { state.violations.append("\(name) ran while another event was running") }
             if state.events.contains(where: { if case .complete = $0 { true } else { false } }) {
@@ -90,7 +91,7 @@ final class ConformanceEventLog: HTTPTransportEvents {
     }
 
     private func leave() {
-        state.withLock { $0.inEvent = false }
+        state.withLock(owner: self) { $0.inEvent = false }
     }
 
     func didReceive(response: HTTPURLResponse) {

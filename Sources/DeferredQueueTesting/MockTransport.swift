@@ -4,6 +4,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import LockSupport
 import Synchronization
 
 /// An ``HTTPTransport`` that answers from memory, for tests of code that
@@ -50,7 +51,7 @@ public final class MockTransport: HTTPTransport {
 
     /// Every attempt started so far, in order (redirects, retries and
     /// authentication round trips are attempts of their own).
-    public var attempts: [HTTPTransportAttempt] { recorded.withLock { $0 } }
+    public var attempts: [HTTPTransportAttempt] { recorded.withLock(owner: self) { $0 } }
 
     /// The request of every attempt so far, as it went on the wire.
     public var requests: [URLRequest] { attempts.map(\.request) }
@@ -59,7 +60,7 @@ public final class MockTransport: HTTPTransport {
     public var isShutDown: Bool { shutDown.load(ordering: .acquiring) }
 
     public func startAttempt(_ attempt: HTTPTransportAttempt, events: any HTTPTransportEvents) -> any HTTPTransportTask {
-        recorded.withLock { $0.append(attempt) }
+        recorded.withLock(owner: self) { $0.append(attempt) }
         let running = MockAttempt(attempt: attempt, steps: reply(attempt.request).steps, events: events, queue: callbackQueue)
         callbackQueue.async { running.start() }
         return running
@@ -107,7 +108,7 @@ final class MockAttempt: HTTPTransportTask {
         queue.async { events.didComplete(body: nil, error: URLError(.cancelled)) }
     }
 
-    private var isRunning: Bool { state.withLock { !$0.finished } }
+    private var isRunning: Bool { state.withLock(owner: self) { !$0.finished } }
 
     private var requestBodySize: Int64? {
         if let file = attempt.bodyFile {
@@ -118,7 +119,7 @@ final class MockAttempt: HTTPTransportTask {
 
     /// `true` for the one caller that gets to complete the attempt.
     private func finish() -> Bool {
-        state.withLock { state in
+        state.withLock(owner: self) { state in
             defer { state.finished = true }
             return !state.finished
         }
@@ -133,12 +134,12 @@ final class MockAttempt: HTTPTransportTask {
                 guard let url = attempt.request.url,
                       let head = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
                 else { return fail(URLError(.badServerResponse)) }
-                state.withLock { $0.head = head }
+                state.withLock(owner: self) { $0.head = head }
                 events.didReceive(response: head)
             case .chunk(let data):
-                guard state.withLock({ $0.head != nil }) else { return fail(URLError(.badServerResponse)) }
+                guard state.withLock(owner: self, { $0.head != nil }) else { return fail(URLError(.badServerResponse)) }
                 if attempt.collectsBody {
-                    let tooLarge = state.withLock { state -> HTTPError? in
+                    let tooLarge = state.withLock(owner: self) { state -> HTTPError? in
                         do throws(HTTPError) {
                             try state.collector.append(data)
                             return nil
@@ -165,9 +166,9 @@ final class MockAttempt: HTTPTransportTask {
             }
             index += 1
         }
-        guard state.withLock({ $0.head != nil }) else { return fail(URLError(.badServerResponse)) }
+        guard state.withLock(owner: self, { $0.head != nil }) else { return fail(URLError(.badServerResponse)) }
         guard finish() else { return }
-        let body = attempt.collectsBody ? state.withLock { $0.collector.take() } : nil
+        let body = attempt.collectsBody ? state.withLock(owner: self) { $0.collector.take() } : nil
         events.didComplete(body: body, error: nil)
     }
 
@@ -175,7 +176,7 @@ final class MockAttempt: HTTPTransportTask {
     private func fail(_ error: any Error) {
         guard finish() else { return }
         let tooLarge = (error as? HTTPError).map { if case .responseTooLarge = $0 { true } else { false } } ?? false
-        let body = attempt.collectsBody && !tooLarge ? state.withLock { $0.head == nil ? nil : $0.collector.take() } : nil
+        let body = attempt.collectsBody && !tooLarge ? state.withLock(owner: self) { $0.head == nil ? nil : $0.collector.take() } : nil
         events.didComplete(body: body, error: error)
     }
 }

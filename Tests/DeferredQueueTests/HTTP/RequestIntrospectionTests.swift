@@ -159,9 +159,9 @@ struct RequestIntrospectionTests {
     /// Alamofire's `requests`: per attempt, the request before the adapters
     /// and the adapted one when adapters ran; `firstRequest`, `lastRequest`.
     @Test func requestsListEveryURLRequestMadeForTheRequest() async throws {
-        let attempts = Mutex(0)
+        let attempts = Atomic<Int>(0)
         let transport = MockTransport { _ in
-            attempts.withLock { $0 += 1; return $0 } == 1 ? .status(503) : .json("{}")
+            attempts.add(1, ordering: .sequentiallyConsistent).newValue == 1 ? .status(503) : .json("{}")
         }
         let session = Session(transport: transport)
         let plain = session.request("http://api.invalid/plain")
@@ -171,7 +171,7 @@ struct RequestIntrospectionTests {
         #expect(plain.firstRequest?.value(forHTTPHeaderField: "User-Agent") == nil, "before the session's default fields")
         #expect(plain.request?.value(forHTTPHeaderField: "User-Agent") != nil, "`request` is as sent")
 
-        attempts.withLock { $0 = 0 }
+        attempts.store(0, ordering: .sequentiallyConsistent)
         let adapter = Adapter { request, _, completion in
             var adapted = request
             adapted.setValue("yes", forHTTPHeaderField: "X-Adapted")

@@ -109,7 +109,7 @@ struct AuthenticationInterceptorTests {
                 urlRequest.setValue("Bearer \(credential.value)", forHTTPHeaderField: "Authorization")
             }
             func refresh(_ credential: Expiring, for session: Session) async throws -> Expiring {
-                let count = refreshes.withLock { $0 += 1; return $0 }
+                let count = refreshes.testLock(owner: self) { $0 += 1; return $0 }
                 return Expiring(value: count, requiresRefresh: count < expiredUntil)
             }
             func didRequest(_ urlRequest: URLRequest, with response: HTTPURLResponse, failDueToAuthenticationError error: HTTPError) -> Bool { false }
@@ -126,7 +126,7 @@ struct AuthenticationInterceptorTests {
         let auth = AuthenticationInterceptor(authenticator: twice, credential: Expiring(value: 0, requiresRefresh: true))
         let ok = await response { session.request("http://api.invalid/me", interceptor: auth).responseData(queue: handlerQueue, completionHandler: $0) }
         #expect(ok?.response?.statusCode == 200)
-        #expect(twice.refreshes.withLock { $0 } == 3)
+        #expect(twice.refreshes.testLock(owner: twice) { $0 } == 3)
         #expect(sent.events == ["Bearer 3"])
 
         // A refresh that never yields a usable credential stops at the window.
@@ -141,7 +141,7 @@ struct AuthenticationInterceptorTests {
             return
         }
         #expect(error as? AuthenticationError == .excessiveRefresh)
-        #expect(never.refreshes.withLock { $0 } == 4)
+        #expect(never.refreshes.testLock(owner: never) { $0 } == 4)
         #expect(sent.events == ["Bearer 3"], "nothing was sent with a credential that needed a refresh")
     }
 
