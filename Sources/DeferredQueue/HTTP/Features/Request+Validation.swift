@@ -137,14 +137,7 @@ extension DownloadRequest {
     /// - Returns: The request, for chaining.
     @discardableResult
     public func validate(_ validation: @escaping Validation) -> Self {
-        let monitor = session.eventMonitor
-        appendStep { [weak self] raw in
-            guard raw.error == nil, let response = raw.response else { return raw }
-            let result = validation(raw.request, response, raw.fileURL)
-            if let monitor, let self { self.report(validation: result, of: raw, response: response, to: monitor) }
-            guard case .failure(let error) = result else { return raw }
-            return self?.rejected(raw, with: error) ?? Self.rejecting(raw, with: error)
-        }
+        appendValidationStep { raw, response in validation(raw.request, response, raw.fileURL) }
         return self
     }
 }

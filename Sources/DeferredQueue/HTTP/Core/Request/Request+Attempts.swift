@@ -82,7 +82,7 @@ extension Request {
         guard let adapter = adapters.first else {
             reportWhileRunning { $0.request(self, didAdaptInitialRequest: base, to: request) }
             // An adapter may return a request built anew: nothing is known of it.
-            return send(request, base: base, adapted: true, timeoutIsAssigned: false)
+            return send(request, base: base, adaptersRan: true, timeoutIsAssigned: false)
         }
         let next = CompletionOnce<Result<URLRequest, any Error>> { result in
             switch result {
@@ -106,7 +106,7 @@ extension Request {
     }
 
     /// Sends one attempt, unless the request stopped running meanwhile.
-    private func send(_ adapted: URLRequest, base: URLRequest, adapted wasAdapted: Bool = false, timeoutIsAssigned: Bool) {
+    private func send(_ adapted: URLRequest, base: URLRequest, adaptersRan: Bool = false, timeoutIsAssigned: Bool) {
         // Checked here, on the request as it will be sent, so that no path
         // (parameters, adapters, redirects, the session's fields) skips it.
         var prepared: URLRequest
@@ -126,7 +126,7 @@ extension Request {
         }
         let sessionLimit = session.maximumResponseBodySize
         let action = mutableState.withLock(owner: self) { state in
-            let action = state.beginAttempt(sending: &prepared, base: base, adapted: wasAdapted ? adapted : nil, sessionBodyLimit: sessionLimit)
+            let action = state.beginAttempt(sending: &prepared, base: base, adapted: adaptersRan ? adapted : nil, sessionBodyLimit: sessionLimit)
             if case .start = action { session.eventMonitor?.request(self, didCreateURLRequest: prepared) }
             return action
         }

@@ -324,7 +324,7 @@ public class Request: @unchecked Sendable {
             return resumeIfAutomatic(&state)
         }
         if case .run = action { run() }
-        if !outcome.isPending { keepAliveForMonitors() }
+        if session.eventMonitor != nil, !outcome.isPending { keepAliveForMonitors() }
     }
 
     /// With event monitors, keeps the request alive until every handler
@@ -428,13 +428,23 @@ public class Request: @unchecked Sendable {
     /// Adds a validator: a step on the handler queue, seen by later handlers
     /// (a stream judges the response head instead).
     func addValidation(_ check: @escaping RawValidation) {
+        appendValidationStep { raw, response in check(raw.request, response, raw.data) }
+    }
+
+    /// Chains the step every validator of a data request or a download is:
+    /// `judge` the outcome (not one that already failed, nor one without a
+    /// response), tell the monitors its verdict, and on a failure fail the
+    /// outcome later handlers see and record it as the request's ``error``.
+    func appendValidationStep(_ judge: @escaping @Sendable (RawResponse, HTTPURLResponse) -> ValidationResult) {
         let monitor = session.eventMonitor
         appendStep { [weak self] raw in
             guard raw.error == nil, let response = raw.response else { return raw }
-            let result = check(raw.request, response, raw.data)
+            let result = judge(raw, response)
             if let monitor, let self { self.report(validation: result, of: raw, response: response, to: monitor) }
             guard case .failure(let error) = result else { return raw }
-            return self?.rejected(raw, with: error) ?? Self.rejecting(raw, with: error)
+            let rejected = Self.rejecting(raw, with: error)
+            if let self { self.mutableState.withLock(owner: self) { $0.recordFailure(rejected.error) } }
+            return rejected
         }
     }
 
@@ -446,14 +456,6 @@ public class Request: @unchecked Sendable {
         } else if let data = self as? DataRequest {
             monitor.request(data, didValidateRequest: raw.request, response: response, data: raw.data, withResult: result)
         }
-    }
-
-    /// `raw` failed by a validator's `error`, recorded as the request's ``error``
-    /// unless it has one.
-    func rejected(_ raw: RawResponse, with error: any Error) -> RawResponse {
-        let rejected = Self.rejecting(raw, with: error)
-        mutableState.withLock(owner: self) { $0.recordFailure(rejected.error) }
-        return rejected
     }
 
     /// `raw` failed by a validator's `error`: an ``HTTPError`` as is, any other

@@ -143,14 +143,9 @@ public final class DownloadRequest: Request, @unchecked Sendable {
 
     /// The body is the downloaded file: empty when there is none or it has no bytes.
     override func addContentValidation(_ check: @escaping @Sendable (HTTPURLResponse, _ isEmpty: Bool) -> Result<Void, any Error>) {
-        let monitor = session.eventMonitor
-        appendStep { [weak self] raw in
-            guard raw.error == nil, let response = raw.response else { return raw }
+        appendValidationStep { raw, response in
             let size = raw.fileURL.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? NSNumber }
-            let result = check(response, (size?.int64Value ?? 0) == 0)
-            if let monitor, let self { self.report(validation: result, of: raw, response: response, to: monitor) }
-            guard case .failure(let error) = result else { return raw }
-            return self?.rejected(raw, with: error) ?? Self.rejecting(raw, with: error)
+            return check(response, (size?.int64Value ?? 0) == 0)
         }
     }
 
