@@ -125,10 +125,12 @@ private final class SerializationMonitor: EventMonitor {
     }
 }
 
-@Suite("Event monitors: validation and parse events, in the order of the handlers")
+@Suite("Event monitors: validation events before the request finishes, then parse events in the order of the handlers")
 struct ValidationAndParseEventTests {
     /// Nothing holds the requests but the session while they run: the events
-    /// still name them (the request outlives its handlers).
+    /// still name them (the request outlives its handlers). A data request's
+    /// validators judge it before the retriers decide, as in Alamofire: their
+    /// events come before any handler's.
     @Test func dataRequestsReportEachValidatorAndEachResponse() async throws {
         let fixture = try Fixture()
         let monitor = SerializationMonitor()
@@ -144,7 +146,7 @@ struct ValidationAndParseEventTests {
         #expect(await done.wait(seconds: 120))
         monitor.queue.sync {}
         let events = monitor.events.events
-        #expect(events.filter { $0 != "parse:JSON" } == ["validate:200:true:ok", "parse:untyped:true", "validate:200:true:fail", "parse:Data"])
+        #expect(events.filter { $0 != "parse:JSON" } == ["validate:200:true:ok", "validate:200:true:fail", "parse:untyped:true", "parse:Data"])
         #expect(events.filter { $0 == "parse:JSON" }.count == 1)
     }
 

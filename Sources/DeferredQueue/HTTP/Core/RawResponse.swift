@@ -19,5 +19,9 @@ struct RawResponse: Sendable {
     var fileURL: URL? = nil
     /// What a failed download left to resume from.
     var resumeData: Data? = nil
+    /// What the validators chained before the request finished said of it,
+    /// in order, up to the first failure (`nil`: none judged it yet). Each
+    /// validation step reads its verdict here rather than judging again.
+    var verdicts: [Request.ValidationResult]? = nil
 
 }

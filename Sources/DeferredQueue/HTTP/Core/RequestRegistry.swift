@@ -41,13 +41,23 @@ final class RequestRegistry: Sendable {
         state.withLock(owner: self) { $0.sweeper }?.cancel()
     }
 
-    /// Records a request that started running; its deadline starts now.
-    func insert(_ request: Request) {
-        let deadline = timeout.map { DispatchTime.now().uptimeNanoseconds &+ UInt64($0 * 1e9) } ?? .max
-        state.withLock(owner: self) { state in
+    /// Records a request that started running; its deadline starts now, or
+    /// (a request reopened to retry) when it first started. Returns when it started.
+    @discardableResult
+    func insert(_ request: Request, startedAt: UInt64? = nil) -> UInt64 {
+        let start = startedAt ?? DispatchTime.now().uptimeNanoseconds
+        let deadline = timeout.map { start &+ UInt64($0 * 1e9) } ?? .max
+        defer { state.withLock(owner: self) { state in
             state.requests[ObjectIdentifier(request)] = Entry(request: request, deadline: deadline)
             if let timeout, state.sweeper == nil { state.sweeper = makeSweeper(every: Self.interval(for: timeout)) }
-        }
+        } }
+        return start
+    }
+
+    /// Whether a request that started at `start` is past its deadline.
+    func isOverdue(startedAt start: UInt64) -> Bool {
+        guard let timeout else { return false }
+        return DispatchTime.now().uptimeNanoseconds >= start &+ UInt64(timeout * 1e9)
     }
 
     func remove(_ request: Request) {

@@ -180,7 +180,7 @@ extension DataRequest {
     ) -> Self {
         let start = self.start
         let monitor = session.eventMonitor
-        enqueueOutcome(on: queue, { [weak self] raw, settled in
+        enqueueRetryableOutcome(on: queue, { [weak self] raw, settled in
             let response = DataResponse(
                 request: raw.request, response: raw.response, data: raw.data,
                 result: settled ? serialize(raw) : .failure(raw.error ?? .abandoned),
@@ -188,6 +188,8 @@ extension DataRequest {
             )
             if let monitor, let self { monitor.request(self, didParseResponse: response) }
             return response
+        }, failure: \.error, replacingFailure: { response, error in
+            DataResponse(request: response.request, response: response.response, data: response.data, result: .failure(error), timing: response.timing)
         }, handler)
         return self
     }

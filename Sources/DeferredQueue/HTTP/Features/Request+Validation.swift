@@ -23,7 +23,7 @@ extension Request {
     @discardableResult
     public func validate() -> Self {
         let accepted = Self.acceptableContentTypes(fromAccept: urlRequest?.value(forHTTPHeaderField: "Accept"))
-        validate(statusCode: 200..<300)
+        addValidation(inline: true) { _, response, _ in Self.check(statusCode: response.statusCode, in: 200..<300) }
         if !accepted.isEmpty { addContentValidation { response, isEmpty in Self.check(contentTypeOf: response, isEmpty: isEmpty, in: accepted) } }
         return self
     }
@@ -36,7 +36,7 @@ extension Request {
     @discardableResult
     public func validate(statusCode acceptableStatusCodes: some Sequence<Int>) -> Self {
         let codes = Set(acceptableStatusCodes)
-        addValidation { _, response, _ in Self.check(statusCode: response.statusCode, in: codes) }
+        addValidation(inline: true) { _, response, _ in Self.check(statusCode: response.statusCode, in: codes) }
         return self
     }
 

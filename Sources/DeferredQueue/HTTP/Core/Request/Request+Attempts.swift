@@ -11,8 +11,10 @@ import FoundationNetworking
 //   (headers, cookies) ─▶ transport ─▶ response ─▶ store cookies ─▶
 //     3xx ─▶ redirect rules + redirector ─▶ next attempt
 //     401 Basic + credential ─▶ same request with Authorization ─▶ next attempt
-//     failure ─▶ retriers (session's, then request's), then RetryPolicy ─▶ retry after a delay
-//     otherwise ─▶ finish: settle the outcome once, resume the handler queue.
+//     validators chained so far ─▶ on a failure (transport, validation, status ≥ 400)
+//       retriers (session's, then request's), then RetryPolicy ─▶ retry after a delay
+//     otherwise ─▶ finish: settle the outcome once, resume the handler queue
+//       (a response serializer's failure may still retry: see Request+Retrying).
 //
 // Each step is a transition of the request's state machine
 // (`RequestStateMachine`), taken under the request's one lock; the action it
@@ -23,7 +25,8 @@ import FoundationNetworking
 extension Request {
     /// Starts running after the transition to `resumed`.
     func run() {
-        session.registry.insert(self)
+        let started = session.registry.insert(self)
+        mutableState.withLock(owner: self) { $0.startedAt = started }
         guard let urlRequest else { return }
         // Read where the request starts: its adapters run later, on the session's queue.
         if let refreshing = RefreshContext.interceptor {
@@ -90,7 +93,14 @@ extension Request {
             case .failure(let error):
                 let failure = HTTPError.requestAdaptationFailed(error: error)
                 self.reportWhileRunning { $0.request(self, didFailToAdaptURLRequest: request, withError: failure) }
-                self.finish(failingWith: failure, built: request)
+                // An adapter's failure is one the retriers see, as in Alamofire.
+                self.decideRetry(dueTo: failure) { decision in
+                    switch decision {
+                    case .retry(let seconds): self.scheduleRetry(after: seconds)
+                    case .doNotRetryWithError(let retryFailure): self.finish(failingWith: retryFailure, built: request)
+                    case .doNotRetry: self.finish(failingWith: failure, built: request)
+                    }
+                }
             }
         }
         adapter.adapt(request, using: state) { next($0) }
@@ -251,10 +261,7 @@ extension Request {
         if let next = answerChallenge(after: completed, response: response) {
             return prepare(next, after: mutableState.withLock(owner: self) { $0.answerChallenge() })
         }
-        if response.statusCode >= 400 {
-            return decideAfterFailure(completed, error: .responseValidationFailed(reason: .unacceptableStatusCode(code: response.statusCode)))
-        }
-        finish(with: completed, error: nil)
+        judge(completed, response: response)
     }
 
     // MARK: - Decisions
@@ -305,54 +312,20 @@ extension Request {
     }
 
     /// Asks the retriers, then the session's ``RetryPolicy``, whether a failed
-    /// attempt is retried; otherwise finishes with it.
+    /// attempt is retried; otherwise finishes with it. `verdicts`: what the
+    /// validators said of it, for the handlers.
     /// `final`: the error stays when nothing retries (a stream's refused
     /// head), as a transport failure's does.
-    private func decideAfterFailure(_ completed: CompletedAttempt, error: HTTPError, final: Bool = false) {
-        let transportError = final || completed.response == nil || error.urlError != nil
-        ask(session.retriers(for: self)[...], about: completed, error: error, transportError: transportError)
-    }
-
-    /// Asks `retriers` in order until one decides something other than
-    /// `.doNotRetry`, then the session's retry policy. Each retrier's
-    /// completion handler runs at most once.
-    private func ask(
-        _ retriers: ArraySlice<any RequestRetrier>, about completed: CompletedAttempt, error: HTTPError, transportError: Bool
+    func decideAfterFailure(
+        _ completed: CompletedAttempt, error: HTTPError, verdicts: [ValidationResult]? = nil, final: Bool = false
     ) {
-        guard let retrier = retriers.first else {
-            return applyRetryPolicy(completed, error: error, transportError: transportError)
-        }
-        guard state == .resumed else { return }
-        let next = CompletionOnce<RetryResult> { result in
-            switch result {
-            case .retry: self.scheduleRetry(after: 0)
-            case .retryWithDelay(let seconds): self.scheduleRetry(after: seconds)
-            case .doNotRetryWithError(let retryError):
-                self.finish(failingWith: .requestRetryFailed(retryError: retryError, originalError: error))
-            case .doNotRetry:
-                self.ask(retriers.dropFirst(), about: completed, error: error, transportError: transportError)
+        let transportError = final || completed.response == nil || error.urlError != nil
+        decideRetry(dueTo: error) { decision in
+            switch decision {
+            case .retry(let seconds): self.scheduleRetry(after: seconds)
+            case .doNotRetryWithError(let failure): self.finish(failingWith: failure)
+            case .doNotRetry: self.finish(with: completed, error: transportError ? error : nil, verdicts: verdicts)
             }
-        }
-        retrier.retry(self, for: session, dueTo: error) { next($0) }
-    }
-
-    private func applyRetryPolicy(_ completed: CompletedAttempt, error: HTTPError, transportError: Bool) {
-        if let policy = session.retryPolicy, let delay = policy.delay(for: self, dueTo: error) {
-            return scheduleRetry(after: delay)
-        }
-        finish(with: completed, error: transportError ? error : nil)
-    }
-
-    private func scheduleRetry(after seconds: Double) {
-        let action = mutableState.withLock(owner: self) { state in
-            let action = state.retry()
-            if case .scheduleRetry = action { session.eventMonitor?.requestIsRetrying(self) }
-            return action
-        }
-        guard case .scheduleRetry = action, let urlRequest else { return }
-        let deadline = DispatchTime.after(seconds: seconds) ?? .now()
-        session.transport.callbackQueue.asyncAfter(deadline: deadline) {
-            self.prepareAttempt(from: urlRequest, timeoutIsAssigned: self.timeoutIsAssigned)
         }
     }
 
@@ -360,11 +333,11 @@ extension Request {
 
     /// Settles the outcome with the attempt's response (and `error`, for a
     /// transport failure).
-    private func finish(with completed: CompletedAttempt, error: HTTPError?) {
+    func finish(with completed: CompletedAttempt, error: HTTPError?, verdicts: [ValidationResult]? = nil) {
         guard case .settle(let leftovers) = mutableState.withLock(owner: self, { finish(&$0) }) else { return }
-        // No bytes is no body, `nil`, as in Alamofire.
-        let data: Data? = completed.body.isEmpty ? nil : completed.body
-        settle(RawResponse(request: completed.request, response: completed.response, data: data, error: error, end: Date()), leftovers)
+        var raw = RawResponse(request: completed.request, response: completed.response, data: completed.data, error: error, end: Date())
+        raw.verdicts = verdicts
+        settle(raw, leftovers)
     }
 
     /// Settles the outcome with `error`, cancelling whatever still runs.
@@ -393,8 +366,13 @@ extension Request {
     private func settle(_ raw: RawResponse, _ leftovers: RequestStateMachine.Leftovers) {
         leftovers.task?.cancel()
         if let error = raw.error { mutableState.withLock(owner: self) { $0.recordFailure(error) } }
-        resolver.fulfill(finalOutcome(raw, file: leftovers.downloadFile))
-        keepAliveForMonitors()
+        let final = finalOutcome(raw, file: leftovers.downloadFile)
+        if let parked = leftovers.parked {
+            resumeParked(parked, with: .success(final))
+        } else {
+            resolver.fulfill(final)
+        }
+        keepAliveForHandlers()
         Self.removeTemporaryFile(leftovers.temporaryFile)
         session.registry.remove(self)
     }

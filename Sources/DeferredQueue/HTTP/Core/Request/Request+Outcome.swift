@@ -28,14 +28,47 @@ extension Request {
             case .success(let raw):
                 response = make(raw, true)
             case .failure(let error):
-                let unsettled = RawResponse(
-                    request: self?.request ?? urlRequest, response: self?.response, data: nil,
-                    error: HTTPError(unsettledOutcome: error), end: Date()
-                )
-                response = make(unsettled, false)
+                response = make(Self.unsettled(error, of: self, built: urlRequest), false)
             }
             guard let queue else { return handler(response) }
             queue.async { handler(response) }
         }, beforeResuming: register)
+    }
+
+    /// Like ``enqueueOutcome(on:_:_:beforeResuming:)``, for a response
+    /// serializer whose failure (`failure` of what `make` built) the
+    /// retriers may retry the request for: the handler then waits, parked,
+    /// and runs once, on the retried request's outcome. Handlers chained
+    /// after it see that outcome too. Without anything that may retry, it is
+    /// an ordinary handler.
+    func enqueueRetryableOutcome<Response: Sendable>(
+        on queue: DispatchQueue?,
+        _ make: @escaping @Sendable (_ raw: RawResponse, _ settled: Bool) -> Response,
+        failure: @escaping @Sendable (Response) -> HTTPError?,
+        replacingFailure: @escaping @Sendable (Response, HTTPError) -> Response,
+        _ handler: @escaping @Sendable (Response) -> Void
+    ) {
+        guard mayRetry else { return enqueueOutcome(on: queue, make, handler) }
+        let urlRequest = self.urlRequest
+        let action = mutableState.withLock(owner: self) { state in
+            // Under the lock, as every handler: the tail is read and replaced in one place.
+            let retryable = RetryableHandler<Response>(
+                request: self, after: state.tail, built: urlRequest, queue: queue,
+                make: make, failure: failure, replacingFailure: replacingFailure, handler: handler
+            )
+            state.tail = retryable.next
+            return resumeIfAutomatic(&state)
+        }
+        if case .run = action { run() }
+        if !outcome.isPending { keepAliveForHandlers() }
+    }
+
+    /// What a handler of a request that ended before it settled receives:
+    /// the request as last sent, the head if one arrived, and the failure.
+    static func unsettled(_ error: any Error, of request: Request?, built urlRequest: URLRequest?) -> RawResponse {
+        RawResponse(
+            request: request?.request ?? urlRequest, response: request?.response, data: nil,
+            error: HTTPError(unsettledOutcome: error), end: Date()
+        )
     }
 }

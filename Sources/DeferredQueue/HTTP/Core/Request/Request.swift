@@ -234,7 +234,11 @@ public class Request: @unchecked Sendable {
             leftovers.task?.cancel()
             // Before the handlers run: a download's resume data is ready for them.
             releaseCancelled(leftovers.downloadFile)
-            outcome.settle(.failure(DeferredError.cancelled), givingUp: true)
+            if let parked = leftovers.parked {
+                resumeParked(parked, with: .failure(DeferredError.cancelled))
+            } else {
+                outcome.settle(.failure(DeferredError.cancelled), givingUp: true)
+            }
             Self.removeTemporaryFile(leftovers.temporaryFile)
             session.registry.remove(self)
         case .none:
@@ -324,15 +328,16 @@ public class Request: @unchecked Sendable {
             return resumeIfAutomatic(&state)
         }
         if case .run = action { run() }
-        if session.eventMonitor != nil, !outcome.isPending { keepAliveForMonitors() }
+        if !outcome.isPending { keepAliveForHandlers() }
     }
 
-    /// With event monitors, keeps the request alive until every handler
-    /// enqueued so far has run: their validation and parse events name it,
-    /// and nothing else may hold it by then (the handlers hold it weakly, so
+    /// With event monitors or something that may retry, keeps the request
+    /// alive until every handler enqueued so far has run: their validation
+    /// and parse events name it, a serializer's failure may retry it, and
+    /// nothing else may hold it by then (the handlers hold it weakly, so
     /// that a request never started can still be released).
-    func keepAliveForMonitors() {
-        guard session.eventMonitor != nil else { return }
+    func keepAliveForHandlers() {
+        guard session.eventMonitor != nil || mayRetry else { return }
         outcome.queue.async { withExtendedLifetime(self) {} }
     }
 
@@ -425,22 +430,38 @@ public class Request: @unchecked Sendable {
         return self
     }
 
-    /// Adds a validator: a step on the handler queue, seen by later handlers
-    /// (a stream judges the response head instead).
-    func addValidation(_ check: @escaping RawValidation) {
-        appendValidationStep { raw, response in check(raw.request, response, raw.data) }
+    /// Adds a validator (a stream judges the response head instead): it
+    /// judges each completed attempt before the retriers decide (see
+    /// `Request+Retrying`), and is a step on the handler queue that applies
+    /// its verdict to later handlers. `inline`: a check of the head alone,
+    /// cheap enough for the transport's callback queue.
+    func addValidation(inline: Bool = false, _ check: @escaping RawValidation) {
+        let index = mutableState.withLock(owner: self) { state in
+            state.validators.append(PipelineValidator(check: check, inline: inline))
+            return state.validators.count - 1
+        }
+        appendValidationStep(verdict: index) { raw, response in check(raw.request, response, raw.data) }
     }
 
     /// Chains the step every validator of a data request or a download is:
     /// `judge` the outcome (not one that already failed, nor one without a
-    /// response), tell the monitors its verdict, and on a failure fail the
-    /// outcome later handlers see and record it as the request's ``error``.
-    func appendValidationStep(_ judge: @escaping @Sendable (RawResponse, HTTPURLResponse) -> ValidationResult) {
+    /// response) — or take the verdict the validator `verdict` gave it
+    /// before the request finished — tell the monitors a new verdict, and on
+    /// a failure fail the outcome later handlers see and record it as the
+    /// request's ``error``.
+    func appendValidationStep(
+        verdict index: Int? = nil, _ judge: @escaping @Sendable (RawResponse, HTTPURLResponse) -> ValidationResult
+    ) {
         let monitor = session.eventMonitor
         appendStep { [weak self] raw in
             guard raw.error == nil, let response = raw.response else { return raw }
-            let result = judge(raw, response)
-            if let monitor, let self { self.report(validation: result, of: raw, response: response, to: monitor) }
+            let result: ValidationResult
+            if let index, let verdicts = raw.verdicts, index < verdicts.count {
+                result = verdicts[index]
+            } else {
+                result = judge(raw, response)
+                if let monitor, let self { self.report(validation: result, of: raw, response: response, to: monitor) }
+            }
             guard case .failure(let error) = result else { return raw }
             let rejected = Self.rejecting(raw, with: error)
             if let self { self.mutableState.withLock(owner: self) { $0.recordFailure(rejected.error) } }
@@ -462,14 +483,20 @@ public class Request: @unchecked Sendable {
     /// as a custom validation failure.
     static func rejecting(_ raw: RawResponse, with error: any Error) -> RawResponse {
         var rejected = raw
-        rejected.error = error as? HTTPError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
+        rejected.error = validationFailure(error)
         return rejected
+    }
+
+    /// A validator's `error` as handlers and retriers see it: an
+    /// ``HTTPError`` as is, any other as a custom validation failure.
+    static func validationFailure(_ error: any Error) -> HTTPError {
+        error as? HTTPError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
     }
 
     /// Adds a validator of the response head and whether the body is empty
     /// (in memory here; a download judges its file).
     func addContentValidation(_ check: @escaping @Sendable (HTTPURLResponse, _ isEmpty: Bool) -> Result<Void, any Error>) {
-        addValidation { _, response, data in check(response, data?.isEmpty ?? true) }
+        addValidation(inline: true) { _, response, data in check(response, data?.isEmpty ?? true) }
     }
 
     /// Chains a step that may replace the outcome seen by later handlers (validation).

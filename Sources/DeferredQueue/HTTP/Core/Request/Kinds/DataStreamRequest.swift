@@ -253,7 +253,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         })
     }
 
-    override func addValidation(_ check: @escaping RawValidation) {
+    override func addValidation(inline: Bool = true, _ check: @escaping RawValidation) {
         mutableState.withLock(owner: self) { $0.addHeadValidator(check) }
     }
 

@@ -141,6 +141,12 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         }
     }
 
+    /// A download's validators judge it on the handler queue, once its file
+    /// is at its destination: their failures do not reach the retriers.
+    override func addValidation(inline: Bool = false, _ check: @escaping RawValidation) {
+        appendValidationStep { raw, response in check(raw.request, response, nil) }
+    }
+
     /// The body is the downloaded file: empty when there is none or it has no bytes.
     override func addContentValidation(_ check: @escaping @Sendable (HTTPURLResponse, _ isEmpty: Bool) -> Result<Void, any Error>) {
         appendValidationStep { raw, response in

@@ -37,4 +37,8 @@ final class CompletedAttempt: Sendable {
         self.progressHandlers = progressHandlers
         self.maximumResponseBodySize = maximumResponseBodySize
     }
+
+    /// The body as handlers and validators see it: no bytes is no body,
+    /// `nil`, as in Alamofire.
+    var data: Data? { body.isEmpty ? nil : body }
 }

@@ -8,7 +8,8 @@ import FoundationNetworking
 ///
 /// ```
 /// initialized ──resume()──▶ running(Attempt) ──finish()──▶ finished
-///      │                        │
+///      │                        │   ▲                         │
+///      │                        │   └────────reopen()─────────┘
 ///      └────────cancel()────────┴─────────────────────────▶ cancelled
 /// ```
 ///
@@ -82,6 +83,21 @@ struct RequestStateMachine: Sendable {
     var failure: HTTPError?
     /// Every `URLRequest` made for the request (Alamofire's `requests`).
     var created = CreatedRequests()
+    /// A data request's validators, in the order chained: each completed
+    /// attempt is judged by those chained so far before the retriers decide
+    /// (see `Request+Retrying`).
+    var validators: [PipelineValidator] = []
+    /// The one parked handler: a response serializer whose failure reopened
+    /// the finished request for a retry. The retried request's outcome goes
+    /// to it instead of the (once-settled) outcome; the handler queue waits
+    /// meanwhile. `nil` when nothing is parked.
+    var parked: ParkedHandler?
+    /// When the request started running (uptime nanoseconds): the session's
+    /// deadline counts from it, also for a reopened request.
+    var startedAt: UInt64 = 0
+    /// The number of the last attempt of a request that finished: a reopened
+    /// request numbers its attempts on from it, so stale events stay stale.
+    private var lastAttemptNumber = 0
 
     // Resumable downloads (see RequestStateMachine+Resume).
 
@@ -230,6 +246,9 @@ struct RequestStateMachine: Sendable {
         var downloadFile: DownloadFile?
         /// An upload's form encoded to a file, to remove.
         var temporaryFile: URL?
+        /// The handler parked on a reopened request: it gets the outcome
+        /// instead of the request's (already settled) outcome.
+        var parked: ParkedHandler?
     }
 
     enum FinishAction: Sendable {
@@ -244,7 +263,27 @@ struct RequestStateMachine: Sendable {
     mutating func finish() -> FinishAction {
         guard case .running(let attempt) = state else { return .none }
         state = .finished(request: attempt.request, response: attempt.response)
+        lastAttemptNumber = attempt.number
         return .settle(end(attempt))
+    }
+
+    /// The outcome of a reopened request, for the handler parked on it.
+    typealias ParkedHandler = @Sendable (Result<RawResponse, any Error>) -> Void
+
+    /// finished → running again: a response serializer failed and the
+    /// retriers decided to retry. `handler` is parked until the retried
+    /// request ends; the failure it finished with is forgotten, and the
+    /// retry counted. `false` (nothing changes) unless the request finished
+    /// and nothing else is parked.
+    mutating func reopen(parking handler: @escaping ParkedHandler) -> Bool {
+        guard case .finished = state, parked == nil else { return false }
+        let attempt = Attempt()
+        attempt.number = lastAttemptNumber
+        state = .running(attempt)
+        parked = handler
+        failure = nil
+        retryCount += 1
+        return true
     }
 
     enum CancelAction: Sendable {
@@ -283,6 +322,8 @@ struct RequestStateMachine: Sendable {
         // A file being written is the writer's to remove: it finds the attempt over when it returns it.
         if case .file(.ready(let file)) = attempt.received { leftovers.downloadFile = file }
         leftovers.temporaryFile = takeTemporaryFile()
+        leftovers.parked = parked
+        parked = nil
         return leftovers
     }
 }

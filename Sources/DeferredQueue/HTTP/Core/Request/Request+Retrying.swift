@@ -1,0 +1,191 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// Retrying, as Alamofire decides it: every failure the retriers may see.
+//
+// - An attempt's failure — transport, adapter, a status ≥ 400, or a
+//   validator's verdict — is decided on before the request finishes. The
+//   validators chained so far judge each completed attempt (`judge`); the
+//   verdicts travel with the outcome, so each validation step on the handler
+//   queue applies its own instead of judging again.
+// - A response serializer's failure comes after the request finished and its
+//   handler queue resumed. Its handler (a `RetryableHandler`) suspends that
+//   queue from inside its block and asks the retriers. To retry, the request
+//   reopens (`RequestStateMachine.reopen`) with the handler parked in the
+//   state machine's one slot; the retried request's outcome goes to the
+//   parked handler instead of the settled outcome, the handler runs again
+//   on it, and the queue resumes. The queue stays the only storage of
+//   handlers: later ones wait on it, and only ever see the final attempt.
+
+/// A validator a data request judges each completed attempt with.
+struct PipelineValidator: Sendable {
+    let check: Request.RawValidation
+    /// A check of the head alone (status, content type): judged on the
+    /// transport's callback queue rather than moved to the handlers' queue.
+    let inline: Bool
+}
+
+/// What the retriers decided about a failure.
+enum RetryDecision: Sendable {
+    case retry(after: Double)
+    case doNotRetry
+    /// A retrier failed: ``HTTPError/requestRetryFailed(retryError:originalError:)``.
+    case doNotRetryWithError(HTTPError)
+}
+
+extension Request {
+    /// Whether anything may retry this request: an interceptor or a retry policy.
+    var mayRetry: Bool {
+        interceptor != nil || session.interceptor != nil || session.retryPolicy != nil
+    }
+
+    /// Where work that belongs with the handlers runs while the handler
+    /// queue waits: the queue it targets.
+    var handlerTargetQueue: DispatchQueue {
+        session.serializationQueue ?? .global()
+    }
+
+    // MARK: - Deciding
+
+    /// Asks the retriers (the session's, then the request's) in order until
+    /// one decides something other than `.doNotRetry`, then the session's
+    /// ``RetryPolicy``. Each retrier's completion handler counts once; a
+    /// cancelled request asks no further.
+    func decideRetry(dueTo error: HTTPError, _ decided: @escaping @Sendable (RetryDecision) -> Void) {
+        ask(session.retriers(for: self)[...], about: error, decided)
+    }
+
+    private func ask(
+        _ retriers: ArraySlice<any RequestRetrier>, about error: HTTPError,
+        _ decided: @escaping @Sendable (RetryDecision) -> Void
+    ) {
+        guard let retrier = retriers.first else {
+            if let policy = session.retryPolicy, let delay = policy.delay(for: self, dueTo: error) {
+                return decided(.retry(after: delay))
+            }
+            return decided(.doNotRetry)
+        }
+        guard state != .cancelled else { return }
+        let next = CompletionOnce<RetryResult> { result in
+            switch result {
+            case .retry: decided(.retry(after: 0))
+            case .retryWithDelay(let seconds): decided(.retry(after: seconds))
+            case .doNotRetryWithError(let retryError):
+                decided(.doNotRetryWithError(.requestRetryFailed(retryError: retryError, originalError: error)))
+            case .doNotRetry: self.ask(retriers.dropFirst(), about: error, decided)
+            }
+        }
+        retrier.retry(self, for: session, dueTo: error) { next($0) }
+    }
+
+    /// Retries the running request after `seconds`.
+    func scheduleRetry(after seconds: Double) {
+        let action = mutableState.withLock(owner: self) { state in
+            let action = state.retry()
+            if case .scheduleRetry = action { session.eventMonitor?.requestIsRetrying(self) }
+            return action
+        }
+        guard case .scheduleRetry = action else { return }
+        prepareAgain(after: seconds)
+    }
+
+    /// Prepares the request's next attempt from scratch after `seconds`.
+    private func prepareAgain(after seconds: Double) {
+        guard let urlRequest else { return }
+        let deadline = DispatchTime.after(seconds: seconds) ?? .now()
+        session.transport.callbackQueue.asyncAfter(deadline: deadline) {
+            self.prepareAttempt(from: urlRequest, timeoutIsAssigned: self.timeoutIsAssigned)
+        }
+    }
+
+    // MARK: - Validating before the decision
+
+    /// Judges a completed attempt with the validators chained so far, up to
+    /// the first failure, then decides: a failure (or a status ≥ 400) goes to
+    /// the retriers, otherwise the request finishes. Checks of the head run
+    /// here; any other validator moves the judging to the handlers' queue
+    /// (validators may read a large body), and the decision comes back.
+    func judge(_ completed: CompletedAttempt, response: HTTPURLResponse) {
+        let validators = mutableState.withLock(owner: self) { $0.validators }
+        guard !validators.isEmpty else { return decide(completed, response: response, verdicts: nil) }
+        guard validators.allSatisfy(\.inline) else {
+            let callbackQueue = session.transport.callbackQueue
+            return handlerTargetQueue.async {
+                let verdicts = self.verdicts(of: completed, response: response, by: validators)
+                callbackQueue.async { self.decide(completed, response: response, verdicts: verdicts) }
+            }
+        }
+        decide(completed, response: response, verdicts: verdicts(of: completed, response: response, by: validators))
+    }
+
+    /// Each validator's verdict, in order, up to the first failure; the
+    /// monitors hear each.
+    private func verdicts(
+        of completed: CompletedAttempt, response: HTTPURLResponse, by validators: [PipelineValidator]
+    ) -> [ValidationResult] {
+        let monitor = session.eventMonitor
+        let raw = monitor.map { _ in
+            RawResponse(request: completed.request, response: response, data: completed.data, error: nil, end: Date())
+        }
+        var verdicts: [ValidationResult] = []
+        verdicts.reserveCapacity(validators.count)
+        for validator in validators {
+            let verdict = validator.check(completed.request, response, completed.data)
+            verdicts.append(verdict)
+            if let monitor, let raw { report(validation: verdict, of: raw, response: response, to: monitor) }
+            if case .failure = verdict { break }
+        }
+        return verdicts
+    }
+
+    private func decide(_ completed: CompletedAttempt, response: HTTPURLResponse, verdicts: [ValidationResult]?) {
+        if case .failure(let error) = verdicts?.last {
+            return decideAfterFailure(completed, error: Self.validationFailure(error), verdicts: verdicts)
+        }
+        if response.statusCode >= 400 {
+            let error = HTTPError.responseValidationFailed(reason: .unacceptableStatusCode(code: response.statusCode))
+            return decideAfterFailure(completed, error: error, verdicts: verdicts)
+        }
+        finish(with: completed, error: nil, verdicts: verdicts)
+    }
+
+    // MARK: - Retrying after a serializer failed
+
+    /// Whether a serializer's `error` may go to the retriers: not when it is
+    /// the request's own failure and the retriers already gave up on it
+    /// (``HTTPError/requestRetryFailed(retryError:originalError:)``), nor a
+    /// body over its limit, which a retry would only fetch again.
+    static func serializerFailureMayRetry(_ error: HTTPError) -> Bool {
+        switch error {
+        case .requestRetryFailed, .responseTooLarge, .cancelled: return false
+        default: return true
+        }
+    }
+
+    /// Reopens the finished request to retry it after `seconds`, with
+    /// `handler` parked until the retried request ends. `false` when it
+    /// cannot be reopened: it was cancelled, something else is parked, or
+    /// the session's deadline for the request (``Session/resourceTimeout``, counted
+    /// from its start) has passed.
+    func reopen(after seconds: Double, parking handler: @escaping RequestStateMachine.ParkedHandler) -> Bool {
+        let registry = session.registry
+        let started = mutableState.withLock(owner: self) { state -> UInt64? in
+            guard !registry.isOverdue(startedAt: state.startedAt), state.reopen(parking: handler) else { return nil }
+            session.eventMonitor?.requestIsRetrying(self)
+            return state.startedAt
+        }
+        guard let started else { return false }
+        registry.insert(self, startedAt: started)
+        prepareAgain(after: seconds)
+        return true
+    }
+
+    /// Hands a reopened request's outcome to the handler parked on it, on
+    /// the queue the (waiting) handler queue targets.
+    func resumeParked(_ parked: @escaping RequestStateMachine.ParkedHandler, with outcome: Result<RawResponse, any Error>) {
+        handlerTargetQueue.async { parked(outcome) }
+    }
+}

@@ -1,0 +1,208 @@
+import DeferredQueueTesting
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TestSupport
+import Testing
+@testable import DeferredQueue
+
+/// The failures Alamofire's retriers see beyond the transport's: a
+/// validator's verdict, an adapter's error, and a response serializer's
+/// failure, which parks its handler until the retried request ends.
+@Suite("Retrying: validation, adapter and serializer failures reach the retriers")
+struct RetryingFailuresTests {
+    /// Answers `first` to the first request, `later` to the others.
+    private static func fixture(first: MockReply, later: MockReply) -> (PolicyFixture, Counter) {
+        let hits = Counter()
+        let fixture = PolicyFixture { request in
+            guard request.url?.path == "/flaky" else { return nil }
+            return hits.increment() == 1 ? first : later
+        }
+        return (fixture, hits)
+    }
+
+    @Test func aContentTypeValidationFailureIsRetriedAndHandlersSeeOnlyTheFinalAttempt() async throws {
+        let (fixture, hits) = Self.fixture(first: .text("not json"), later: .json(#"{"ok":true}"#))
+        let retrier = RecordingRetrier(retrying: 1)
+        let session = fixture.makeSession(interceptor: retrier)
+        let request = session.request(fixture.url("/flaky")).validate(contentType: ["application/json"])
+        let result = await response { request.responseDecodable(of: [String: Bool].self, queue: handlerQueue, completionHandler: $0) }
+        #expect(result?.value == ["ok": true])
+        #expect(hits.count == 2)
+        #expect(request.retryCount == 1)
+        guard case .responseValidationFailed(reason: .unacceptableContentType)? = retrier.errors.first else {
+            Issue.record("the retrier saw \(retrier.errors)")
+            return
+        }
+        #expect(retrier.errors.count == 1, "the final attempt passed: nothing more to decide")
+    }
+
+    @Test func aCustomValidatorJudgesEveryAttemptBeforeTheRetriersDecide() async throws {
+        let (fixture, hits) = Self.fixture(first: .json(#"{"ready":false}"#), later: .json(#"{"ready":true}"#))
+        let judged = Recorder<String>()
+        let session = fixture.makeSession(interceptor: RecordingRetrier(retrying: 1))
+        let request = session.request(fixture.url("/flaky")).validate { _, _, data in
+            let body = String(decoding: data ?? Data(), as: UTF8.self)
+            judged.append(body)
+            return body.contains("true") ? .success(()) : .failure(TestError(7))
+        }
+        let result = await response { request.responseString(queue: handlerQueue, completionHandler: $0) }
+        #expect(result?.value == #"{"ready":true}"#)
+        #expect(judged.events == [#"{"ready":false}"#, #"{"ready":true}"#], "once per attempt, not again on the handler queue")
+        #expect(hits.count == 2)
+        #expect(request.error == nil)
+    }
+
+    @Test func aValidationFailureNobodyRetriesReachesTheHandlersAfterTheValidator() async throws {
+        let (fixture, _) = Self.fixture(first: .text("plain"), later: .text("plain"))
+        let retrier = RecordingRetrier(retrying: 0)
+        let session = fixture.makeSession(interceptor: retrier)
+        let request = session.request(fixture.url("/flaky"))
+        let before = Recorder<Bool>()
+        request.response(queue: handlerQueue) { before.append($0.error == nil) }
+        request.validate(contentType: ["application/json"])
+        let after = await response { request.responseString(queue: handlerQueue, completionHandler: $0) }
+        #expect(before.events == [true], "validate() affects the handlers after it")
+        #expect(after?.error?.isResponseValidationError == true)
+        // Asked by the attempt, then by the string serializer that rethrew the failure (as Alamofire asks).
+        #expect(retrier.errors.count == 2)
+    }
+
+    @Test func anAdapterErrorReachesTheRetriers() async throws {
+        let (fixture, _) = Self.fixture(first: .json("{}"), later: .json("{}"))
+        let adapted = Counter()
+        let adapter = Adapter { request, _, completion in
+            adapted.increment() == 1 ? completion(.failure(TestError(3))) : completion(.success(request))
+        }
+        let retrier = RecordingRetrier(retrying: 1)
+        let session = fixture.makeSession(interceptor: Interceptor(adapters: [adapter], retriers: [retrier]))
+        let request = session.request(fixture.url("/flaky"))
+        let result = await response { request.responseData(queue: handlerQueue, completionHandler: $0) }
+        #expect(result?.value == Data("{}".utf8))
+        #expect(adapted.count == 2)
+        guard case .requestAdaptationFailed? = retrier.errors.first else {
+            Issue.record("the retrier saw \(retrier.errors)")
+            return
+        }
+    }
+
+    /// The serializer's handler runs once, on the final attempt; a handler
+    /// chained after it waits, and sees the same attempt.
+    @Test func aSerializerFailureRetriesAndItsHandlerRunsOnceOnTheFinalAttempt() async throws {
+        let (fixture, hits) = Self.fixture(first: .json("[not json"), later: .json(#"{"ok":true}"#))
+        let retrier = RecordingRetrier(retrying: 1)
+        let session = fixture.makeSession(interceptor: retrier)
+        let order = Recorder<String>()
+        let done = Latch()
+        let request = session.request(fixture.url("/flaky"))
+            .responseDecodable(of: [String: Bool].self, queue: handlerQueue) { response in
+                order.append("decoded:\(response.value?["ok"].map(String.init) ?? "failed")")
+            }
+            .responseString(queue: handlerQueue) { response in
+                order.append("string:\(response.value ?? "failed")")
+                done.arrive()
+            }
+        #expect(await done.wait())
+        handlerQueue.sync {}
+        #expect(order.events == ["decoded:true", #"string:{"ok":true}"#])
+        #expect(hits.count == 2)
+        #expect(request.retryCount == 1)
+        #expect(request.state == .finished)
+        #expect(request.response?.statusCode == 200)
+        guard case .responseSerializationFailed? = retrier.errors.first else {
+            Issue.record("the retrier saw \(retrier.errors)")
+            return
+        }
+        #expect(await eventually { session.runningRequestCount == 0 })
+    }
+
+    @Test func aSerializerFailureRetriedUntilTheRetrierGivesUpDeliversTheLastFailure() async throws {
+        let (fixture, hits) = Self.fixture(first: .json("[not json"), later: .json("[still not json"))
+        let retrier = RecordingRetrier(retrying: 2)
+        let session = fixture.makeSession(interceptor: retrier)
+        let request = session.request(fixture.url("/flaky"))
+        let calls = Counter()
+        let result = await response { completion in
+            request.responseDecodable(of: [String: Bool].self, queue: handlerQueue) { response in
+                calls.increment()
+                completion(response)
+            }
+        }
+        #expect(result?.error?.isResponseSerializationError == true)
+        #expect(result?.data == Data("[still not json".utf8))
+        #expect(hits.count == 3)
+        #expect(request.retryCount == 2)
+        handlerQueue.sync {}
+        #expect(calls.count == 1)
+    }
+
+    @Test func aRetrierThatFailsGivesTheSerializersHandlerRequestRetryFailed() async throws {
+        let (fixture, hits) = Self.fixture(first: .json("[not json"), later: .json("[]"))
+        let retrier = Retrier { _, _, _, completion in completion(.doNotRetryWithError(TestError(5))) }
+        let session = fixture.makeSession(interceptor: retrier)
+        let result = await response { session.request(fixture.url("/flaky")).responseJSON(queue: handlerQueue, completionHandler: $0) }
+        guard case .requestRetryFailed(let retryError, let original)? = result?.error else {
+            Issue.record("expected requestRetryFailed, got \(String(describing: result?.error))")
+            return
+        }
+        #expect(retryError as? TestError == TestError(5))
+        #expect(original.isResponseSerializationError)
+        #expect(hits.count == 1)
+    }
+
+    /// Cancelled while the retried attempt waits for its delay: the parked
+    /// handler and the ones after it each receive the cancellation, once.
+    @Test func cancellingWhileASerializerWaitsForItsRetryCancelsEveryHandlerOnce() async throws {
+        let (fixture, hits) = Self.fixture(first: .json("[not json"), later: .json("{}"))
+        let asked = Latch()
+        let retrier = Retrier { _, _, _, completion in
+            asked.arrive()
+            completion(.retryWithDelay(3_600))
+        }
+        let session = fixture.makeSession(interceptor: retrier)
+        let outcomes = Recorder<String>()
+        let done = Latch(count: 2)
+        let request = session.request(fixture.url("/flaky"))
+            .responseDecodable(of: [String: Bool].self, queue: handlerQueue) { response in
+                outcomes.append(response.error?.isExplicitlyCancelledError == true ? "cancelled" : "other")
+                done.arrive()
+            }
+            .response(queue: handlerQueue) { response in
+                outcomes.append(response.error?.isExplicitlyCancelledError == true ? "cancelled" : "other")
+                done.arrive()
+            }
+        #expect(await asked.wait())
+        #expect(await eventually { request.state == RequestState.resumed }, "reopened to retry")
+        request.cancel()
+        #expect(await done.wait())
+        handlerQueue.sync {}
+        #expect(outcomes.events == ["cancelled", "cancelled"])
+        #expect(hits.count == 1)
+        #expect(await eventually { session.runningRequestCount == 0 })
+    }
+
+    /// Without a retrier or a retry policy nothing waits: the handlers run
+    /// straight through, as ordinary handlers.
+    @Test func withoutRetriersASerializerFailureIsDeliveredAtOnce() async throws {
+        let (fixture, hits) = Self.fixture(first: .json("[not json"), later: .json("{}"))
+        let result = await response { fixture.session.request(fixture.url("/flaky")).responseJSON(queue: handlerQueue, completionHandler: $0) }
+        #expect(result?.error?.isResponseSerializationError == true)
+        #expect(hits.count == 1)
+    }
+}
+
+/// Retries the first `retrying` failures it is asked about, and records each.
+private final class RecordingRetrier: RequestInterceptor, Sendable {
+    private let retrying: Int
+    private let recorded = Recorder<HTTPError>()
+
+    init(retrying: Int) { self.retrying = retrying }
+
+    var errors: [HTTPError] { recorded.events }
+
+    func retry(_ request: Request, for session: Session, dueTo error: HTTPError) async -> RetryResult {
+        recorded.append(error)
+        return recorded.events.count <= retrying ? .retry : .doNotRetry
+    }
+}
