@@ -87,3 +87,63 @@ extension HTTPError {
         return false
     }
 }
+
+// Alamofire's convenience properties: the detail each case carries.
+
+extension HTTPError {
+    /// What was given as the URL of an ``invalidURL(_:)`` (as Alamofire's, a ``URLConvertible``).
+    public var urlConvertible: (any URLConvertible)? {
+        if case .invalidURL(let url) = self { return url }
+        return nil
+    }
+
+    /// The file of a ``multipartEncodingFailed(reason:)`` (the body part's or the output's), if it names one.
+    public var url: URL? {
+        guard case .multipartEncodingFailed(let reason) = self else { return nil }
+        switch reason {
+        case .bodyPartURLInvalid(let url), .bodyPartFilenameInvalid(let url), .bodyPartFileNotReachable(let url),
+             .bodyPartFileIsDirectory(let url), .bodyPartFileNotReadable(let url, _),
+             .bodyPartFileSizeNotAvailable(let url, _), .bodyPartFileSizeChanged(let url, _, _),
+             .outputStreamURLInvalid(let url), .outputStreamFileAlreadyExists(let url),
+             .outputStreamCreationFailed(let url, _):
+            return url
+        default:
+            return nil
+        }
+    }
+
+    /// The acceptable content types of a content-type validation failure.
+    public var acceptableContentTypes: [String]? {
+        switch self {
+        case .responseValidationFailed(.unacceptableContentType(let acceptable, _)),
+             .responseValidationFailed(.missingContentType(let acceptable)):
+            return acceptable
+        default:
+            return nil
+        }
+    }
+
+    /// The response's content type, when a content-type validation refused it.
+    public var responseContentType: String? {
+        if case .responseValidationFailed(.unacceptableContentType(_, let contentType)) = self { return contentType }
+        return nil
+    }
+
+    /// The encoding a string serializer could not decode the body with.
+    public var failedStringEncoding: String.Encoding? {
+        if case .responseSerializationFailed(.stringEncodingFailed(let encoding)) = self { return encoding }
+        return nil
+    }
+
+    /// Where a download was, when it could not be moved (``downloadedFileMoveFailed(error:source:destination:)``).
+    public var sourceURL: URL? {
+        if case .downloadedFileMoveFailed(_, let source, _) = self { return source }
+        return nil
+    }
+
+    /// Where a download was to go, when it could not be moved.
+    public var destinationURL: URL? {
+        if case .downloadedFileMoveFailed(_, _, let destination) = self { return destination }
+        return nil
+    }
+}

@@ -195,6 +195,36 @@ struct RequestStateMachineTests {
         #expect(machine.progressHandlers.isEmpty)
     }
 
+    /// A serializer's retry: finished → running again, with one handler
+    /// parked, attempts numbered on, and the parked handler handed back by
+    /// the next finish or cancel.
+    @Test func reopeningParksOneHandlerAndNumbersAttemptsOn() {
+        var machine = RequestStateMachine.running()
+        _ = machine.beginAttempt(path: "/a")
+        _ = machine.completeAttempt(1, body: nil)
+        machine.recordFailure(.cancelled)
+        _ = machine.finish()
+        let parked: RequestStateMachine.ParkedHandler = { _ in }
+        let reopened = machine.reopen(parking: parked)
+        #expect(reopened)
+        #expect(machine.requestState == .resumed)
+        #expect(machine.retryCount == 1)
+        #expect(machine.failure == nil, "the failure it finished with is forgotten")
+        let reopenedWhileRunning = machine.reopen(parking: parked)
+        #expect(!reopenedWhileRunning, "a running request does not reopen")
+        guard case .start(let number, _, _, _, _, _) = machine.beginAttempt(path: "/a") else { Issue.record("begins"); return }
+        #expect(number == 2)
+        guard case .ignore = machine.completeAttempt(1, body: nil) else { Issue.record("the old attempt stays stale"); return }
+        guard case .settle(let leftovers) = machine.finish() else { Issue.record("finishes"); return }
+        #expect(leftovers.parked != nil, "the retried outcome goes to the parked handler")
+        let reopenedAgain = machine.reopen(parking: parked)
+        #expect(reopenedAgain, "and may be retried again")
+        guard case .settleAndStop(let cancelled) = machine.cancel() else { Issue.record("cancels"); return }
+        #expect(cancelled.parked != nil, "a cancelled reopened request hands the parked handler its cancellation")
+        let reopenedCancelled = machine.reopen(parking: parked)
+        #expect(!reopenedCancelled, "a cancelled request never reopens")
+    }
+
     @Test func aRequestThatFailedToBuildIsFinishedFromTheStart() {
         var machine = RequestStateMachine(failedSending: .make("/bad"), tail: RequestStateMachine.tail)
         #expect(machine.requestState == .finished)
