@@ -132,6 +132,7 @@ extension HTTPError {
         case .responseTooLarge: return "tooLarge"
         case .downloadedFileMoveFailed: return "moveFailed"
         case .uploadFileUnavailable: return "uploadFileUnavailable"
+        case .createUploadableFailed: return "createUploadableFailed"
         case .serverTrustEvaluationFailed(let reason): return "serverTrust(\(reason.kind))"
         case .parameterEncodingFailed: return "parameterEncoding"
         case .multipartEncodingFailed: return "multipartEncoding"

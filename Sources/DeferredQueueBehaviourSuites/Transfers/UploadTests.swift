@@ -111,6 +111,77 @@ struct UploadTests {
         #expect(parts[1].digest == BodyDigest.hexadecimal(try BodyDigest.ofFile(at: file)))
     }
 
+    @Test func anInputStreamIsSentWholeAndItsTemporaryCopyIsRemoved() async throws {
+        let server = try Self.echoServer()
+        defer { server.shutdown() }
+        let length: Int64 = 3 << 20
+        let file = try patternFile(length: length)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let fileManager = try ScratchFileManager(inside: FileManager.default.temporaryDirectory)
+        defer { fileManager.removeScratch() }
+        let session = TestTransport.makeSession()
+        let result = await response {
+            session.upload(InputStream(fileAtPath: file.path)!, to: server.url("/"), method: .put, fileManager: fileManager)
+                .responseDecodable(of: BodyEcho.self, queue: handlerQueue, completionHandler: $0)
+        }
+        let echo = try #require(result?.value, "\(String(describing: result?.error))")
+        #expect(echo.method == "PUT")
+        #expect(echo.bodyLength == length)
+        #expect(echo.bodyDigest == BodyDigest.hexadecimal(try BodyDigest.ofFile(at: file)))
+        #expect(await eventually { fileManager.scratchIsEmpty }, "the temporary copy is removed when the request ends")
+    }
+
+    @Test func aStreamIsSentWholeAgainWhenTheRequestIsRetried() async throws {
+        let hits = Counter()
+        let server = try LoopbackServer(bodyBufferLimit: 1 << 20, oversizedBodies: .truncate) { request in
+            hits.increment() == 1 ? .text("busy", status: 503) : .echo(request)
+        }
+        defer { server.shutdown() }
+        let payload = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let session = TestTransport.makeSession(retryPolicy: RetryPolicy(retryLimit: 1, exponentialBackoffScale: 0.01))
+        let request = session.upload(InputStream(data: payload), to: server.url("/"), method: .put)
+        let result = await response { request.responseDecodable(of: BodyEcho.self, queue: handlerQueue, completionHandler: $0) }
+        let echo = try #require(result?.value, "\(String(describing: result?.error))")
+        #expect(echo.bodyLength == Int64(payload.count))
+        #expect(echo.bodyDigest == BodyDigest.hexadecimal(BodyDigest.of(payload)))
+        #expect(hits.count == 2)
+        #expect(request.retryCount == 1)
+    }
+
+    @Test func aStreamThatCannotBeReadFailsEveryHandlerAndSendsNothing() async throws {
+        let server = try Self.echoServer()
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let kinds = Recorder<String>()
+        let done = Latch(count: 2)
+        session.upload(InputStream(url: URL(fileURLWithPath: "/no/such/file"))!, to: server.url("/"))
+            .response(queue: handlerQueue) { kinds.append($0.error?.kind ?? "ok"); done.arrive() }
+            .responseData(queue: handlerQueue) { kinds.append($0.error?.kind ?? "ok"); done.arrive() }
+        #expect(await done.wait(seconds: 120))
+        #expect(kinds.events == ["createUploadableFailed", "createUploadableFailed"])
+        #expect(server.requestCount == 0)
+    }
+
+    /// The form encodes to a file in the file manager's temporary
+    /// directory: one that does not exist fails the upload, unsent.
+    @Test func aFormBuiltByTheFactoryUsesTheFileManagersTemporaryDirectory() async throws {
+        let server = try Self.echoServer()
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let result = await response {
+            session.upload(
+                multipartFormData: { form in form.append(Data("Ada".utf8), withName: "name") }, to: server.url("/parts"),
+                usingThreshold: 0, fileManager: NowhereFileManager()
+            ).responseData(queue: handlerQueue, completionHandler: $0)
+        }
+        guard case .multipartEncodingFailed(.outputStreamCreationFailed(let file, _))? = result?.error else {
+            Issue.record("expected the form's file to go nowhere, got \(String(describing: result?.error))")
+            return
+        }
+        #expect(file.path.hasPrefix(NowhereFileManager.nowhere.path))
+        #expect(server.requestCount == 0)
+    }
+
     @Test func aMultipartFormWithAMissingFileFailsAndSendsNothing() async throws {
         let server = try Self.echoServer()
         defer { server.shutdown() }
@@ -162,4 +233,34 @@ struct UploadTests {
             .filter { $0.hasPrefix("deferredqueue.multipart.") }
         #expect(leftovers.isEmpty, "the encoded form's temporary file is removed")
     }
+}
+
+/// A file manager whose temporary directory is a fresh directory of the
+/// test's, to see what the library leaves there.
+// @unchecked Sendable as FileManager itself: its one stored property is a constant.
+private final class ScratchFileManager: FileManager, @unchecked Sendable {
+    let scratch: URL
+
+    init(inside parent: URL) throws {
+        scratch = parent.appendingPathComponent("DeferredQueueTests-scratch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        super.init()
+    }
+
+    override var temporaryDirectory: URL { scratch }
+
+    var scratchIsEmpty: Bool {
+        (try? FileManager.default.contentsOfDirectory(atPath: scratch.path))?.isEmpty == true
+    }
+
+    func removeScratch() {
+        try? FileManager.default.removeItem(at: scratch)
+    }
+}
+
+/// A file manager whose temporary directory does not exist.
+// @unchecked Sendable as FileManager itself: it adds no state.
+private final class NowhereFileManager: FileManager, @unchecked Sendable {
+    static let nowhere = URL(fileURLWithPath: "/nonexistent-DeferredQueueTests")
+    override var temporaryDirectory: URL { Self.nowhere }
 }

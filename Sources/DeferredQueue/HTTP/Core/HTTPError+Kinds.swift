@@ -68,11 +68,13 @@ extension HTTPError {
         return false
     }
 
-    /// Whether the file to upload could not be read (``uploadFileUnavailable(_:)``;
-    /// Alamofire's `createUploadableFailed`).
+    /// Whether the body to upload could not be read: a file
+    /// (``uploadFileUnavailable(_:)``) or a stream (``createUploadableFailed(error:)``).
     public var isCreateUploadableError: Bool {
-        if case .uploadFileUnavailable = self { return true }
-        return false
+        switch self {
+        case .uploadFileUnavailable, .createUploadableFailed: return true
+        default: return false
+        }
     }
 
     /// Whether a download could not be moved to its destination (``downloadedFileMoveFailed(error:source:destination:)``).

@@ -40,6 +40,9 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
     case downloadedFileMoveFailed(error: any Error, source: URL?, destination: URL?)
     /// The file to upload does not exist, is a directory, or cannot be read; nothing was sent.
     case uploadFileUnavailable(URL)
+    /// The body of an `InputStream` upload could not be read (or was read
+    /// already: a stream is sent once); nothing was sent.
+    case createUploadableFailed(error: any Error)
     /// The request's parameters could not be encoded into it by a ``ParameterEncoder``.
     case parameterEncodingFailed(reason: ParameterEncodingFailureReason)
     /// A ``MultipartFormData`` could not be encoded (a missing file, a failed write…).
@@ -194,6 +197,9 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
         case .uploadFileUnavailable(let url):
             return "The file to upload, \(url.path), does not exist, is a directory or cannot be read, so nothing was sent. "
                 + "Check the path (a file URL) and its permissions."
+        case .createUploadableFailed(let error):
+            return "The stream to upload could not be read, so nothing was sent: \(error). "
+                + "Pass an unopened InputStream that nothing else reads, once per upload."
         case .responseTooLarge(let limit):
             return "The response body is larger than the limit of \(limit) bytes (decoded), so the transfer was "
                 + "stopped. Raise Session(maximumResponseBodySize:), or use a download or a stream for big bodies."
@@ -283,6 +289,7 @@ extension HTTPError {
         case .responseSerializationFailed(.jsonSyntax(let error)): return error
         case .responseSerializationFailed(.decodingFailed(let error)): return error
         case .requestAdaptationFailed(let error): return error
+        case .createUploadableFailed(let error): return error
         case .downloadedFileMoveFailed(let error, _, _): return error
         case .requestRetryFailed(let retryError, _): return retryError
         case .responseSerializationFailed(.customSerializationFailed(let error)): return error

@@ -77,6 +77,37 @@ extension Session {
         }
     }
 
+    /// Creates an upload of what `stream` holds with the request `convertible`
+    /// makes; the first handler starts it.
+    ///
+    /// When the request starts the stream is read once, to its end, into a
+    /// temporary file that every attempt sends (retries included) and that
+    /// is removed when the request ends. A stream that fails, or was read by
+    /// an upload already, fails every handler with
+    /// ``HTTPError/createUploadableFailed(error:)`` and sends nothing.
+    ///
+    /// - Parameters:
+    ///   - stream: An unopened stream, no longer used by the caller.
+    ///   - convertible: The request to send, or what makes it.
+    ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - shouldAutomaticallyResume: Whether the first handler starts the
+    ///     request; `nil` (the default): the session's ``startRequestsImmediately``.
+    ///   - fileManager: Whose temporary directory holds the copy (default `.default`).
+    /// - Returns: The request, ready for handlers.
+    public func upload(
+        _ stream: sending InputStream, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil, fileManager: FileManager = .default
+    ) -> UploadRequest {
+        let uploadable = UploadRequest.Uploadable.stream(UploadStream(stream, fileManager: fileManager))
+        switch makeURLRequest(from: convertible) {
+        case .success(let urlRequest):
+            return UploadRequest(session: self, urlRequest: urlRequest, uploadable: uploadable, interceptor: interceptor)
+                .resumes(automatically: shouldAutomaticallyResume)
+        case .failure(let error):
+            return UploadRequest(session: self, failedWith: error)
+        }
+    }
+
     /// Creates a streaming request from the request `convertible` makes.
     /// ``DataStreamRequest/responseStream(on:stream:)`` starts it.
     ///

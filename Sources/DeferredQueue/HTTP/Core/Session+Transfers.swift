@@ -30,6 +30,38 @@ extension Session {
         ) { _ in .data(data) }
     }
 
+    /// Creates an upload of what `stream` holds; the first handler starts it.
+    ///
+    /// When the request starts the stream is read once, to its end, into a
+    /// temporary file that every attempt sends (retries included) and that
+    /// is removed when the request ends. A stream that fails, or was read by
+    /// an upload already, fails every handler with
+    /// ``HTTPError/createUploadableFailed(error:)`` and sends nothing.
+    ///
+    /// - Parameters:
+    ///   - stream: An unopened stream, no longer used by the caller.
+    ///   - url: The URL, as a `String`, `URL` or `URLComponents`.
+    ///   - method: The HTTP method (default `POST`).
+    ///   - headers: Header fields to send.
+    ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - fileManager: Whose temporary directory holds the copy (default `.default`).
+    ///   - shouldAutomaticallyResume: Whether the first handler starts the
+    ///     request; `nil` (the default): the session's ``startRequestsImmediately``.
+    ///   - timeout: Seconds without any data before an attempt fails with a time-out.
+    ///   - requestModifier: Changes the `URLRequest` the session built.
+    /// - Returns: The request, ready for handlers.
+    public func upload(
+        _ stream: sending InputStream, to url: any URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil, fileManager: FileManager = .default,
+        shouldAutomaticallyResume: Bool? = nil, timeout: Double? = nil, requestModifier: RequestModifier? = nil
+    ) -> UploadRequest {
+        let uploadable = UploadRequest.Uploadable.stream(UploadStream(stream, fileManager: fileManager))
+        return makeUpload(
+            url, method: method, headers: headers, interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume, timeout: timeout, modifier: requestModifier
+        ) { _ in uploadable }
+    }
+
     /// Creates an upload of the file at `fileURL`, streamed from disk as it
     /// is sent; the first handler starts it.
     ///
@@ -89,6 +121,8 @@ extension Session {
     ///   - method: The HTTP method (default `POST`).
     ///   - headers: Header fields to send; `Content-Type` is the form's.
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - fileManager: The form's file manager: it checks the files appended
+    ///     and holds the temporary file (default `.default`).
     ///   - shouldAutomaticallyResume: Whether the first handler starts the
     ///     request; `nil` (the default): the session's ``startRequestsImmediately``.
     ///   - timeout: Seconds without any data before an attempt fails with a time-out.
@@ -97,11 +131,11 @@ extension Session {
     public func upload(
         multipartFormData build: (MultipartFormData) -> Void, to url: any URLConvertible,
         usingThreshold threshold: UInt64 = MultipartFormData.encodingMemoryThreshold, method: HTTPMethod = .post,
-        headers: HTTPHeaders? = nil, interceptor: (any RequestInterceptor)? = nil,
+        headers: HTTPHeaders? = nil, interceptor: (any RequestInterceptor)? = nil, fileManager: FileManager = .default,
         shouldAutomaticallyResume: Bool? = nil, timeout: Double? = nil,
         requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
-        let form = MultipartFormData()
+        let form = MultipartFormData(fileManager: fileManager)
         build(form)
         return upload(
             multipartFormData: form, to: url, usingThreshold: threshold, method: method, headers: headers,
@@ -356,16 +390,28 @@ public func upload(
     )
 }
 
+/// Creates an upload of what an `InputStream` holds on ``Session/default``.
+public func upload(
+    _ stream: sending InputStream, to url: any URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil,
+    interceptor: (any RequestInterceptor)? = nil, fileManager: FileManager = .default, timeout: Double? = nil,
+    requestModifier: Session.RequestModifier? = nil
+) -> UploadRequest {
+    Session.default.upload(
+        stream, to: url, method: method, headers: headers, interceptor: interceptor, fileManager: fileManager,
+        timeout: timeout, requestModifier: requestModifier
+    )
+}
+
 /// Creates an upload of a multipart form on ``Session/default``.
 public func upload(
     multipartFormData build: (MultipartFormData) -> Void, to url: any URLConvertible,
     usingThreshold threshold: UInt64 = MultipartFormData.encodingMemoryThreshold, method: HTTPMethod = .post,
-    headers: HTTPHeaders? = nil, interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil,
-    requestModifier: Session.RequestModifier? = nil
+    headers: HTTPHeaders? = nil, interceptor: (any RequestInterceptor)? = nil, fileManager: FileManager = .default,
+    timeout: Double? = nil, requestModifier: Session.RequestModifier? = nil
 ) -> UploadRequest {
     Session.default.upload(
         multipartFormData: build, to: url, usingThreshold: threshold, method: method, headers: headers,
-        interceptor: interceptor, timeout: timeout, requestModifier: requestModifier
+        interceptor: interceptor, fileManager: fileManager, timeout: timeout, requestModifier: requestModifier
     )
 }
 

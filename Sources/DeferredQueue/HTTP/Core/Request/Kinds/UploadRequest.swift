@@ -16,7 +16,8 @@ import FoundationNetworking
 /// .responseDecodable(of: Profile.self) { response in … }
 /// ```
 ///
-/// A file is streamed from disk as it is sent, never loaded whole. A form
+/// A file is streamed from disk as it is sent, never loaded whole; so is an
+/// `InputStream`, once copied to a temporary file as the request starts. A form
 /// larger than ``MultipartFormData/encodingMemoryThreshold`` is encoded to a
 /// temporary file when the request starts (off the caller's thread) and
 /// streamed from there; that file is removed when the request ends, however
@@ -34,6 +35,8 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         case file(URL)
         /// A form, encoded when the request starts: in memory up to `threshold` bytes.
         case multipart(MultipartFormData, threshold: UInt64)
+        /// A stream, copied to a temporary file when the request starts.
+        case stream(UploadStream)
     }
 
     let uploadable: Uploadable
@@ -100,6 +103,15 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
                     }
                 } catch {
                     done(.failure(error as? HTTPError ?? .multipartEncodingFailed(reason: .outputStreamWriteFailed(error: error))))
+                }
+            }
+        case .stream(let stream):
+            // Reading a stream may block: never on the caller's thread.
+            DispatchQueue.global().async {
+                do throws(HTTPError) {
+                    done(.success(.temporaryFile(try stream.spool())))
+                } catch {
+                    done(.failure(error))
                 }
             }
         }
