@@ -49,6 +49,17 @@ struct BasicAuthenticationTests {
         #expect(fixture.requests.first?.value(forHTTPHeaderField: "Authorization") == nil, "sent only once challenged")
     }
 
+    /// Alamofire's `persistence:` is accepted and recorded; the credential
+    /// still answers this request's challenge only, and is stored nowhere.
+    @Test func aPermanentCredentialAnswersThisRequestOnlyAndIsNotStored() async throws {
+        let request = session.request(fixture.url("/basic")).authenticate(username: "user", password: "secret", persistence: .permanent)
+        let result = await response { request.responseString(queue: handlerQueue, completionHandler: $0) }
+        #expect(result?.value == "welcome")
+        let again = await response { session.request(fixture.url("/basic")).responseString(queue: handlerQueue, completionHandler: $0) }
+        #expect(again?.response?.statusCode == 401, "another request does not inherit it")
+        #expect(URLCredentialStorage.shared.allCredentials.isEmpty)
+    }
+
     @Test func wrongCredentialsAreTriedOnceThenThe401IsDelivered() async throws {
         let result = await response {
             session.request(fixture.url("/basic")).authenticate(with: URLCredential(user: "user", password: "nope", persistence: .none))

@@ -254,10 +254,13 @@ public class Request: @unchecked Sendable {
     /// - Parameters:
     ///   - username: The user name.
     ///   - password: The password.
+    ///   - persistence: Recorded in the credential, as Alamofire does; this
+    ///     library never stores a credential: it answers this request's
+    ///     challenges only, whatever the persistence.
     /// - Returns: The request, for chaining.
     @discardableResult
-    public func authenticate(username: String, password: String) -> Self {
-        authenticate(with: URLCredential(user: username, password: password, persistence: .none))
+    public func authenticate(username: String, password: String, persistence: URLCredential.Persistence = .forSession) -> Self {
+        authenticate(with: URLCredential(user: username, password: password, persistence: persistence))
     }
 
     /// Answers a `Basic` authentication challenge from the request's origin
