@@ -99,10 +99,10 @@ private final class SerializationMonitor: EventMonitor {
     ) {
         events.append("validate:\(response.statusCode):\(data?.isEmpty == false):\(verdict(result))")
     }
-    func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?>) {
+    func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, HTTPError>) {
         events.append("parse:untyped:\(response.data?.isEmpty == false)")
     }
-    func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value>) {
+    func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value, HTTPError>) {
         events.append("parse:\(Value.self)")
     }
     func request(
@@ -117,10 +117,10 @@ private final class SerializationMonitor: EventMonitor {
     ) {
         events.append("download-validate:\(response.statusCode):\(fileURL != nil):\(verdict(result))")
     }
-    func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?>) {
+    func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?, HTTPError>) {
         events.append("download-parse:untyped:\(response.fileURL != nil)")
     }
-    func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value>) {
+    func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, HTTPError>) {
         events.append("download-parse:\(Value.self)")
     }
 }

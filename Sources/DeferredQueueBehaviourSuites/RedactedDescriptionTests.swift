@@ -76,7 +76,7 @@ struct RedactedDescriptionTests {
         let fixture = try SecretServer()
         let session = TestTransport.makeSession()
         let done = Latch()
-        let box = Recorder<DataResponse<String>>()
+        let box = Recorder<DataResponse<String, HTTPError>>()
         let request = session.request(fixture.url("/text"), headers: fixture.headers)
         request.responseString(queue: handlerQueue) { box.append($0); done.arrive() }
         #expect(await done.wait())
@@ -100,7 +100,7 @@ struct RedactedDescriptionTests {
         let fixture = try SecretServer()
         let session = TestTransport.makeSession()
         let done = Latch()
-        let box = Recorder<DataResponse<Data>>()
+        let box = Recorder<DataResponse<Data, HTTPError>>()
         session.request(fixture.url("/close")).responseData(queue: handlerQueue) { box.append($0); done.arrive() }
         #expect(await done.wait())
         let response = try #require(box.events.first)

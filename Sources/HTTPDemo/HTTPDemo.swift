@@ -112,7 +112,7 @@ enum HTTPDemo {
     /// means no bookmarks yet; text that is not JSON, or JSON that is not an
     /// entry, each fail with their own exit code.
     private static func decided(
-        _ response: DataResponse<HatenaEntry?>, url: String, verbose: Bool
+        _ response: DataResponse<HatenaEntry?, HTTPError>, url: String, verbose: Bool
     ) -> Result<Fetched?, DemoFailure> {
         if case .failure(let error) = response.result {
             guard case .responseSerializationFailed = error else {

@@ -87,10 +87,10 @@ public final class Fixture: Sendable {
 /// for the response it receives.
 public func response<Value: Sendable>(
     within seconds: Double = 120,
-    _ register: (@escaping @Sendable (DataResponse<Value>) -> Void) -> Void
-) async -> DataResponse<Value>? {
+    _ register: (@escaping @Sendable (DataResponse<Value, HTTPError>) -> Void) -> Void
+) async -> DataResponse<Value, HTTPError>? {
     let latch = Latch()
-    let box = Recorder<DataResponse<Value>>()
+    let box = Recorder<DataResponse<Value, HTTPError>>()
     register { response in
         box.append(response)
         latch.arrive()

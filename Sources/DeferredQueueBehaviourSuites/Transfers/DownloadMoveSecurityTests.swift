@@ -8,7 +8,7 @@ import Testing
 @testable import DeferredQueue
 
 /// The refusal inside a failed download, and whether the downloaded file is gone.
-private func refusal(of response: DownloadResponse<URL>?) -> (DownloadRequest.DestinationError?, temporaryRemoved: Bool) {
+private func refusal(of response: DownloadResponse<URL, HTTPError>?) -> (DownloadRequest.DestinationError?, temporaryRemoved: Bool) {
     guard case .downloadedFileMoveFailed(let error, let source, _)? = response?.error else { return (nil, false) }
     let removed = source.map { !FileManager.default.fileExists(atPath: $0.path) } ?? false
     return (error as? DownloadRequest.DestinationError, removed)
@@ -20,7 +20,7 @@ struct DownloadMoveSecurityTests {
 
     private func download(
         _ path: String, to destination: @escaping DownloadRequest.Destination
-    ) async throws -> DownloadResponse<URL>? {
+    ) async throws -> DownloadResponse<URL, HTTPError>? {
         let server = try hostileServer(payload: Self.payload)
         defer { server.shutdown() }
         let session = TestTransport.makeSession()

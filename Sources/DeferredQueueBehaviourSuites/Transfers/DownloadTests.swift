@@ -11,10 +11,10 @@ import Testing
 /// Registers one download handler and waits (with a guard deadline) for its response.
 func downloadResponse<Value: Sendable>(
     within seconds: Double = 120,
-    _ register: (@escaping @Sendable (DownloadResponse<Value>) -> Void) -> Void
-) async -> DownloadResponse<Value>? {
+    _ register: (@escaping @Sendable (DownloadResponse<Value, HTTPError>) -> Void) -> Void
+) async -> DownloadResponse<Value, HTTPError>? {
     let latch = Latch()
-    let box = Recorder<DownloadResponse<Value>>()
+    let box = Recorder<DownloadResponse<Value, HTTPError>>()
     register { response in
         box.append(response)
         latch.arrive()

@@ -96,12 +96,12 @@ struct ResumableDownloadTests {
     static let length: Int64 = 4 << 20
 
     /// One download's response.
-    func download(_ request: DownloadRequest) async -> DownloadResponse<URL>? {
+    func download(_ request: DownloadRequest) async -> DownloadResponse<URL, HTTPError>? {
         await downloadResponse { request.responseURL(queue: handlerQueue, completionHandler: $0) }
     }
 
     /// A download of `entity` that the server cut short, with its resume data.
-    func interrupted(_ entity: ResumableEntity, session: Session) async throws -> (response: DownloadResponse<URL>, resumeData: Data) {
+    func interrupted(_ entity: ResumableEntity, session: Session) async throws -> (response: DownloadResponse<URL, HTTPError>, resumeData: Data) {
         let request = session.download(entity.url)
         let failed = try #require(await download(request))
         #expect(failed.error?.urlError?.code == .networkConnectionLost, "\(String(describing: failed.error))")
@@ -217,7 +217,7 @@ struct ResumableDownloadTests {
         request.downloadProgress(queue: handlerQueue) { progress in
             if progress.completed >= 256 << 10, once.increment() == 1 { progressed.arrive() }
         }
-        let response = Recorder<DownloadResponse<URL>>()
+        let response = Recorder<DownloadResponse<URL, HTTPError>>()
         request.responseURL(queue: handlerQueue) { response.append($0) }
         #expect(await progressed.wait())
         let produced = Recorder<Data?>()
@@ -241,7 +241,7 @@ struct ResumableDownloadTests {
         let plain = session.download(entity.url)
         let started = Latch()
         plain.downloadProgress(queue: handlerQueue) { _ in started.arrive() }
-        let plainResponse = Recorder<DownloadResponse<URL>>()
+        let plainResponse = Recorder<DownloadResponse<URL, HTTPError>>()
         plain.responseURL(queue: handlerQueue) { plainResponse.append($0) }
         #expect(await started.wait())
         plain.cancel()

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import DeferredQueue
@@ -203,15 +204,17 @@ struct HTTPTypesTests {
         let timing = ResponseTiming(start: Date(timeIntervalSince1970: 10), end: Date(timeIntervalSince1970: 10.25))
         let url = try #require(URL(string: "http://127.0.0.1/x"))
         let http = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: nil)
-        let ok = DataResponse(request: URLRequest(url: url), response: http, data: Data("12".utf8),
-                              result: .success("12"), timing: timing)
+        let ok = AFDataResponse<String>(request: URLRequest(url: url), response: http, data: Data("12".utf8),
+                                        result: .success("12"), timing: timing)
         #expect(ok.value == "12" && ok.error == nil)
         let mapped = ok.map { Int($0) ?? 0 }
         #expect(mapped.value == 12 && mapped.response?.statusCode == 200 && mapped.data == ok.data)
         let failed = ok.flatMap { _ -> Result<Int, HTTPError> in .failure(.cancelled) }
         #expect(failed.value == nil && failed.error?.isCancelled == true)
-        #expect(failed.mapError { _ in .abandoned }.error.map { "\($0)" } == "\(HTTPError.abandoned)")
-        #expect(ok.timing.duration == 0.25 && DataResponse<String>.Timing.self == ResponseTiming.self)
+        #expect(failed.mapError { _ in HTTPError.abandoned }.error.map { "\($0)" } == "\(HTTPError.abandoned)")
+        let retyped: DataResponse<Int, TestError> = failed.mapError { _ in TestError(8) }
+        #expect(retyped.error == TestError(8), "mapError may change the failure's type, as Alamofire's")
+        #expect(ok.timing.duration == 0.25 && DataResponse<String, HTTPError>.Timing.self == ResponseTiming.self)
         #expect(ok.description == "GET http://127.0.0.1/x -> 200, 2 bytes, 0.250s: success")
         #expect(ResponseTiming(start: Date(timeIntervalSince1970: 5), end: Date(timeIntervalSince1970: 4)).duration == 0)
         #expect(ResponseTiming(start: Date(timeIntervalSince1970: 1), end: Date(timeIntervalSince1970: 62.0625)).description == "61.063s")

@@ -81,7 +81,7 @@ struct ValidationTests {
     /// stream's judges the head alone.
     @Test func aDownloadsValidatorReadsTheFileAndAStreamsJudgesTheHead() async throws {
         let seen = Recorder<String>()
-        let downloaded = Recorder<DownloadResponse<URL>>()
+        let downloaded = Recorder<DownloadResponse<URL, HTTPError>>()
         let finished = Latch()
         session.download(fixture.url("/json"))
                 .validate { _, response, fileURL in

@@ -17,7 +17,7 @@ import FoundationNetworking
 ///     print(response.response?.statusCode ?? 0, response.timing.duration)
 /// }
 /// ```
-public struct DataResponse<Value: Sendable>: Sendable {
+public struct DataResponse<Success: Sendable, Failure: Error>: Sendable {
     /// When the request started and finished.
     public typealias Timing = ResponseTiming
 
@@ -28,7 +28,7 @@ public struct DataResponse<Value: Sendable>: Sendable {
     /// The body bytes received, or `nil` when none arrived.
     public let data: Data?
     /// The serialized value, or the error that prevented it.
-    public let result: Result<Value, HTTPError>
+    public let result: Result<Success, Failure>
     /// When the request started and finished.
     public let timing: Timing
 
@@ -40,7 +40,7 @@ public struct DataResponse<Value: Sendable>: Sendable {
     ///   - data: The body bytes.
     ///   - result: The serialized value or the error.
     ///   - timing: When it started and finished.
-    public init(request: URLRequest?, response: HTTPURLResponse?, data: Data?, result: Result<Value, HTTPError>, timing: Timing) {
+    public init(request: URLRequest?, response: HTTPURLResponse?, data: Data?, result: Result<Success, Failure>, timing: Timing) {
         self.request = request
         self.response = response
         self.data = data
@@ -50,13 +50,14 @@ public struct DataResponse<Value: Sendable>: Sendable {
 
     /// The value on success, otherwise `nil`.
     @inlinable  // Read in most handlers: specialised there, no generic metadata look-up.
-    public var value: Value? {
-        try? result.get()
+    public var value: Success? {
+        guard case .success(let value) = result else { return nil }
+        return value
     }
 
     /// The error on failure, otherwise `nil`.
     @inlinable
-    public var error: HTTPError? {
+    public var error: Failure? {
         guard case .failure(let error) = result else { return nil }
         return error
     }
@@ -66,60 +67,58 @@ public struct DataResponse<Value: Sendable>: Sendable {
     /// - Parameter transform: Turns the value into another.
     /// - Returns: A response with the transformed result and the same request, response,
     ///   data and timing.
-    public func map<NewValue: Sendable>(_ transform: (Value) -> NewValue) -> DataResponse<NewValue> {
-        DataResponse<NewValue>(request: request, response: response, data: data, result: result.map(transform), timing: timing)
+    public func map<NewSuccess: Sendable>(_ transform: (Success) -> NewSuccess) -> DataResponse<NewSuccess, Failure> {
+        with(result.map(transform))
     }
 
     /// The same response with its success value transformed by a step that can fail;
     /// failures pass through.
     ///
-    /// - Parameter transform: Turns the value into another value or an ``HTTPError``.
+    /// - Parameter transform: Turns the value into another value or a failure.
     /// - Returns: A response with the new result and the same request, response, data and
     ///   timing.
-    public func flatMap<NewValue: Sendable>(_ transform: (Value) -> Result<NewValue, HTTPError>) -> DataResponse<NewValue> {
-        DataResponse<NewValue>(request: request, response: response, data: data, result: result.flatMap(transform), timing: timing)
+    public func flatMap<NewSuccess: Sendable>(_ transform: (Success) -> Result<NewSuccess, Failure>) -> DataResponse<NewSuccess, Failure> {
+        with(result.flatMap(transform))
+    }
+
+    /// The same response with its success value transformed by a step that
+    /// can throw; failures pass through, and the failure becomes `any Error`
+    /// (as Alamofire's).
+    ///
+    /// - Parameter transform: Turns the value into another, or throws.
+    /// - Returns: A response with the new result.
+    public func tryMap<NewSuccess: Sendable>(_ transform: (Success) throws -> NewSuccess) -> DataResponse<NewSuccess, any Error> {
+        with(result.mapError { $0 as any Error }.flatMap { value in Result { try transform(value) } })
     }
 
     /// The same response with its error transformed; successes pass through.
     ///
     /// - Parameter transform: Turns the error into another.
     /// - Returns: A response with the new result.
-    public func mapError(_ transform: (HTTPError) -> HTTPError) -> DataResponse<Value> {
-        DataResponse(request: request, response: response, data: data, result: result.mapError(transform), timing: timing)
-    }
-
-    /// The same response with its success value transformed by a step that
-    /// can throw; failures pass through. A thrown ``HTTPError`` is the new
-    /// failure as it is; any other error becomes
-    /// ``HTTPError/SerializationFailureReason/customSerializationFailed(error:)``
-    /// (Alamofire's `tryMap` widens the failure to `any Error` instead).
-    ///
-    /// - Parameter transform: Turns the value into another, or throws.
-    /// - Returns: A response with the new result.
-    public func tryMap<NewValue: Sendable>(_ transform: (Value) throws -> NewValue) -> DataResponse<NewValue> {
-        flatMap { value in Result { try transform(value) }.mapError(HTTPError.init(serializationStep:)) }
+    public func mapError<NewFailure: Error>(_ transform: (Failure) -> NewFailure) -> DataResponse<Success, NewFailure> {
+        with(result.mapError(transform))
     }
 
     /// The same response with its error transformed by a step that can
-    /// throw; successes pass through. The failure stays an ``HTTPError``: the
-    /// returned one, a thrown one as it is, any other thrown error as
-    /// ``HTTPError/SerializationFailureReason/customSerializationFailed(error:)``.
+    /// throw; successes pass through, and the failure becomes `any Error`:
+    /// the returned one, or the thrown one (as Alamofire's).
     ///
     /// - Parameter transform: Turns the error into another, or throws.
     /// - Returns: A response with the new result.
-    public func tryMapError(_ transform: (HTTPError) throws -> HTTPError) -> DataResponse<Value> {
-        mapError { Self.thrownError(transform, $0) }
+    public func tryMapError<NewFailure: Error>(_ transform: (Failure) throws -> NewFailure) -> DataResponse<Success, any Error> {
+        with(result.flatMapError { error in Result<Success, any Error> { throw try transform(error) } })
     }
 
-    /// What `transform` returns or throws for `error`, as an ``HTTPError``.
-    static func thrownError(_ transform: (HTTPError) throws -> HTTPError, _ error: HTTPError) -> HTTPError {
-        do {
-            return try transform(error)
-        } catch {
-            return HTTPError(serializationStep: error)
-        }
+    /// The same response with another result.
+    private func with<NewSuccess: Sendable, NewFailure: Error>(
+        _ result: Result<NewSuccess, NewFailure>
+    ) -> DataResponse<NewSuccess, NewFailure> {
+        DataResponse<NewSuccess, NewFailure>(request: request, response: response, data: data, result: result, timing: timing)
     }
 }
+
+/// Alamofire's name for a data response that fails with the library's error.
+public typealias AFDataResponse<Success: Sendable> = DataResponse<Success, HTTPError>
 
 extension DataResponse: CustomStringConvertible, CustomDebugStringConvertible {
     /// One line: method, URL, status, body size, duration and outcome, e.g.

@@ -5,7 +5,7 @@ import FoundationNetworking
 
 /// Everything known about one finished download: what was sent, what came
 /// back, where the file is, the serialized result and when it happened.
-public struct DownloadResponse<Value: Sendable>: Sendable {
+public struct DownloadResponse<Success: Sendable, Failure: Error>: Sendable {
     /// The request as last sent, if one was built.
     public let request: URLRequest?
     /// The server's response, or `nil` when none arrived.
@@ -15,7 +15,7 @@ public struct DownloadResponse<Value: Sendable>: Sendable {
     /// What to resume a failed or cancelled download from (``DownloadRequest/resumeData``).
     public let resumeData: Data?
     /// The serialized value, or the error that prevented it.
-    public let result: Result<Value, HTTPError>
+    public let result: Result<Success, Failure>
     /// When the request started and finished.
     public let timing: ResponseTiming
 
@@ -30,7 +30,7 @@ public struct DownloadResponse<Value: Sendable>: Sendable {
     ///   - timing: When it started and finished.
     public init(
         request: URLRequest?, response: HTTPURLResponse?, fileURL: URL?, resumeData: Data?,
-        result: Result<Value, HTTPError>, timing: ResponseTiming
+        result: Result<Success, Failure>, timing: ResponseTiming
     ) {
         self.request = request
         self.response = response
@@ -45,53 +45,59 @@ public struct DownloadResponse<Value: Sendable>: Sendable {
     /// - Parameter transform: Turns the value into another.
     /// - Returns: A response with the transformed result and the same request,
     ///   response, file and timing.
-    public func map<NewValue: Sendable>(_ transform: (Value) -> NewValue) -> DownloadResponse<NewValue> {
+    public func map<NewSuccess: Sendable>(_ transform: (Success) -> NewSuccess) -> DownloadResponse<NewSuccess, Failure> {
         with(result.map(transform))
     }
 
     /// The same response with its success value transformed by a step that can
-    /// throw, as ``DataResponse/tryMap(_:)`` does.
+    /// throw, as ``DataResponse/tryMap(_:)`` does: the failure becomes `any Error`.
     ///
     /// - Parameter transform: Turns the value into another, or throws.
     /// - Returns: A response with the new result.
-    public func tryMap<NewValue: Sendable>(_ transform: (Value) throws -> NewValue) -> DownloadResponse<NewValue> {
-        with(result.flatMap { value in Result { try transform(value) }.mapError(HTTPError.init(serializationStep:)) })
+    public func tryMap<NewSuccess: Sendable>(_ transform: (Success) throws -> NewSuccess) -> DownloadResponse<NewSuccess, any Error> {
+        with(result.mapError { $0 as any Error }.flatMap { value in Result { try transform(value) } })
     }
 
     /// The same response with its error transformed; successes pass through.
     ///
     /// - Parameter transform: Turns the error into another.
     /// - Returns: A response with the new result.
-    public func mapError(_ transform: (HTTPError) -> HTTPError) -> DownloadResponse<Value> {
+    public func mapError<NewFailure: Error>(_ transform: (Failure) -> NewFailure) -> DownloadResponse<Success, NewFailure> {
         with(result.mapError(transform))
     }
 
     /// The same response with its error transformed by a step that can
-    /// throw, as ``DataResponse/tryMapError(_:)`` does.
+    /// throw, as ``DataResponse/tryMapError(_:)`` does: the failure becomes `any Error`.
     ///
     /// - Parameter transform: Turns the error into another, or throws.
     /// - Returns: A response with the new result.
-    public func tryMapError(_ transform: (HTTPError) throws -> HTTPError) -> DownloadResponse<Value> {
-        mapError { DataResponse<Value>.thrownError(transform, $0) }
+    public func tryMapError<NewFailure: Error>(_ transform: (Failure) throws -> NewFailure) -> DownloadResponse<Success, any Error> {
+        with(result.flatMapError { error in Result<Success, any Error> { throw try transform(error) } })
     }
 
-    private func with<NewValue: Sendable>(_ result: Result<NewValue, HTTPError>) -> DownloadResponse<NewValue> {
-        DownloadResponse<NewValue>(
+    private func with<NewSuccess: Sendable, NewFailure: Error>(
+        _ result: Result<NewSuccess, NewFailure>
+    ) -> DownloadResponse<NewSuccess, NewFailure> {
+        DownloadResponse<NewSuccess, NewFailure>(
             request: request, response: response, fileURL: fileURL, resumeData: resumeData, result: result, timing: timing
         )
     }
 
     /// The value on success, otherwise `nil`.
-    public var value: Value? {
-        try? result.get()
+    public var value: Success? {
+        guard case .success(let value) = result else { return nil }
+        return value
     }
 
     /// The error on failure, otherwise `nil`.
-    public var error: HTTPError? {
+    public var error: Failure? {
         guard case .failure(let error) = result else { return nil }
         return error
     }
 }
+
+/// Alamofire's name for a download response that fails with the library's error.
+public typealias AFDownloadResponse<Success: Sendable> = DownloadResponse<Success, HTTPError>
 
 extension DownloadResponse: CustomStringConvertible, CustomDebugStringConvertible {
     /// One line: method, URL, status, file, duration and outcome, e.g.

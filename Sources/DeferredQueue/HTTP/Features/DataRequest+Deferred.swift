@@ -13,8 +13,8 @@ extension DataRequest: SerializingRequest {
     /// (the failure is inside the response).
     ///
     /// - Returns: A deferred fulfilled with the response and its raw body.
-    public func serializingResponse() -> Deferred<DataResponse<Data?>> {
-        let (deferred, resolver) = Deferred<DataResponse<Data?>>.pending()
+    public func serializingResponse() -> Deferred<DataResponse<Data?, HTTPError>> {
+        let (deferred, resolver) = Deferred<DataResponse<Data?, HTTPError>>.pending()
         resolver.onCancel { [weak self] in self?.cancel() }
         _ = deliver(on: nil, { .success($0.data) }) { resolver.fulfill($0) }
         return deferred
@@ -33,8 +33,8 @@ extension DataRequest: SerializingRequest {
     /// - Returns: A deferred fulfilled with the response.
     public func serializingResponse<Serializer: DataResponseSerializerProtocol>(
         using serializer: Serializer
-    ) -> Deferred<DataResponse<Serializer.SerializedObject>> {
-        let (deferred, resolver) = Deferred<DataResponse<Serializer.SerializedObject>>.pending()
+    ) -> Deferred<DataResponse<Serializer.SerializedObject, HTTPError>> {
+        let (deferred, resolver) = Deferred<DataResponse<Serializer.SerializedObject, HTTPError>>.pending()
         resolver.onCancel { [weak self] in self?.cancel() }
         _ = deliverEveryOutcome(on: nil, serializer.result(for:)) { resolver.fulfill($0) }
         return deferred

@@ -17,7 +17,7 @@ extension DataRequest {
     @discardableResult
     public func response(
         queue: DispatchQueue = .main,
-        completionHandler: @escaping @Sendable (DataResponse<Data?>) -> Void
+        completionHandler: @escaping @Sendable (DataResponse<Data?, HTTPError>) -> Void
     ) -> Self {
         deliver(on: queue, { .success($0.data) }, completionHandler)
     }
@@ -39,7 +39,7 @@ extension DataRequest {
     public func response<Serializer: DataResponseSerializerProtocol>(
         queue: DispatchQueue = .main,
         responseSerializer: Serializer,
-        completionHandler: @escaping @Sendable (DataResponse<Serializer.SerializedObject>) -> Void
+        completionHandler: @escaping @Sendable (DataResponse<Serializer.SerializedObject, HTTPError>) -> Void
     ) -> Self {
         deliverEveryOutcome(on: queue, responseSerializer.result(for:), completionHandler)
     }
@@ -62,7 +62,7 @@ extension DataRequest {
         dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
         emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods,
-        completionHandler: @escaping @Sendable (DataResponse<Data>) -> Void
+        completionHandler: @escaping @Sendable (DataResponse<Data, HTTPError>) -> Void
     ) -> Self {
         response(queue: queue, responseSerializer: DataResponseSerializer(
             dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
@@ -87,7 +87,7 @@ extension DataRequest {
         encoding: String.Encoding? = nil,
         emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods,
-        completionHandler: @escaping @Sendable (DataResponse<String>) -> Void
+        completionHandler: @escaping @Sendable (DataResponse<String, HTTPError>) -> Void
     ) -> Self {
         response(queue: queue, responseSerializer: StringResponseSerializer(
             dataPreprocessor: dataPreprocessor, encoding: encoding,
@@ -114,7 +114,7 @@ extension DataRequest {
         dataPreprocessor: any DataPreprocessor = JSONResponseSerializer.defaultDataPreprocessor,
         emptyResponseCodes: Set<Int> = JSONResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = JSONResponseSerializer.defaultEmptyRequestMethods,
-        completionHandler: @escaping @Sendable (DataResponse<JSON>) -> Void
+        completionHandler: @escaping @Sendable (DataResponse<JSON, HTTPError>) -> Void
     ) -> Self {
         response(queue: queue, responseSerializer: JSONResponseSerializer(
             dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
@@ -145,7 +145,7 @@ extension DataRequest {
         decoder: any DataDecoder = JSONDecoder(),
         emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<T>.defaultEmptyRequestMethods,
-        completionHandler: @escaping @Sendable (DataResponse<T>) -> Void
+        completionHandler: @escaping @Sendable (DataResponse<T, HTTPError>) -> Void
     ) -> Self {
         response(queue: queue, responseSerializer: DecodableResponseSerializer<T>(
             dataPreprocessor: dataPreprocessor, decoder: decoder,
@@ -163,7 +163,7 @@ extension DataRequest {
     func deliver<Value: Sendable>(
         on queue: DispatchQueue?,
         _ serialize: @escaping @Sendable (RawResponse) -> Result<Value, HTTPError>,
-        _ handler: @escaping @Sendable (DataResponse<Value>) -> Void
+        _ handler: @escaping @Sendable (DataResponse<Value, HTTPError>) -> Void
     ) -> Self {
         deliverEveryOutcome(on: queue, { raw in raw.error.map { .failure($0) } ?? serialize(raw) }, handler)
     }
@@ -176,7 +176,7 @@ extension DataRequest {
     func deliverEveryOutcome<Value: Sendable>(
         on queue: DispatchQueue?,
         _ serialize: @escaping @Sendable (RawResponse) -> Result<Value, HTTPError>,
-        _ handler: @escaping @Sendable (DataResponse<Value>) -> Void
+        _ handler: @escaping @Sendable (DataResponse<Value, HTTPError>) -> Void
     ) -> Self {
         let start = self.start
         let monitor = session.eventMonitor

@@ -52,8 +52,8 @@ extension DownloadRequest: SerializingRequest {
     /// - Returns: A deferred fulfilled with the response.
     public func serializingResponse<Serializer: DownloadResponseSerializerProtocol>(
         using serializer: Serializer
-    ) -> Deferred<DownloadResponse<Serializer.SerializedObject>> {
-        let (deferred, resolver) = Deferred<DownloadResponse<Serializer.SerializedObject>>.pending()
+    ) -> Deferred<DownloadResponse<Serializer.SerializedObject, HTTPError>> {
+        let (deferred, resolver) = Deferred<DownloadResponse<Serializer.SerializedObject, HTTPError>>.pending()
         resolver.onCancel { [weak self] in self?.cancel() }
         _ = deliver(on: nil, { serializer.result(forDownload: $0) }) { resolver.fulfill($0) }
         return deferred

@@ -19,7 +19,7 @@ extension DownloadRequest {
     @discardableResult
     public func response(
         queue: DispatchQueue = .main,
-        completionHandler: @escaping @Sendable (DownloadResponse<URL?>) -> Void
+        completionHandler: @escaping @Sendable (DownloadResponse<URL?, HTTPError>) -> Void
     ) -> Self {
         deliver(on: queue, { raw in raw.error.map { .failure($0) } ?? .success(raw.fileURL) }, completionHandler)
     }
@@ -33,7 +33,7 @@ extension DownloadRequest {
     @discardableResult
     public func responseURL(
         queue: DispatchQueue = .main,
-        completionHandler: @escaping @Sendable (DownloadResponse<URL>) -> Void
+        completionHandler: @escaping @Sendable (DownloadResponse<URL, HTTPError>) -> Void
     ) -> Self {
         response(queue: queue, responseSerializer: URLResponseSerializer(), completionHandler: completionHandler)
     }
@@ -49,7 +49,7 @@ extension DownloadRequest {
     public func response<Serializer: DownloadResponseSerializerProtocol>(
         queue: DispatchQueue = .main,
         responseSerializer: Serializer,
-        completionHandler: @escaping @Sendable (DownloadResponse<Serializer.SerializedObject>) -> Void
+        completionHandler: @escaping @Sendable (DownloadResponse<Serializer.SerializedObject, HTTPError>) -> Void
     ) -> Self {
         deliver(on: queue, { responseSerializer.result(forDownload: $0) }, completionHandler)
     }
@@ -58,7 +58,7 @@ extension DownloadRequest {
     @discardableResult
     public func responseData(
         queue: DispatchQueue = .main,
-        completionHandler: @escaping @Sendable (DownloadResponse<Data>) -> Void
+        completionHandler: @escaping @Sendable (DownloadResponse<Data, HTTPError>) -> Void
     ) -> Self {
         response(queue: queue, responseSerializer: DataResponseSerializer(), completionHandler: completionHandler)
     }
@@ -68,7 +68,7 @@ extension DownloadRequest {
     public func responseString(
         queue: DispatchQueue = .main,
         encoding: String.Encoding? = nil,
-        completionHandler: @escaping @Sendable (DownloadResponse<String>) -> Void
+        completionHandler: @escaping @Sendable (DownloadResponse<String, HTTPError>) -> Void
     ) -> Self {
         response(queue: queue, responseSerializer: StringResponseSerializer(encoding: encoding), completionHandler: completionHandler)
     }
@@ -77,7 +77,7 @@ extension DownloadRequest {
     @discardableResult
     public func responseJSON(
         queue: DispatchQueue = .main,
-        completionHandler: @escaping @Sendable (DownloadResponse<JSON>) -> Void
+        completionHandler: @escaping @Sendable (DownloadResponse<JSON, HTTPError>) -> Void
     ) -> Self {
         response(queue: queue, responseSerializer: JSONResponseSerializer(), completionHandler: completionHandler)
     }
@@ -88,7 +88,7 @@ extension DownloadRequest {
         of type: T.Type = T.self,
         queue: DispatchQueue = .main,
         decoder: any DataDecoder = JSONDecoder(),
-        completionHandler: @escaping @Sendable (DownloadResponse<T>) -> Void
+        completionHandler: @escaping @Sendable (DownloadResponse<T, HTTPError>) -> Void
     ) -> Self {
         response(queue: queue, responseSerializer: DecodableResponseSerializer<T>(decoder: decoder), completionHandler: completionHandler)
     }
@@ -98,7 +98,7 @@ extension DownloadRequest {
     func deliver<Value: Sendable>(
         on queue: DispatchQueue?,
         _ serialize: @escaping @Sendable (RawResponse) -> Result<Value, HTTPError>,
-        _ handler: @escaping @Sendable (DownloadResponse<Value>) -> Void
+        _ handler: @escaping @Sendable (DownloadResponse<Value, HTTPError>) -> Void
     ) -> Self {
         let start = self.start
         let monitor = session.eventMonitor

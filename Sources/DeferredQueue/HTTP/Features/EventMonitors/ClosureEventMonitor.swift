@@ -35,10 +35,10 @@ public final class ClosureEventMonitor: EventMonitor {
         var requestDidFailToAdaptURLRequestWithError: (@Sendable (Request, URLRequest, HTTPError) -> Void)?
         var requestDidCreateURLRequest: (@Sendable (Request, URLRequest) -> Void)?
         var requestDidValidateRequestResponseDataWithResult: (@Sendable (DataRequest, URLRequest?, HTTPURLResponse, Data?, Request.ValidationResult) -> Void)?
-        var requestDidParseResponse: (@Sendable (DataRequest, DataResponse<Data?>) -> Void)?
+        var requestDidParseResponse: (@Sendable (DataRequest, DataResponse<Data?, HTTPError>) -> Void)?
         var requestDidValidateRequestResponseWithResult: (@Sendable (DataStreamRequest, URLRequest?, HTTPURLResponse, Request.ValidationResult) -> Void)?
         var requestDidValidateRequestResponseFileURLWithResult: (@Sendable (DownloadRequest, URLRequest?, HTTPURLResponse, URL?, Request.ValidationResult) -> Void)?
-        var requestDidParseDownloadResponse: (@Sendable (DownloadRequest, DownloadResponse<URL?>) -> Void)?
+        var requestDidParseDownloadResponse: (@Sendable (DownloadRequest, DownloadResponse<URL?, HTTPError>) -> Void)?
     }
 
     public let queue: DispatchQueue
@@ -100,8 +100,8 @@ public final class ClosureEventMonitor: EventMonitor {
         get { closures.withLock(owner: self) { $0.requestDidValidateRequestResponseDataWithResult } }
         set { closures.withLock(owner: self) { $0.requestDidValidateRequestResponseDataWithResult = newValue } }
     }
-    /// Called by ``request(_:didParseResponse:)-(DataRequest,DataResponse<Data?>)`` (the untyped `response(queue:completionHandler:)`).
-    public var requestDidParseResponse: (@Sendable (DataRequest, DataResponse<Data?>) -> Void)? {
+    /// Called by ``request(_:didParseResponse:)-(DataRequest,DataResponse<Data?, HTTPError>)`` (the untyped `response(queue:completionHandler:)`).
+    public var requestDidParseResponse: (@Sendable (DataRequest, DataResponse<Data?, HTTPError>) -> Void)? {
         get { closures.withLock(owner: self) { $0.requestDidParseResponse } }
         set { closures.withLock(owner: self) { $0.requestDidParseResponse = newValue } }
     }
@@ -115,8 +115,8 @@ public final class ClosureEventMonitor: EventMonitor {
         get { closures.withLock(owner: self) { $0.requestDidValidateRequestResponseFileURLWithResult } }
         set { closures.withLock(owner: self) { $0.requestDidValidateRequestResponseFileURLWithResult = newValue } }
     }
-    /// Called by ``request(_:didParseResponse:)-(DownloadRequest,DownloadResponse<URL?>)`` (the untyped `response(queue:completionHandler:)`).
-    public var requestDidParseDownloadResponse: (@Sendable (DownloadRequest, DownloadResponse<URL?>) -> Void)? {
+    /// Called by ``request(_:didParseResponse:)-(DownloadRequest,DownloadResponse<URL?, HTTPError>)`` (the untyped `response(queue:completionHandler:)`).
+    public var requestDidParseDownloadResponse: (@Sendable (DownloadRequest, DownloadResponse<URL?, HTTPError>) -> Void)? {
         get { closures.withLock(owner: self) { $0.requestDidParseDownloadResponse } }
         set { closures.withLock(owner: self) { $0.requestDidParseDownloadResponse = newValue } }
     }
@@ -175,7 +175,7 @@ public final class ClosureEventMonitor: EventMonitor {
     ) {
         requestDidValidateRequestResponseDataWithResult?(request, urlRequest, response, data, result)
     }
-    public func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?>) {
+    public func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, HTTPError>) {
         requestDidParseResponse?(request, response)
     }
     public func request(
@@ -190,7 +190,7 @@ public final class ClosureEventMonitor: EventMonitor {
     ) {
         requestDidValidateRequestResponseFileURLWithResult?(request, urlRequest, response, fileURL, result)
     }
-    public func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?>) {
+    public func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?, HTTPError>) {
         requestDidParseDownloadResponse?(request, response)
     }
 }

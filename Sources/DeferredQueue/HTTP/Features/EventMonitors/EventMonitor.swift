@@ -73,10 +73,10 @@ public protocol EventMonitor: Sendable {
     )
     /// `response(queue:completionHandler:)` made its response, before its
     /// completion handler runs.
-    func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?>)
+    func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, HTTPError>)
     /// A response serializer (`responseData`, `responseDecodable`,
     /// `serializing…`) made its response, before its completion handler runs.
-    func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value>)
+    func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value, HTTPError>)
     /// A validator of a stream's response head ran and judged it `result`.
     func request(
         _ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse,
@@ -89,10 +89,10 @@ public protocol EventMonitor: Sendable {
     )
     /// `response(queue:completionHandler:)` of a download made its response,
     /// before its completion handler runs.
-    func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?>)
+    func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?, HTTPError>)
     /// A download's response serializer made its response, before its
     /// completion handler runs.
-    func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value>)
+    func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, HTTPError>)
 }
 
 /// The default queue of event monitors.
@@ -114,8 +114,8 @@ extension EventMonitor {
         _ request: DataRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, data: Data?,
         withResult result: Request.ValidationResult
     ) {}
-    public func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?>) {}
-    public func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value>) {}
+    public func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, HTTPError>) {}
+    public func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value, HTTPError>) {}
     public func request(
         _ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse,
         withResult result: Request.ValidationResult
@@ -124,8 +124,8 @@ extension EventMonitor {
         _ request: DownloadRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, fileURL: URL?,
         withResult result: Request.ValidationResult
     ) {}
-    public func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?>) {}
-    public func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value>) {}
+    public func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?, HTTPError>) {}
+    public func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, HTTPError>) {}
 }
 
 /// Forwards each event to every monitor of a session, on its own queue.
@@ -180,16 +180,16 @@ struct CompositeEventMonitor: Sendable {
     }
     /// `response`, to each monitor's untyped event when it is what
     /// `response(queue:completionHandler:)` makes, else to the generic one.
-    func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value>) {
-        if let untyped = response as? DataResponse<Data?> {
+    func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value, HTTPError>) {
+        if let untyped = response as? DataResponse<Data?, HTTPError> {
             each { $0.request(request, didParseResponse: untyped) }
         } else {
             each { $0.request(request, didParseResponse: response) }
         }
     }
-    /// As the data request's, for downloads (untyped: `DownloadResponse<URL?>`).
-    func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value>) {
-        if let untyped = response as? DownloadResponse<URL?> {
+    /// As the data request's, for downloads (untyped: `DownloadResponse<URL?, HTTPError>`).
+    func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, HTTPError>) {
+        if let untyped = response as? DownloadResponse<URL?, HTTPError> {
             each { $0.request(request, didParseResponse: untyped) }
         } else {
             each { $0.request(request, didParseResponse: response) }

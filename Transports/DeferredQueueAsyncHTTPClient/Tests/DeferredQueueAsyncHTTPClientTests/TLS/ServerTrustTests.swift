@@ -36,7 +36,7 @@ struct ServerTrustTests {
     static func get(
         _ server: TLSTestServer, host: String = "127.0.0.1", evaluators: [String: any ServerTrustEvaluating],
         allHostsMustBeEvaluated: Bool = true, transport: @autoclosure () -> AsyncHTTPClientTransport = transport()
-    ) async throws -> DataResponse<Data?> {
+    ) async throws -> DataResponse<Data?, HTTPError> {
         let manager = ServerTrustManager(allHostsMustBeEvaluated: allHostsMustBeEvaluated, evaluators: evaluators)
         // A transport serves one session: it shuts down with it.
         let session = Session(transport: transport(), serverTrustManager: manager)
@@ -47,7 +47,7 @@ struct ServerTrustTests {
     /// Checks that `response` was refused with `reason` before the server saw
     /// it (the server answered `answered` earlier requests).
     static func expectRefused(
-        _ response: DataResponse<Data?>, _ reason: String, by server: TLSTestServer, answered: Int = 0, detail: String? = nil,
+        _ response: DataResponse<Data?, HTTPError>, _ reason: String, by server: TLSTestServer, answered: Int = 0, detail: String? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
         #expect(response.error?.kind == "serverTrust(\(reason))", "\(String(describing: response.error))",
@@ -61,7 +61,7 @@ struct ServerTrustTests {
         #expect(server.requestsAnswered == answered, "nothing reaches a refused server", sourceLocation: sourceLocation)
     }
 
-    static func expectOK(_ response: DataResponse<Data?>, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectOK(_ response: DataResponse<Data?, HTTPError>, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(response.error == nil, "\(String(describing: response.error))", sourceLocation: sourceLocation)
         #expect(response.response?.statusCode == 200, sourceLocation: sourceLocation)
         #expect(response.data == Data("ok".utf8), sourceLocation: sourceLocation)

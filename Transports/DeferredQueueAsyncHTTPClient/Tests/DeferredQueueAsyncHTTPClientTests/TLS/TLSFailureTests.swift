@@ -51,7 +51,7 @@ struct TLSFailureTests {
     /// The response of one GET to a server presenting `leaf` (and `chain`).
     func response(
         on client: TLSClient, leaf: TestCertificates.Leaf, chain: [NIOSSLCertificate] = []
-    ) async throws -> (response: DataResponse<Data?>, url: URL, requestsAnswered: Int) {
+    ) async throws -> (response: DataResponse<Data?, HTTPError>, url: URL, requestsAnswered: Int) {
         let server = try await TLSTestServer(identity: try certificates.leaf(leaf), chain: chain)
         let (session, httpClient) = client.makeSession(trusting: certificates.ca)
         let url = server.url()
@@ -65,7 +65,7 @@ struct TLSFailureTests {
     /// Checks that `outcome` is a TLS failure with `code` (and `reason` in
     /// its description) that names the URL, and that no request got through.
     func expectTLSFailure(
-        _ outcome: (response: DataResponse<Data?>, url: URL, requestsAnswered: Int),
+        _ outcome: (response: DataResponse<Data?, HTTPError>, url: URL, requestsAnswered: Int),
         _ code: URLError.Code, reason: String? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
