@@ -35,6 +35,34 @@ struct InterceptorTests {
         #expect(fixture.paths.count == 1)
     }
 
+    /// Alamofire's `requestQueue:`: every adapter of every attempt runs on
+    /// it, also one that follows an adapter completing on another thread.
+    @Test func adaptersRunOnTheSessionsRequestQueue() async throws {
+        let hits = Counter()
+        let fixture = pathFixture { _ in hits.increment() == 1 ? .text("busy", status: 503) : .json(#"{"ok":true}"#) }
+        let key = DispatchSpecificKey<String>()
+        let requestQueue = DispatchQueue(label: "request-queue")
+        requestQueue.setSpecific(key: key, value: "request-queue")
+        let seen = Recorder<String>()
+        let record: @Sendable (String) -> Void = { name in seen.append("\(name):\(DispatchQueue.getSpecific(key: key) ?? "elsewhere")") }
+        let sessionAdapter = Adapter { request, _, completion in
+            record("session")
+            DispatchQueue.global().async { completion(.success(request)) }
+        }
+        let requestAdapter = Adapter { request, _, completion in
+            record("request")
+            completion(.success(request))
+        }
+        let session = Session(
+            transport: fixture.transport, requestQueue: requestQueue,
+            interceptor: Interceptor(adapters: [sessionAdapter], retriers: [ScriptedRetrier(name: "r", order: Recorder(), results: [.retry])])
+        )
+        #expect(session.requestQueue === requestQueue)
+        let result = await response { session.request(fixture.url("/ok"), interceptor: requestAdapter).responseData(queue: handlerQueue, completionHandler: $0) }
+        #expect(result?.response?.statusCode == 200)
+        #expect(seen.events == ["session:request-queue", "request:request-queue", "session:request-queue", "request:request-queue"])
+    }
+
     @Test func anAdapterRunsForEveryAttemptIncludingRetriesAndRedirects() async throws {
         let targetHits = Counter()
         let fixture = pathFixture { request in

@@ -79,6 +79,10 @@ public final class Session: Sendable {
     /// The deadline for a whole request, retries and redirects included, in
     /// seconds; `nil` for none.
     public let resourceTimeout: Double?
+    /// Where every attempt's adapters run (Alamofire's `requestQueue`);
+    /// `nil`: the transport's callback queue. Requests are built on the
+    /// caller's thread either way.
+    public let requestQueue: DispatchQueue?
     /// What every request's handler queue targets: `nil` (the default), a
     /// global concurrent queue, so requests serialize in parallel; a serial
     /// queue runs every request's validators and serializers one at a time.
@@ -110,10 +114,12 @@ public final class Session: Sendable {
     ///     The default, ``URLSessionTransport/defaultConfiguration``, caches no
     ///     responses: unlike Alamofire's, it writes no disk cache under `$HOME`.
     ///   - rootQueue: The queue the transport's serial callback queue
-    ///     targets, where every transport event, redirector, adapter and
-    ///     retrier runs (default: its own).
+    ///     targets, where every transport event, redirector, retrier and
+    ///     (without a `requestQueue`) adapter runs (default: its own).
     ///   - startRequestsImmediately: Whether a request starts with its first
     ///     handler (the default); `false`: only with ``Request/resume()``.
+    ///   - requestQueue: Where every attempt's adapters run; `nil` (the
+    ///     default): the transport's callback queue.
     ///   - serializationQueue: What every request's validators and
     ///     serializers run on: `nil` (the default), each request on its own
     ///     serial queue, in parallel with the others; a serial queue, one
@@ -131,6 +137,7 @@ public final class Session: Sendable {
         configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration,
         rootQueue: DispatchQueue? = nil,
         startRequestsImmediately: Bool = true,
+        requestQueue: DispatchQueue? = nil,
         serializationQueue: DispatchQueue? = nil,
         interceptor: (any RequestInterceptor)? = nil,
         serverTrustManager: ServerTrustManager? = nil,
@@ -142,7 +149,8 @@ public final class Session: Sendable {
     ) {
         let transport = URLSessionTransport(configuration: configuration, rootQueue: rootQueue)
         self.init(
-            transport: transport, startRequestsImmediately: startRequestsImmediately, serializationQueue: serializationQueue, interceptor: interceptor, serverTrustManager: serverTrustManager, redirectHandler: redirectHandler,
+            transport: transport, startRequestsImmediately: startRequestsImmediately, requestQueue: requestQueue,
+            serializationQueue: serializationQueue, interceptor: interceptor, serverTrustManager: serverTrustManager, redirectHandler: redirectHandler,
             eventMonitors: eventMonitors, retryPolicy: retryPolicy, maximumResponseBodySize: maximumResponseBodySize,
             maximumStreamedBodySize: maximumStreamedBodySize, resourceTimeout: configuration.timeoutIntervalForResource,
             cookieStore: Self.cookieStore(for: configuration),
@@ -156,6 +164,8 @@ public final class Session: Sendable {
     ///   - transport: What moves the bytes.
     ///   - startRequestsImmediately: Whether a request starts with its first
     ///     handler (the default); `false`: only with ``Request/resume()``.
+    ///   - requestQueue: Where every attempt's adapters run; `nil` (the
+    ///     default): the transport's callback queue.
     ///   - serializationQueue: What every request's validators and
     ///     serializers run on: `nil` (the default), each request on its own
     ///     serial queue, in parallel with the others; a serial queue, one
@@ -174,6 +184,7 @@ public final class Session: Sendable {
     public convenience init(
         transport: any HTTPTransport,
         startRequestsImmediately: Bool = true,
+        requestQueue: DispatchQueue? = nil,
         serializationQueue: DispatchQueue? = nil,
         interceptor: (any RequestInterceptor)? = nil,
         serverTrustManager: ServerTrustManager? = nil,
@@ -185,15 +196,16 @@ public final class Session: Sendable {
         resourceTimeout: Double? = 7 * 86_400
     ) {
         self.init(
-            transport: transport, startRequestsImmediately: startRequestsImmediately, serializationQueue: serializationQueue, interceptor: interceptor,
-            serverTrustManager: serverTrustManager, redirectHandler: redirectHandler,
+            transport: transport, startRequestsImmediately: startRequestsImmediately, requestQueue: requestQueue,
+            serializationQueue: serializationQueue, interceptor: interceptor, serverTrustManager: serverTrustManager, redirectHandler: redirectHandler,
             eventMonitors: eventMonitors, retryPolicy: retryPolicy, maximumResponseBodySize: maximumResponseBodySize,
             maximumStreamedBodySize: maximumStreamedBodySize, resourceTimeout: resourceTimeout, cookieStore: InMemoryCookieStore(), configuredHeaders: []
         )
     }
 
     private init(
-        transport: any HTTPTransport, startRequestsImmediately: Bool, serializationQueue: DispatchQueue?, interceptor: (any RequestInterceptor)?,
+        transport: any HTTPTransport, startRequestsImmediately: Bool, requestQueue: DispatchQueue?, serializationQueue: DispatchQueue?,
+        interceptor: (any RequestInterceptor)?,
         serverTrustManager: ServerTrustManager?,
         redirectHandler: Redirector,
         eventMonitors: [any EventMonitor], retryPolicy: RetryPolicy?, maximumResponseBodySize: Int,
@@ -201,6 +213,7 @@ public final class Session: Sendable {
     ) {
         self.transport = transport
         self.startRequestsImmediately = startRequestsImmediately
+        self.requestQueue = requestQueue
         self.serializationQueue = serializationQueue
         self.interceptor = interceptor
         self.serverTrustManager = serverTrustManager

@@ -56,9 +56,10 @@ extension Request {
     /// them: what they add (a bearer token) is meant for the request's origin.
     /// `timeoutIsAssigned`: whether `base.timeoutInterval` is known to have
     /// been assigned (see ``Request/timeoutIsAssigned``). Adapters run on the
-    /// transport's callback queue, as retries and redirects do: the first
-    /// attempt's hop there when called elsewhere (`onCallbackQueue` false:
-    /// the caller's thread, often the main one, may not wait for an adapter).
+    /// session's ``Session/requestQueue``, by default the transport's callback
+    /// queue, as retries and redirects do: the first attempt hops there when
+    /// called elsewhere (`onCallbackQueue` false: the caller's thread, often
+    /// the main one, may not wait for an adapter).
     func prepareAttempt(from base: URLRequest, timeoutIsAssigned: Bool, onCallbackQueue: Bool = true) {
         // The origin check (URL host parsing) only when there is an adapter to skip.
         guard session.interceptor != nil || interceptor != nil else {
@@ -70,8 +71,9 @@ extension Request {
         let state = mutableState.withLock(owner: self) {
             RequestAdapterState(requestID: $0.id(), session: session, refreshingInterceptor: $0.refreshingInterceptor)
         }
-        guard onCallbackQueue else {
-            return session.transport.callbackQueue.async { self.adapt(base, base: base, with: adapters[...], state: state) }
+        guard onCallbackQueue, session.requestQueue == nil else {
+            let queue = session.requestQueue ?? session.transport.callbackQueue
+            return queue.async { self.adapt(base, base: base, with: adapters[...], state: state) }
         }
         adapt(base, base: base, with: adapters[...], state: state)
     }
@@ -89,7 +91,12 @@ extension Request {
         }
         let next = CompletionOnce<Result<URLRequest, any Error>> { result in
             switch result {
-            case .success(let adapted): self.adapt(adapted, base: base, with: adapters.dropFirst(), state: state)
+            case .success(let adapted):
+                // An adapter may complete on any thread: the next one runs on the request queue too.
+                guard let requestQueue = self.session.requestQueue else {
+                    return self.adapt(adapted, base: base, with: adapters.dropFirst(), state: state)
+                }
+                requestQueue.async { self.adapt(adapted, base: base, with: adapters.dropFirst(), state: state) }
             case .failure(let error):
                 let failure = HTTPError.requestAdaptationFailed(error: error)
                 self.reportWhileRunning { $0.request(self, didFailToAdaptURLRequest: request, withError: failure) }
