@@ -47,7 +47,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer", "DeferredQueueTesting", "TestSupport"]),
-        .testTarget(name: "HTTPDemoTests", dependencies: ["HTTPDemo", "LoopbackServer", "DeferredQueueTesting"]),
+        .testTarget(name: "HTTPDemoTests", dependencies: ["HTTPDemo", "LoopbackServer", "DeferredQueueTesting", "LockSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

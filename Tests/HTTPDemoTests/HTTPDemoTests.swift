@@ -1,5 +1,6 @@
 import Foundation
 @testable import HTTPDemo
+import LockSupport
 import LoopbackServer
 import Synchronization
 import Testing
@@ -212,6 +213,6 @@ struct HTTPDemoTests {
 /// The requests a test server received.
 final class SeenRequests: Sendable {
     private let storage = Mutex<[ServerRequest]>([])
-    func record(_ request: ServerRequest) { storage.withLock { $0.append(request) } }
-    var requests: [ServerRequest] { storage.withLock { $0 } }
+    func record(_ request: ServerRequest) { storage.withLock(owner: self) { $0.append(request) } }
+    var requests: [ServerRequest] { storage.withLock(owner: self) { $0 } }
 }

@@ -49,7 +49,7 @@ final class ResumableEntity: Sendable {
         let seen = self.seen
         server = try LoopbackServer(routes: ["/entity": { request in
             seen.append(Seen(range: request.header("Range"), ifRange: request.header("If-Range"), acceptEncoding: request.header("Accept-Encoding")))
-            let (version, cut, behaviour, trickle) = settings.value.withLock { state in
+            let (version, cut, behaviour, trickle) = settings.value.testLock(owner: settings) { state in
                 defer { state.cut = nil }
                 return state
             }
@@ -78,7 +78,7 @@ final class ResumableEntity: Sendable {
     var url: URL { server.url("/entity") }
 
     /// A new version: other bytes, another `ETag`.
-    func change() { settings.value.withLock { $0.version += 1 } }
+    func change() { settings.value.testLock(owner: settings) { $0.version += 1 } }
 
     /// The entity's bytes in `range` for `version`.
     static func content(version: Int, in range: Range<Int64>) -> Data {

@@ -1,6 +1,7 @@
 import DeferredQueue
 import Foundation
 import Synchronization
+import TestSupport
 
 /// A ``ServerTrust`` whose checks answer as scripted and record what was
 /// asked, so the evaluators' logic is judged without a handshake.
@@ -15,9 +16,9 @@ final class ScriptedValidator: ServerTrustValidator {
     }
 
     /// The checks asked for, in order.
-    var calls: [String] { recorded.withLock { $0 } }
+    var calls: [String] { recorded.testLock(owner: self) { $0 } }
 
-    private func record(_ call: String) { recorded.withLock { $0.append(call) } }
+    private func record(_ call: String) { recorded.testLock(owner: self) { $0.append(call) } }
 
     func validateChain(of trust: ServerTrust, forHost host: String) throws {
         record("chain(\(host))")

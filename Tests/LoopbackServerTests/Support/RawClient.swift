@@ -5,6 +5,7 @@ import Glibc
 #endif
 import Foundation
 import Synchronization
+import TestSupport
 
 /// A blocking TCP client for looking at the bytes on the wire; every read gives up after 20 s.
 final class RawClient: Sendable {
@@ -23,7 +24,7 @@ final class RawClient: Sendable {
     private let descriptor: Mutex<Int32>
     private let buffered = Mutex(Data())
 
-    private var fd: Int32 { descriptor.withLock { $0 } }
+    private var fd: Int32 { descriptor.testLock(owner: self) { $0 } }
 
     /// Connects to `port` on 127.0.0.1, or on ::1 when `ipv6` is set.
     init(port: Int, ipv6: Bool = false) throws(ConnectError) {
@@ -94,10 +95,10 @@ final class RawClient: Sendable {
     func readResponse() throws -> Response {
         var response = try readHead()
         let length = (100..<200).contains(response.status) ? 0 : Int(response.headers["content-length"] ?? "0") ?? 0
-        while buffered.withLock({ $0.count }) < length {
+        while buffered.testLock(owner: self, { $0.count }) < length {
             guard try fill() else { throw ConnectError.failed(0) }
         }
-        response.body = buffered.withLock { data in
+        response.body = buffered.testLock(owner: self) { data in
             defer { data = Data(data.dropFirst(length)) }
             return Data(data.prefix(length))
         }
@@ -107,7 +108,7 @@ final class RawClient: Sendable {
     /// Reads a status line and headers; the body stays buffered (``Response/body`` is empty).
     func readHead() throws -> Response {
         while true {
-            let data = buffered.withLock { $0 }
+            let data = buffered.testLock(owner: self) { $0 }
             if let end = data.range(of: Data("\r\n\r\n".utf8)) {
                 let head = String(decoding: data[..<end.lowerBound], as: UTF8.self)
                 var lines = head.components(separatedBy: "\r\n")
@@ -119,7 +120,7 @@ final class RawClient: Sendable {
                         .trimmingCharacters(in: .whitespaces)
                 }
                 let status = statusLine.count > 1 ? Int(statusLine[1]) ?? 0 : 0
-                buffered.withLock { $0 = Data($0[end.upperBound...]) }
+                buffered.testLock(owner: self) { $0 = Data($0[end.upperBound...]) }
                 return Response(status: status, headers: headers, body: Data())
             }
             guard try fill() else { throw ConnectError.failed(0) }
@@ -131,7 +132,7 @@ final class RawClient: Sendable {
     /// - Returns: how many bytes were delivered.
     func stream(upTo count: Int64, _ consume: (Data) -> Void) throws -> Int64 {
         var delivered: Int64 = 0
-        let first = buffered.withLock { data in
+        let first = buffered.testLock(owner: self) { data in
             defer { data = Data(data.dropFirst(Int(min(count, Int64(data.count))))) }
             return Data(data.prefix(Int(min(count, Int64(data.count)))))
         }
@@ -152,7 +153,7 @@ final class RawClient: Sendable {
     /// Reads until the server closes; returns what was not consumed yet.
     func readToEnd() throws -> Data {
         while try fill() {}
-        return buffered.withLock { data in
+        return buffered.testLock(owner: self) { data in
             defer { data = Data() }
             return data
         }
@@ -167,13 +168,13 @@ final class RawClient: Sendable {
             if errno == ECONNRESET { return false }
             throw ConnectError.failed(errno)
         }
-        buffered.withLock { $0.append(contentsOf: chunk[..<count]) }
+        buffered.testLock(owner: self) { $0.append(contentsOf: chunk[..<count]) }
         return true
     }
 
     /// Closes the socket; later calls do nothing.
     func close() {
-        descriptor.withLock { fd in
+        descriptor.testLock(owner: self) { fd in
             if fd >= 0 { _ = Self.closeDescriptor(fd) }
             fd = -1
         }

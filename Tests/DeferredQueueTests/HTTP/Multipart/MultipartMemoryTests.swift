@@ -4,6 +4,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import LoopbackServer
+import TestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -72,7 +73,7 @@ private final class PeakResidentMemory: Sendable {
     /// Records one sample; `false` once stopped.
     private func sample() -> Bool {
         let now = ResidentMemory.mebibytes()
-        return state.withLock { state in
+        return state.testLock(owner: self) { state in
             if let now { state.peak = max(state.peak ?? now, now) }
             return !state.stopped
         }
@@ -81,7 +82,7 @@ private final class PeakResidentMemory: Sendable {
     /// Stops sampling and returns the highest figure seen (taking one last sample).
     func stop() -> Double? {
         _ = sample()
-        return state.withLock { state in
+        return state.testLock(owner: self) { state in
             state.stopped = true
             return state.peak
         }
