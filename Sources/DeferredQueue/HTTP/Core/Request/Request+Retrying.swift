@@ -109,7 +109,7 @@ extension Request {
     /// here; any other validator moves the judging to the handlers' queue
     /// (validators may read a large body), and the decision comes back.
     func judge(_ completed: CompletedAttempt, response: HTTPURLResponse) {
-        let validators = mutableState.withLock(owner: self) { $0.validators }
+        let validators = completed.validators
         guard !validators.isEmpty else { return decide(completed, response: response, verdicts: nil) }
         guard validators.allSatisfy(\.inline) else {
             let callbackQueue = session.transport.callbackQueue

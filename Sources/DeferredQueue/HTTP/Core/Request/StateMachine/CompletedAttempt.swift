@@ -22,11 +22,13 @@ final class CompletedAttempt: Sendable {
     let progressHandlers: [ProgressHandler]
     /// The request's own body limit, if it set one.
     let maximumResponseBodySize: Int?
+    /// The validators chained so far, to judge the attempt with.
+    let validators: [PipelineValidator]
 
     init(
         request: URLRequest?, base: URLRequest?, response: HTTPURLResponse?, body: Data,
         redirector: Redirector?, credential: URLCredential?, progressHandlers: [ProgressHandler],
-        maximumResponseBodySize: Int?
+        maximumResponseBodySize: Int?, validators: [PipelineValidator]
     ) {
         self.request = request
         self.base = base
@@ -36,6 +38,7 @@ final class CompletedAttempt: Sendable {
         self.credential = credential
         self.progressHandlers = progressHandlers
         self.maximumResponseBodySize = maximumResponseBodySize
+        self.validators = validators
     }
 
     /// The body as handlers and validators see it: no bytes is no body,

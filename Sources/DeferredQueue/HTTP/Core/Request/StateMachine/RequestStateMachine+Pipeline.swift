@@ -134,7 +134,7 @@ extension RequestStateMachine {
     /// Attempt `number` completed; `body` is the body the transport collected, if it did.
     mutating func completeAttempt(_ number: Int, body: Data?) -> CompleteAttemptAction {
         let redirector = redirector, credential = credential
-        let progressHandlers = progressHandlers, maximumResponseBodySize = maximumResponseBodySize
+        let progressHandlers = progressHandlers, maximumResponseBodySize = maximumResponseBodySize, validators = validators
         return updateAttempt(inFlight: number) { attempt -> CompleteAttemptAction in
             attempt.phase = .idle
             var collected = Data()
@@ -145,7 +145,7 @@ extension RequestStateMachine {
             return .decide(CompletedAttempt(
                 request: attempt.request, base: attempt.base, response: attempt.response, body: body ?? collected,
                 redirector: redirector, credential: attempt.credentialSent ? nil : credential,
-                progressHandlers: progressHandlers, maximumResponseBodySize: maximumResponseBodySize
+                progressHandlers: progressHandlers, maximumResponseBodySize: maximumResponseBodySize, validators: validators
             ))
         } ?? .ignore
     }
