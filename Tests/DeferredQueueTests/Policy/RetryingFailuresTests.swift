@@ -182,6 +182,22 @@ struct RetryingFailuresTests {
         #expect(await eventually { session.runningRequestCount == 0 })
     }
 
+    /// A request that could not be built has nothing to send again: a
+    /// retrier that asks for a retry cannot make its handler wait forever.
+    @Test func aRequestThatCouldNotBeBuiltIsNotReopened() async throws {
+        let asked = Counter()
+        let retrier = Retrier { _, _, _, completion in
+            asked.increment()
+            completion(.retry)
+        }
+        let session = PolicyFixture().makeSession(interceptor: retrier)
+        let request = session.request("http://bad host/")
+        let result = await response { request.responseDecodable(of: [String: Bool].self, queue: handlerQueue, completionHandler: $0) }
+        #expect(result?.error?.isInvalidURLError == true)
+        #expect(request.state == .finished)
+        #expect(asked.count == 1, "asked once, by the serializer; its retry is refused")
+    }
+
     /// Without a retrier or a retry policy nothing waits: the handlers run
     /// straight through, as ordinary handlers.
     @Test func withoutRetriersASerializerFailureIsDeliveredAtOnce() async throws {

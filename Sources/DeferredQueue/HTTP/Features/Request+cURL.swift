@@ -6,7 +6,7 @@ import FoundationNetworking
 extension Request {
     /// The request as a `curl` command line, for debugging and bug reports,
     /// in Alamofire's shape: `$ curl -v`, `-X` and the method, `-u` with the
-    /// credential given to ``authenticate(username:password:)``,
+    /// credential given to ``authenticate(username:password:persistence:)``,
     /// `-b` with the cookies, a `-H` for each other header field (the
     /// configuration's, the session's defaults, the request's), the body,
     /// and the URL, one per line.

@@ -167,10 +167,12 @@ extension Request {
 
     /// Reopens the finished request to retry it after `seconds`, with
     /// `handler` parked until the retried request ends. `false` when it
-    /// cannot be reopened: it was cancelled, something else is parked, or
-    /// the session's deadline for the request (``Session/resourceTimeout``, counted
-    /// from its start) has passed.
+    /// cannot be reopened: it was cancelled, something else is parked, it
+    /// could not be built (nothing to send again), or the session's deadline
+    /// for the request (``Session/resourceTimeout``, counted from its start)
+    /// has passed.
     func reopen(after seconds: Double, parking handler: @escaping RequestStateMachine.ParkedHandler) -> Bool {
+        guard urlRequest != nil else { return false }
         let registry = session.registry
         let started = mutableState.withLock(owner: self) { state -> UInt64? in
             guard !registry.isOverdue(startedAt: state.startedAt), state.reopen(parking: handler) else { return nil }

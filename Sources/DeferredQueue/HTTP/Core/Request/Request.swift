@@ -264,7 +264,7 @@ public class Request: @unchecked Sendable {
     }
 
     /// Answers a `Basic` authentication challenge from the request's origin
-    /// with `credential`, once (see ``authenticate(username:password:)``).
+    /// with `credential`, once (see ``authenticate(username:password:persistence:)``).
     ///
     /// The credential is never sent to another origin, not even after a redirect.
     ///

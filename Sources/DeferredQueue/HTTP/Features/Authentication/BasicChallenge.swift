@@ -6,7 +6,7 @@ import FoundationNetworking
 /// Reads `WWW-Authenticate` challenges (RFC 9110 §11.6.1).
 ///
 /// The session answers `Basic` challenges itself, with the credential given
-/// to ``Request/authenticate(username:password:)``, instead of letting the
+/// to ``Request/authenticate(username:password:persistence:)``, instead of letting the
 /// transport do it: URLSession on Linux (swift-corelibs-foundation 6.3.1)
 /// never completes a request answered `401` with `WWW-Authenticate`
 /// (upstream issue #5456).

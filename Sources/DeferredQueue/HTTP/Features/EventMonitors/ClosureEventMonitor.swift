@@ -100,7 +100,7 @@ public final class ClosureEventMonitor: EventMonitor {
         get { closures.withLock(owner: self) { $0.requestDidValidateRequestResponseDataWithResult } }
         set { closures.withLock(owner: self) { $0.requestDidValidateRequestResponseDataWithResult = newValue } }
     }
-    /// Called by ``request(_:didParseResponse:)-(DataRequest,DataResponse<Data?, HTTPError>)`` (the untyped `response(queue:completionHandler:)`).
+    /// Called by ``request(_:didParseResponse:)-(DataRequest,DataResponse<Data?,HTTPError>)`` (the untyped `response(queue:completionHandler:)`).
     public var requestDidParseResponse: (@Sendable (DataRequest, DataResponse<Data?, HTTPError>) -> Void)? {
         get { closures.withLock(owner: self) { $0.requestDidParseResponse } }
         set { closures.withLock(owner: self) { $0.requestDidParseResponse = newValue } }
@@ -115,7 +115,7 @@ public final class ClosureEventMonitor: EventMonitor {
         get { closures.withLock(owner: self) { $0.requestDidValidateRequestResponseFileURLWithResult } }
         set { closures.withLock(owner: self) { $0.requestDidValidateRequestResponseFileURLWithResult = newValue } }
     }
-    /// Called by ``request(_:didParseResponse:)-(DownloadRequest,DownloadResponse<URL?, HTTPError>)`` (the untyped `response(queue:completionHandler:)`).
+    /// Called by ``request(_:didParseResponse:)-(DownloadRequest,DownloadResponse<URL?,HTTPError>)`` (the untyped `response(queue:completionHandler:)`).
     public var requestDidParseDownloadResponse: (@Sendable (DownloadRequest, DownloadResponse<URL?, HTTPError>) -> Void)? {
         get { closures.withLock(owner: self) { $0.requestDidParseDownloadResponse } }
         set { closures.withLock(owner: self) { $0.requestDidParseDownloadResponse = newValue } }
