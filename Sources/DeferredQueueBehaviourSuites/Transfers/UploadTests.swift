@@ -162,17 +162,25 @@ struct UploadTests {
         #expect(server.requestCount == 0)
     }
 
-    /// The form encodes to a file in the file manager's temporary
-    /// directory: one that does not exist fails the upload, unsent.
-    @Test func aFormBuiltByTheFactoryUsesTheFileManagersTemporaryDirectory() async throws {
+    /// The form encodes to a file in the upload's file manager's temporary
+    /// directory: one that does not exist fails the upload, unsent. Both
+    /// forms of the factory: a form built by a closure, and one built before.
+    @Test(arguments: [false, true])
+    func aFormUploadUsesTheFileManagersTemporaryDirectory(prebuilt: Bool) async throws {
         let server = try Self.echoServer()
         defer { server.shutdown() }
         let session = TestTransport.makeSession()
-        let result = await response {
-            session.upload(
-                multipartFormData: { form in form.append(Data("Ada".utf8), withName: "name") }, to: server.url("/parts"),
-                usingThreshold: 0, fileManager: NowhereFileManager()
-            ).responseData(queue: handlerQueue, completionHandler: $0)
+        let result = await response { completion in
+            let build = { (form: MultipartFormData) in form.append(Data("Ada".utf8), withName: "name") }
+            let request: UploadRequest
+            if prebuilt {
+                let form = MultipartFormData()
+                build(form)
+                request = session.upload(multipartFormData: form, to: server.url("/parts"), usingThreshold: 0, fileManager: NowhereFileManager())
+            } else {
+                request = session.upload(multipartFormData: build, to: server.url("/parts"), usingThreshold: 0, fileManager: NowhereFileManager())
+            }
+            request.responseData(queue: handlerQueue, completionHandler: completion)
         }
         guard case .multipartEncodingFailed(.outputStreamCreationFailed(let file, _))? = result?.error else {
             Issue.record("expected the form's file to go nowhere, got \(String(describing: result?.error))")

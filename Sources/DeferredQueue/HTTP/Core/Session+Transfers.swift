@@ -139,8 +139,8 @@ extension Session {
         build(form)
         return upload(
             multipartFormData: form, to: url, usingThreshold: threshold, method: method, headers: headers,
-            interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, timeout: timeout,
-            requestModifier: requestModifier
+            interceptor: interceptor, fileManager: fileManager, shouldAutomaticallyResume: shouldAutomaticallyResume,
+            timeout: timeout, requestModifier: requestModifier
         )
     }
 
@@ -154,6 +154,8 @@ extension Session {
     ///   - method: The HTTP method (default `POST`).
     ///   - headers: Header fields to send; `Content-Type` is the form's.
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - fileManager: Whose temporary directory holds a form encoded to a
+    ///     file (default `.default`), as Alamofire's.
     ///   - shouldAutomaticallyResume: Whether the first handler starts the
     ///     request; `nil` (the default): the session's ``startRequestsImmediately``.
     ///   - timeout: Seconds without any data before an attempt fails with a time-out.
@@ -162,7 +164,7 @@ extension Session {
     public func upload(
         multipartFormData form: MultipartFormData, to url: any URLConvertible,
         usingThreshold threshold: UInt64 = MultipartFormData.encodingMemoryThreshold, method: HTTPMethod = .post,
-        headers: HTTPHeaders? = nil, interceptor: (any RequestInterceptor)? = nil,
+        headers: HTTPHeaders? = nil, interceptor: (any RequestInterceptor)? = nil, fileManager: FileManager = .default,
         shouldAutomaticallyResume: Bool? = nil, timeout: Double? = nil,
         requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
@@ -173,7 +175,7 @@ extension Session {
             if urlRequest.value(forHTTPHeaderField: "Content-Type") == nil {
                 urlRequest.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
             }
-            return .multipart(form, threshold: threshold)
+            return .multipart(form, threshold: threshold, directory: fileManager.temporaryDirectory)
         }
     }
 

@@ -33,8 +33,9 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         case data(Data)
         /// A caller's file, streamed.
         case file(URL)
-        /// A form, encoded when the request starts: in memory up to `threshold` bytes.
-        case multipart(MultipartFormData, threshold: UInt64)
+        /// A form, encoded when the request starts: in memory up to
+        /// `threshold` bytes, else to a file in `directory`.
+        case multipart(MultipartFormData, threshold: UInt64, directory: URL)
         /// A stream, copied to a temporary file when the request starts.
         case stream(UploadStream)
     }
@@ -93,11 +94,11 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
             done(.success(.encoded(data)))
         case .file(let url):
             done(.success(.file(url)))
-        case .multipart(let form, let threshold):
+        case .multipart(let form, let threshold, let directory):
             // Encoding a big form reads whole files: never on the caller's thread.
             DispatchQueue.global().async {
                 do {
-                    switch try form.encodedForUpload(threshold: threshold) {
+                    switch try form.encodedForUpload(threshold: threshold, in: directory) {
                     case .data(let data): done(.success(.encoded(data)))
                     case .file(let file): done(.success(.temporaryFile(file)))
                     }
