@@ -46,18 +46,22 @@ final class RequestRegistry: Sendable {
     @discardableResult
     func insert(_ request: Request, startedAt: UInt64? = nil) -> UInt64 {
         let start = startedAt ?? DispatchTime.now().uptimeNanoseconds
-        let deadline = timeout.map { start &+ UInt64($0 * 1e9) } ?? .max
-        defer { state.withLock(owner: self) { state in
+        let deadline = deadline(startedAt: start)
+        state.withLock(owner: self) { state in
             state.requests[ObjectIdentifier(request)] = Entry(request: request, deadline: deadline)
             if let timeout, state.sweeper == nil { state.sweeper = makeSweeper(every: Self.interval(for: timeout)) }
-        } }
+        }
         return start
     }
 
     /// Whether a request that started at `start` is past its deadline.
     func isOverdue(startedAt start: UInt64) -> Bool {
-        guard let timeout else { return false }
-        return DispatchTime.now().uptimeNanoseconds >= start &+ UInt64(timeout * 1e9)
+        DispatchTime.now().uptimeNanoseconds >= deadline(startedAt: start)
+    }
+
+    /// The deadline (uptime nanoseconds) of a request that started at `start`.
+    private func deadline(startedAt start: UInt64) -> UInt64 {
+        timeout.map { start &+ UInt64($0 * 1e9) } ?? .max
     }
 
     func remove(_ request: Request) {

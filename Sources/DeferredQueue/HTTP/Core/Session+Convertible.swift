@@ -44,13 +44,7 @@ extension Session {
         _ data: Data, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
         shouldAutomaticallyResume: Bool? = nil
     ) -> UploadRequest {
-        switch makeURLRequest(from: convertible) {
-        case .success(let urlRequest):
-            return UploadRequest(session: self, urlRequest: urlRequest, uploadable: .data(data), interceptor: interceptor)
-                .resumes(automatically: shouldAutomaticallyResume)
-        case .failure(let error):
-            return UploadRequest(session: self, failedWith: error)
-        }
+        makeUpload(.data(data), with: convertible, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume)
     }
 
     /// Creates an upload of the file at `fileURL`, streamed from disk, with the
@@ -68,13 +62,7 @@ extension Session {
         shouldAutomaticallyResume: Bool? = nil
     ) -> UploadRequest {
         guard Self.isReadableFile(fileURL) else { return UploadRequest(session: self, failedWith: .uploadFileUnavailable(fileURL)) }
-        switch makeURLRequest(from: convertible) {
-        case .success(let urlRequest):
-            return UploadRequest(session: self, urlRequest: urlRequest, uploadable: .file(fileURL), interceptor: interceptor)
-                .resumes(automatically: shouldAutomaticallyResume)
-        case .failure(let error):
-            return UploadRequest(session: self, failedWith: error)
-        }
+        return makeUpload(.file(fileURL), with: convertible, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume)
     }
 
     /// Creates an upload of what `stream` holds with the request `convertible`
@@ -98,7 +86,18 @@ extension Session {
         _ stream: sending InputStream, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
         shouldAutomaticallyResume: Bool? = nil, fileManager: FileManager = .default
     ) -> UploadRequest {
-        let uploadable = UploadRequest.Uploadable.stream(UploadStream(stream, fileManager: fileManager))
+        makeUpload(
+            .stream(UploadStream(stream, fileManager: fileManager)), with: convertible, interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume
+        )
+    }
+
+    /// An upload of `uploadable` with the request `convertible` makes, or
+    /// one failed from the start when it could not make one.
+    private func makeUpload(
+        _ uploadable: UploadRequest.Uploadable, with convertible: any URLRequestConvertible,
+        interceptor: (any RequestInterceptor)?, shouldAutomaticallyResume: Bool?
+    ) -> UploadRequest {
         switch makeURLRequest(from: convertible) {
         case .success(let urlRequest):
             return UploadRequest(session: self, urlRequest: urlRequest, uploadable: uploadable, interceptor: interceptor)

@@ -188,9 +188,7 @@ extension DataRequest {
             )
             if let monitor, let self { monitor.request(self, didParseResponse: response) }
             return response
-        }, failure: \.error, replacingFailure: { response, error in
-            DataResponse(request: response.request, response: response.response, data: response.data, result: .failure(error), timing: response.timing)
-        }, handler)
+        }, failure: \.error, replacingFailure: { response, error in response.mapError { _ in error } }, handler)
         return self
     }
 }

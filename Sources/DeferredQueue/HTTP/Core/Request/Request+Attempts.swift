@@ -101,13 +101,7 @@ extension Request {
                 let failure = HTTPError.requestAdaptationFailed(error: error)
                 self.reportWhileRunning { $0.request(self, didFailToAdaptURLRequest: request, withError: failure) }
                 // An adapter's failure is one the retriers see, as in Alamofire.
-                self.decideRetry(dueTo: failure) { decision in
-                    switch decision {
-                    case .retry(let seconds): self.scheduleRetry(after: seconds)
-                    case .doNotRetryWithError(let retryFailure): self.finish(failingWith: retryFailure, built: request)
-                    case .doNotRetry: self.finish(failingWith: failure, built: request)
-                    }
-                }
+                self.retryOrFinish(dueTo: failure, built: request) { self.finish(failingWith: failure, built: request) }
             }
         }
         adapter.adapt(request, using: state) { next($0) }
@@ -327,13 +321,7 @@ extension Request {
         _ completed: CompletedAttempt, error: HTTPError, verdicts: [ValidationResult]? = nil, final: Bool = false
     ) {
         let transportError = final || completed.response == nil || error.urlError != nil
-        decideRetry(dueTo: error) { decision in
-            switch decision {
-            case .retry(let seconds): self.scheduleRetry(after: seconds)
-            case .doNotRetryWithError(let failure): self.finish(failingWith: failure)
-            case .doNotRetry: self.finish(with: completed, error: transportError ? error : nil, verdicts: verdicts)
-            }
-        }
+        retryOrFinish(dueTo: error) { self.finish(with: completed, error: transportError ? error : nil, verdicts: verdicts) }
     }
 
     // MARK: - Finishing

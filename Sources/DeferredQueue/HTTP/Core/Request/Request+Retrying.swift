@@ -81,6 +81,19 @@ extension Request {
         retrier.retry(self, for: session, dueTo: error) { next($0) }
     }
 
+    /// Decides on a running request's failure: retries it, finishes with the
+    /// retrier's error (naming `built` when no attempt was sent), or, when
+    /// nobody retries, calls `otherwise`.
+    func retryOrFinish(dueTo error: HTTPError, built: URLRequest? = nil, otherwise: @escaping @Sendable () -> Void) {
+        decideRetry(dueTo: error) { decision in
+            switch decision {
+            case .retry(let seconds): self.scheduleRetry(after: seconds)
+            case .doNotRetryWithError(let failure): self.finish(failingWith: failure, built: built)
+            case .doNotRetry: otherwise()
+            }
+        }
+    }
+
     /// Retries the running request after `seconds`.
     func scheduleRetry(after seconds: Double) {
         let action = mutableState.withLock(owner: self) { state in
