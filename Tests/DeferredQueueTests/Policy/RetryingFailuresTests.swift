@@ -198,6 +198,32 @@ struct RetryingFailuresTests {
         #expect(asked.count == 1, "asked once, by the serializer; its retry is refused")
     }
 
+    /// A finished request does not keep its session; once the session is
+    /// gone, nothing retries it (Alamofire's request without a delegate).
+    @Test func aFinishedRequestWhoseSessionIsGoneIsNotRetriedByItsSerializer() async throws {
+        let (fixture, hits) = Self.fixture(first: .json("[not json"), later: .json(#"{"ok":true}"#))
+        let asked = Counter()
+        let retrier = Retrier { _, _, _, completion in
+            asked.increment()
+            completion(.retry)
+        }
+        let sessions = WeakList<Session>()
+        let request: DataRequest = {
+            let session = fixture.makeSession()
+            sessions.add(session)
+            return session.request(fixture.url("/flaky"), interceptor: retrier)
+        }()
+        let first = await response { request.response(queue: handlerQueue, completionHandler: $0) }
+        #expect(first?.data == Data("[not json".utf8))
+        #expect(await eventually { sessions.aliveCount == 0 }, "the finished request released its session")
+        #expect(request.session == nil)
+        let result = await response { request.responseDecodable(of: [String: Bool].self, queue: handlerQueue, completionHandler: $0) }
+        #expect(result?.error?.isResponseSerializationError == true, "the failure is delivered, not retried")
+        #expect(hits.count == 1)
+        #expect(asked.count == 0, "no session: nobody to ask")
+        #expect(request.state == .finished)
+    }
+
     /// Without a retrier or a retry policy nothing waits: the handlers run
     /// straight through, as ordinary handlers.
     @Test func withoutRetriersASerializerFailureIsDeliveredAtOnce() async throws {

@@ -179,7 +179,7 @@ extension DataRequest {
         _ handler: @escaping @Sendable (DataResponse<Value, HTTPError>) -> Void
     ) -> Self {
         let start = self.start
-        let monitor = session.eventMonitor
+        let monitor = eventMonitor
         enqueueRetryableOutcome(on: queue, { [weak self] raw, settled in
             let response = DataResponse(
                 request: raw.request, response: raw.response, data: raw.data,

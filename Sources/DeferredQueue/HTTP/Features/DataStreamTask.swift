@@ -88,7 +88,7 @@ public struct DataStreamTask: Sendable {
         return StreamOf(bufferingPolicy: bufferingPolicy, onTermination: {
             if automaticallyCancelling { request.cancel() }
         }) { continuation in
-            register(request.session.transport.callbackQueue) { stream in
+            register(request.callbackQueue) { stream in
                 continuation.yield(stream)
                 if case .complete = stream.event { continuation.finish() }
             }

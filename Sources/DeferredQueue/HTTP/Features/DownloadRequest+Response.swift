@@ -101,7 +101,7 @@ extension DownloadRequest {
         _ handler: @escaping @Sendable (DownloadResponse<Value, HTTPError>) -> Void
     ) -> Self {
         let start = self.start
-        let monitor = session.eventMonitor
+        let monitor = eventMonitor
         enqueueOutcome(on: queue, { [weak self] raw, settled in
             let response = DownloadResponse(
                 request: raw.request, response: raw.response, fileURL: raw.fileURL, resumeData: raw.resumeData ?? self?.resumeData,

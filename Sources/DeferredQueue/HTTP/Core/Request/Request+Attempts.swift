@@ -25,7 +25,7 @@ import FoundationNetworking
 extension Request {
     /// Starts running after the transition to `resumed`.
     func run() {
-        let started = session.registry.insert(self)
+        let started = registry.insert(self)
         mutableState.withLock(owner: self) { $0.startedAt = started }
         guard let urlRequest else { return }
         // Read where the request starts: its adapters run later, on the session's queue.
@@ -61,6 +61,8 @@ extension Request {
     /// called elsewhere (`onCallbackQueue` false: the caller's thread, often
     /// the main one, may not wait for an adapter).
     func prepareAttempt(from base: URLRequest, timeoutIsAssigned: Bool, onCallbackQueue: Bool = true) {
+        // A running request holds its session: only a request that ended meanwhile finds it gone.
+        guard let session else { return finish(failingWith: .abandoned) }
         // The origin check (URL host parsing) only when there is an adapter to skip.
         guard session.interceptor != nil || interceptor != nil else {
             return send(base, base: base, timeoutIsAssigned: timeoutIsAssigned)
@@ -72,7 +74,7 @@ extension Request {
             RequestAdapterState(requestID: $0.id(), session: session, refreshingInterceptor: $0.refreshingInterceptor)
         }
         guard onCallbackQueue, session.requestQueue == nil else {
-            let queue = session.requestQueue ?? session.transport.callbackQueue
+            let queue = session.requestQueue ?? callbackQueue
             return queue.async { self.adapt(base, base: base, with: adapters[...], state: state) }
         }
         adapt(base, base: base, with: adapters[...], state: state)
@@ -89,11 +91,12 @@ extension Request {
             // An adapter may return a request built anew: nothing is known of it.
             return send(request, base: base, adaptersRan: true, timeoutIsAssigned: false)
         }
+        let requestQueue = session?.requestQueue
         let next = CompletionOnce<Result<URLRequest, any Error>> { result in
             switch result {
             case .success(let adapted):
                 // An adapter may complete on any thread: the next one runs on the request queue too.
-                guard let requestQueue = self.session.requestQueue else {
+                guard let requestQueue else {
                     return self.adapt(adapted, base: base, with: adapters.dropFirst(), state: state)
                 }
                 requestQueue.async { self.adapt(adapted, base: base, with: adapters.dropFirst(), state: state) }
@@ -110,7 +113,7 @@ extension Request {
     /// Tells the monitors of an event, under the lock and only while the
     /// request runs: after `requestDidFinish` a monitor hears nothing more.
     private func reportWhileRunning(_ event: (CompositeEventMonitor) -> Void) {
-        guard let monitor = session.eventMonitor else { return }
+        guard let monitor = eventMonitor else { return }
         mutableState.withLock(owner: self) { state in
             if state.isRunning { event(monitor) }
         }
@@ -120,12 +123,13 @@ extension Request {
     private func send(_ adapted: URLRequest, base: URLRequest, adaptersRan: Bool = false, timeoutIsAssigned: Bool) {
         // Checked here, on the request as it will be sent, so that no path
         // (parameters, adapters, redirects, the session's fields) skips it.
+        guard let session else { return finish(failingWith: .abandoned) }
         var prepared: URLRequest
         do {
             prepared = try session.prepare(adapted, timeoutIsAssigned: timeoutIsAssigned)
         } catch {
             guard state == .resumed else { return }
-            session.eventMonitor?.request(self, didFailToCreateURLRequestWithError: error)
+            eventMonitor?.request(self, didFailToCreateURLRequestWithError: error)
             return finish(failingWith: error)
         }
         let evaluator: (any ServerTrustEvaluating)?
@@ -138,7 +142,7 @@ extension Request {
         let sessionLimit = session.maximumResponseBodySize
         let action = mutableState.withLock(owner: self) { state in
             let action = state.beginAttempt(sending: &prepared, base: base, adapted: adaptersRan ? adapted : nil, sessionBodyLimit: sessionLimit)
-            if case .start = action { session.eventMonitor?.request(self, didCreateURLRequest: prepared) }
+            if case .start = action { eventMonitor?.request(self, didCreateURLRequest: prepared) }
             return action
         }
         guard case .start(let number, let bodyFile, let collectsBody, let downloadsToFile, let limit, let discarding) = action
@@ -159,13 +163,13 @@ extension Request {
     // MARK: - Transport events (on the transport's callback queue)
 
     func attempt(_ number: Int, didReceive response: HTTPURLResponse) {
-        dispatchPrecondition(condition: .onQueue(session.transport.callbackQueue))
+        dispatchPrecondition(condition: .onQueue(callbackQueue))
         var headHandler: HTTPResponseHandler?
         let action = mutableState.withLock(owner: self) { state in
             let action = state.receiveHead(response, attempt: number)
             switch action {
             case .report, .reportAndValidate:
-                session.eventMonitor?.request(self, didReceive: response)
+                eventMonitor?.request(self, didReceive: response)
                 if let handler = state.httpResponseHandler, !RedirectRules.isRedirect(response) {
                     headHandler = handler
                     state.awaitDisposition(attempt: number)
@@ -182,7 +186,7 @@ extension Request {
     }
 
     func attempt(_ number: Int, didReceive data: Data, handled: (@Sendable () -> Void)?) {
-        dispatchPrecondition(condition: .onQueue(session.transport.callbackQueue))
+        dispatchPrecondition(condition: .onQueue(callbackQueue))
         if mutableState.withLock(owner: self, { $0.hold(.chunk(data, handled: handled), attempt: number) }) { return }
         consume(data, attempt: number, handled: handled)
     }
@@ -190,7 +194,7 @@ extension Request {
     /// Asks `handler` whether attempt `number`'s body may follow `response`;
     /// meanwhile its events wait (a transport that waits for `handled` stops).
     private func askDisposition(of response: HTTPURLResponse, attempt number: Int, from handler: HTTPResponseHandler) {
-        let callbackQueue = session.transport.callbackQueue
+        let callbackQueue = self.callbackQueue
         let dispose: @Sendable (Bool) -> Void = { [weak self] allowing in self?.dispose(attempt: number, allowing: allowing) }
         handler.queue.async {
             handler.handler(response) { disposition in
@@ -222,7 +226,7 @@ extension Request {
     }
 
     func attempt(_ number: Int, didCompleteWith body: Data?, error: (any Error)?) {
-        dispatchPrecondition(condition: .onQueue(session.transport.callbackQueue))
+        dispatchPrecondition(condition: .onQueue(callbackQueue))
         let (held, rejection) = mutableState.withLock(owner: self) { state in
             (state.hold(.completion(body: body, error: error), attempt: number), state.rejection(ofAttempt: number))
         }
@@ -231,6 +235,7 @@ extension Request {
         let error = rejection ?? error
         let action = mutableState.withLock(owner: self) { $0.completeAttempt(number, body: body) }
         guard case .decide(let completed) = action else { return }
+        guard let session else { return finish(failingWith: .abandoned) }
         if let response = completed.response { session.storeCookies(from: response) }
         if let error {
             let failure = HTTPError(transportError: error)
@@ -249,7 +254,7 @@ extension Request {
             let size = Int64(completed.body.count)
             Self.report(TransferProgress(completed: size, expected: size), to: completed.progressHandlers)
         }
-        if let next = redirect(after: completed, response: response) {
+        if let next = redirect(after: completed, response: response, session: session) {
             // A redirect that became a GET (303; 301/302 after a POST) leaves an upload's body behind.
             let dropsBody = next.httpMethod == "GET" && completed.request?.httpMethod != "GET"
             return followRedirect(to: next, droppingBody: dropsBody)
@@ -269,7 +274,7 @@ extension Request {
 
     /// The next request when `response` is a redirect this request follows;
     /// `nil` to deliver `response` as it is.
-    private func redirect(after completed: CompletedAttempt, response: HTTPURLResponse) -> URLRequest? {
+    private func redirect(after completed: CompletedAttempt, response: HTTPURLResponse, session: Session) -> URLRequest? {
         guard let sent = completed.request,
               let candidate = RedirectRules.nextRequest(after: sent, base: completed.base, response: response)
         else { return nil }
@@ -352,7 +357,7 @@ extension Request {
     /// The transition to finished, under the lock, and its event.
     private func finish(_ state: inout RequestStateMachine) -> RequestStateMachine.FinishAction {
         let action = state.finish()
-        if case .settle = action { session.eventMonitor?.requestDidFinish(self) }
+        if case .settle = action { eventMonitor?.requestDidFinish(self) }
         return action
     }
 
@@ -369,7 +374,7 @@ extension Request {
         }
         keepAliveForHandlers()
         Self.removeTemporaryFile(leftovers.temporaryFile)
-        session.registry.remove(self)
+        registry.remove(self)
     }
 
     // MARK: - Progress

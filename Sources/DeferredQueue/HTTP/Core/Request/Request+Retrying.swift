@@ -39,13 +39,9 @@ enum RetryDecision: Sendable {
 extension Request {
     /// Whether anything may retry this request: an interceptor or a retry policy.
     var mayRetry: Bool {
-        interceptor != nil || session.interceptor != nil || session.retryPolicy != nil
-    }
-
-    /// Where work that belongs with the handlers runs while the handler
-    /// queue waits: the queue it targets.
-    var handlerTargetQueue: DispatchQueue {
-        session.serializationQueue ?? .global()
+        guard interceptor == nil else { return true }
+        guard let session else { return false }
+        return session.interceptor != nil || session.retryPolicy != nil
     }
 
     // MARK: - Deciding
@@ -53,13 +49,15 @@ extension Request {
     /// Asks the retriers (the session's, then the request's) in order until
     /// one decides something other than `.doNotRetry`, then the session's
     /// ``RetryPolicy``. Each retrier's completion handler counts once; a
-    /// cancelled request asks no further.
+    /// cancelled request asks no further. Nothing retries a finished request
+    /// whose session is gone (as in Alamofire, whose request then has no delegate).
     func decideRetry(dueTo error: HTTPError, _ decided: @escaping @Sendable (RetryDecision) -> Void) {
-        ask(session.retriers(for: self)[...], about: error, decided)
+        guard let session else { return decided(.doNotRetry) }
+        ask(session.retriers(for: self)[...], about: error, session: session, decided)
     }
 
     private func ask(
-        _ retriers: ArraySlice<any RequestRetrier>, about error: HTTPError,
+        _ retriers: ArraySlice<any RequestRetrier>, about error: HTTPError, session: Session,
         _ decided: @escaping @Sendable (RetryDecision) -> Void
     ) {
         guard let retrier = retriers.first else {
@@ -75,7 +73,7 @@ extension Request {
             case .retryWithDelay(let seconds): decided(.retry(after: seconds))
             case .doNotRetryWithError(let retryError):
                 decided(.doNotRetryWithError(.requestRetryFailed(retryError: retryError, originalError: error)))
-            case .doNotRetry: self.ask(retriers.dropFirst(), about: error, decided)
+            case .doNotRetry: self.ask(retriers.dropFirst(), about: error, session: session, decided)
             }
         }
         retrier.retry(self, for: session, dueTo: error) { next($0) }
@@ -98,7 +96,7 @@ extension Request {
     func scheduleRetry(after seconds: Double) {
         let action = mutableState.withLock(owner: self) { state in
             let action = state.retry()
-            if case .scheduleRetry = action { session.eventMonitor?.requestIsRetrying(self) }
+            if case .scheduleRetry = action { eventMonitor?.requestIsRetrying(self) }
             return action
         }
         guard case .scheduleRetry = action else { return }
@@ -109,7 +107,7 @@ extension Request {
     private func prepareAgain(after seconds: Double) {
         guard let urlRequest else { return }
         let deadline = DispatchTime.after(seconds: seconds) ?? .now()
-        session.transport.callbackQueue.asyncAfter(deadline: deadline) {
+        callbackQueue.asyncAfter(deadline: deadline) {
             self.prepareAttempt(from: urlRequest, timeoutIsAssigned: self.timeoutIsAssigned)
         }
     }
@@ -125,7 +123,7 @@ extension Request {
         let validators = completed.validators
         guard !validators.isEmpty else { return decide(completed, response: response, verdicts: nil) }
         guard validators.allSatisfy(\.inline) else {
-            let callbackQueue = session.transport.callbackQueue
+            let callbackQueue = self.callbackQueue
             return handlerTargetQueue.async {
                 let verdicts = self.verdicts(of: completed, response: response, by: validators)
                 callbackQueue.async { self.decide(completed, response: response, verdicts: verdicts) }
@@ -139,7 +137,7 @@ extension Request {
     private func verdicts(
         of completed: CompletedAttempt, response: HTTPURLResponse, by validators: [PipelineValidator]
     ) -> [ValidationResult] {
-        let monitor = session.eventMonitor
+        let monitor = eventMonitor
         let raw = monitor.map { _ in
             RawResponse(request: completed.request, response: response, data: completed.data, error: nil, end: Date())
         }
@@ -181,15 +179,14 @@ extension Request {
     /// Reopens the finished request to retry it after `seconds`, with
     /// `handler` parked until the retried request ends. `false` when it
     /// cannot be reopened: it was cancelled, something else is parked, it
-    /// could not be built (nothing to send again), or the session's deadline
-    /// for the request (``Session/resourceTimeout``, counted from its start)
-    /// has passed.
+    /// could not be built (nothing to send again), its session is gone, or
+    /// the session's deadline for the request (``Session/resourceTimeout``,
+    /// counted from its start) has passed.
     func reopen(after seconds: Double, parking handler: @escaping RequestStateMachine.ParkedHandler) -> Bool {
-        guard urlRequest != nil else { return false }
-        let registry = session.registry
+        guard urlRequest != nil, let session else { return false }
         let started = mutableState.withLock(owner: self) { state -> UInt64? in
-            guard !registry.isOverdue(startedAt: state.startedAt), state.reopen(parking: handler) else { return nil }
-            session.eventMonitor?.requestIsRetrying(self)
+            guard !registry.isOverdue(startedAt: state.startedAt), state.reopen(parking: handler, session: session) else { return nil }
+            eventMonitor?.requestIsRetrying(self)
             return state.startedAt
         }
         guard let started else { return false }

@@ -31,7 +31,9 @@ import FoundationNetworking
 /// request made with `shouldAutomaticallyResume: false`, or by a session
 /// made with `startRequestsImmediately: false`, starts only at ``resume()``
 /// and is never sent without it. A running request is kept alive by its
-/// session, and keeps the session alive.
+/// session, and keeps the session alive; so does a request that waits to
+/// start. A finished request does not: once you release the session, its
+/// finished requests no longer reach it (``session`` is then `nil`).
 ///
 /// ## Threading
 ///
@@ -46,8 +48,21 @@ import FoundationNetworking
 ///   every stored property is a constant, and everything that changes sits in
 ///   `mutableState`, behind its one lock.
 public class Request: @unchecked Sendable {
-    /// The session that created and runs this request.
-    public let session: Session
+    /// The session that created this request (Alamofire's weak `delegate`):
+    /// held strongly until the request finishes or is cancelled, weakly
+    /// after, so a finished request you keep does not keep its session (and
+    /// its connections) alive. `nil` once such a session is gone.
+    public weak let session: Session?
+    /// The session's event monitors, if any (they outlive the session for
+    /// the handlers that report to them).
+    let eventMonitor: CompositeEventMonitor?
+    /// The session transport's serial callback queue.
+    let callbackQueue: DispatchQueue
+    /// The session's running requests.
+    let registry: RequestRegistry
+    /// Where work that belongs with the handlers runs while the handler
+    /// queue waits: the queue it targets (the session's serialization queue).
+    let handlerTargetQueue: DispatchQueue
     /// The request as built, before adapters, cookies and redirects; `nil`
     /// when it could not be built (invalid URL, parameters that failed to encode).
     public let urlRequest: URLRequest?
@@ -73,12 +88,15 @@ public class Request: @unchecked Sendable {
         timeoutIsAssigned: Bool = false, kind: RequestStateMachine.Kind = .data
     ) {
         self.session = session
+        (eventMonitor, callbackQueue, registry) = (session.eventMonitor, session.transport.callbackQueue, session.registry)
+        handlerTargetQueue = session.serializationQueue ?? .global()
         self.urlRequest = urlRequest
         self.interceptor = interceptor
         self.timeoutIsAssigned = timeoutIsAssigned
         (outcome, resolver) = Deferred<RawResponse>.pending(targeting: session.serializationQueue)
         var machine = RequestStateMachine(kind: kind, tail: outcome)
         machine.resumesWithFirstHandler = session.startRequestsImmediately
+        machine.owner = session
         mutableState = Mutex(machine)
     }
 
@@ -86,6 +104,8 @@ public class Request: @unchecked Sendable {
     /// start and every handler receives `error`.
     init(session: Session, failedWith error: HTTPError, urlRequest: URLRequest? = nil) {
         self.session = session
+        (eventMonitor, callbackQueue, registry) = (session.eventMonitor, session.transport.callbackQueue, session.registry)
+        handlerTargetQueue = session.serializationQueue ?? .global()
         self.urlRequest = nil
         self.interceptor = nil
         self.timeoutIsAssigned = false
@@ -99,11 +119,11 @@ public class Request: @unchecked Sendable {
     deinit {
         // Nothing was chained onto the request and it was not cancelled: it
         // still goes out, as a fire-and-forget request whose answer no one reads.
-        let (unstarted, redirector, credential) = mutableState.withLock(owner: self) {
+        let (unstarted, owner, redirector, credential) = mutableState.withLock(owner: self) {
             // A request that waits for `resume()` is never sent unless resumed.
-            ($0.requestState == .initialized && $0.resumesWithFirstHandler, $0.redirector, $0.credential)
+            ($0.requestState == .initialized && $0.resumesWithFirstHandler, $0.owner, $0.redirector, $0.credential)
         }
-        if unstarted, let copy = unobservedCopy {
+        if unstarted, let owner, let copy = unobservedCopy(on: owner) {
             if let redirector { copy.redirect(using: redirector) }
             if let credential { copy.authenticate(with: credential) }
             copy.resume()
@@ -114,7 +134,7 @@ public class Request: @unchecked Sendable {
     /// a copy of this request with the same pipeline, or `nil` not to send
     /// (downloads and streams, whose body nobody would read). Built at init,
     /// so `deinit` reads a constant instead of calling an overridable method.
-    var unobservedCopy: Request? {
+    func unobservedCopy(on session: Session) -> Request? {
         guard let urlRequest else { return nil }
         return DataRequest(session: session, urlRequest: urlRequest, interceptor: interceptor, timeoutIsAssigned: timeoutIsAssigned)
     }
@@ -219,8 +239,8 @@ public class Request: @unchecked Sendable {
             let action = state.cancel()
             switch action {
             case .settle, .settleAndStop:
-                session.eventMonitor?.requestDidCancel(self)
-                session.eventMonitor?.requestDidFinish(self)
+                eventMonitor?.requestDidCancel(self)
+                eventMonitor?.requestDidFinish(self)
             case .none:
                 break
             }
@@ -240,7 +260,7 @@ public class Request: @unchecked Sendable {
                 outcome.settle(.failure(DeferredError.cancelled), givingUp: true)
             }
             Self.removeTemporaryFile(leftovers.temporaryFile)
-            session.registry.remove(self)
+            registry.remove(self)
         case .none:
             break
         }
@@ -340,7 +360,7 @@ public class Request: @unchecked Sendable {
     /// nothing else may hold it by then (the handlers hold it weakly, so
     /// that a request never started can still be released).
     func keepAliveForHandlers() {
-        guard session.eventMonitor != nil || mayRetry else { return }
+        guard eventMonitor != nil || mayRetry else { return }
         outcome.queue.async { withExtendedLifetime(self) {} }
     }
 
@@ -353,7 +373,7 @@ public class Request: @unchecked Sendable {
     /// The transition to running, under the lock, and its event.
     private func resume(_ state: inout RequestStateMachine) -> RequestStateMachine.ResumeAction {
         let action = state.resume()
-        if case .run = action, let monitor = session.eventMonitor {
+        if case .run = action, let monitor = eventMonitor {
             monitor.requestDidResume(self)
             if let urlRequest { monitor.request(self, didCreateInitialURLRequest: urlRequest) }
         }
@@ -419,6 +439,12 @@ public class Request: @unchecked Sendable {
         if let file { try? FileManager.default.removeItem(at: file) }
     }
 
+    /// The session's ``Session/maximumStreamedBodySize``; 0 once the session
+    /// is gone, which only a request that ended sees (its chunks are stale then).
+    var streamedBodyLimit: Int {
+        session?.maximumStreamedBodySize ?? 0
+    }
+
     /// Limits the body this request receives to `limit` decoded bytes:
     /// the body held in memory (instead of the session's
     /// ``Session/maximumResponseBodySize``), a download's file or a stream's
@@ -455,7 +481,7 @@ public class Request: @unchecked Sendable {
     func appendValidationStep(
         verdict index: Int? = nil, _ judge: @escaping @Sendable (RawResponse, HTTPURLResponse) -> ValidationResult
     ) {
-        let monitor = session.eventMonitor
+        let monitor = eventMonitor
         appendStep { [weak self] raw in
             guard raw.error == nil, let response = raw.response else { return raw }
             let result: ValidationResult

@@ -67,7 +67,7 @@ final class RetryableHandler<Response: Sendable>: Sendable {
         }
         if !queueWaits { handlerQueue.suspend() }
         // Retriers decide on the transport's callback queue, as for an attempt's failure.
-        request.session.transport.callbackQueue.async {
+        request.callbackQueue.async {
             request.decideRetry(dueTo: error) { decision in
                 switch decision {
                 case .retry(let seconds):

@@ -139,7 +139,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     }
 
     /// A stream released unstarted is not sent: nobody would read the chunks.
-    override var unobservedCopy: Request? { nil }
+    override func unobservedCopy(on session: Session) -> Request? { nil }
 
     /// Adds a stream handler of the raw chunks and starts the request.
     ///
@@ -236,7 +236,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         let reader = StreamReader(buffer: buffer, request: self)
         // Appended right on the transport's queue, without a hop that would
         // let chunks pile up in between.
-        addStreamHandler(StreamHandler(queue: session.transport.callbackQueue, buffer: buffer, chunk: { _ in }) { completion in
+        addStreamHandler(StreamHandler(queue: callbackQueue, buffer: buffer, chunk: { _ in }) { completion in
             buffer.finish(throwing: completion.error)
         })
         return AsyncThrowingStream(unfolding: { try await reader.next() })
@@ -261,7 +261,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     func headError(_ validators: [RawValidation], request: URLRequest?, response: HTTPURLResponse) -> HTTPError? {
         for check in validators {
             let result = check(request, response, nil)
-            session.eventMonitor?.request(self, didValidateRequest: request, response: response, withResult: result)
+            eventMonitor?.request(self, didValidateRequest: request, response: response, withResult: result)
             if case .failure(let error) = result {
                 return error as? HTTPError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
             }
@@ -270,7 +270,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     }
 
     override func consume(_ data: Data, attempt number: Int, handled: (@Sendable () -> Void)?) {
-        let sessionLimit = session.maximumStreamedBodySize
+        let sessionLimit = streamedBodyLimit
         let action = mutableState.withLock(owner: self) {
             $0.receiveStreamChunk(count: data.count, attempt: number, sessionLimit: sessionLimit)
         }
@@ -292,7 +292,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// a `.complete` that a cancel or a timeout settles meanwhile is enqueued
     /// only once this block has returned.
     private func deliver(_ data: Data, to handlers: [StreamHandler], handled: (@Sendable () -> Void)?) {
-        let callbackQueue = session.transport.callbackQueue
+        let callbackQueue = self.callbackQueue
         var later = 0
         for handler in handlers where handler.queue !== callbackQueue || handler.buffer != nil { later += 1 }
         // One arrival per handler done later (elsewhere, or by a reader),

@@ -72,7 +72,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     }
 
     /// A download released unstarted is not sent: nobody would read the file.
-    override var unobservedCopy: Request? { nil }
+    override func unobservedCopy(on session: Session) -> Request? { nil }
 
     /// What to resume this download from with ``Session/download(resumingWith:interceptor:shouldAutomaticallyResume:to:)``,
     /// once it failed or was cancelled with ``cancel(producingResumeData:)``;
@@ -91,7 +91,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             cancel()
             return self
         }
-        session.transport.callbackQueue.async {
+        callbackQueue.async {
             self.mutableState.withLock(owner: self) { $0.cancelProducesResumeData = true }
             self.cancel()
         }
@@ -103,7 +103,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     /// nothing to resume) on the transport's callback queue.
     @discardableResult
     public func cancel(byProducingResumeData completionHandler: @escaping @Sendable (_ data: Data?) -> Void) -> Self {
-        session.transport.callbackQueue.async {
+        callbackQueue.async {
             self.mutableState.withLock(owner: self) { $0.cancelProducesResumeData = true }
             self.cancel()
             completionHandler(self.resumeData)
@@ -156,7 +156,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     }
 
     override func attempt(_ number: Int, didDownload bytes: Int64, of expected: Int64?) {
-        let sessionLimit = session.maximumStreamedBodySize
+        let sessionLimit = streamedBodyLimit
         perform(mutableState.withLock(owner: self) {
             $0.downloadGrew(to: bytes, of: expected, attempt: number, sessionLimit: sessionLimit)
         })
@@ -170,7 +170,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     }
 
     override func consume(_ data: Data, attempt number: Int) {
-        let sessionLimit = session.maximumStreamedBodySize
+        let sessionLimit = streamedBodyLimit
         var action = mutableState.withLock(owner: self) {
             $0.receiveDownloadChunk(count: data.count, attempt: number, sessionLimit: sessionLimit)
         }

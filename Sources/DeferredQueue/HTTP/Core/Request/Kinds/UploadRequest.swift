@@ -54,7 +54,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         super.init(session: session, failedWith: error, urlRequest: nil)
     }
 
-    override var unobservedCopy: Request? {
+    override func unobservedCopy(on session: Session) -> Request? {
         guard let urlRequest else { return nil }
         return UploadRequest(session: session, urlRequest: urlRequest, uploadable: uploadable, interceptor: interceptor)
     }

@@ -92,6 +92,10 @@ struct RequestStateMachine: Sendable {
     /// to it instead of the (once-settled) outcome; the handler queue waits
     /// meanwhile. `nil` when nothing is parked.
     var parked: ParkedHandler?
+    /// The session, held strongly until the request ends: a request that
+    /// runs or waits to start keeps its session alive, a finished one does
+    /// not (handed out with what the request leaves, to be released after the lock).
+    var owner: Session?
     /// When the request started running (uptime nanoseconds): the session's
     /// deadline counts from it, also for a reopened request.
     var startedAt: UInt64 = 0
@@ -249,6 +253,8 @@ struct RequestStateMachine: Sendable {
         /// The handler parked on a reopened request: it gets the outcome
         /// instead of the request's (already settled) outcome.
         var parked: ParkedHandler?
+        /// The session the request kept alive while it ran.
+        var owner: Session?
     }
 
     enum FinishAction: Sendable {
@@ -273,10 +279,12 @@ struct RequestStateMachine: Sendable {
     /// finished → running again: a response serializer failed and the
     /// retriers decided to retry. `handler` is parked until the retried
     /// request ends; the failure it finished with is forgotten, and the
-    /// retry counted. `false` (nothing changes) unless the request finished
-    /// and nothing else is parked.
-    mutating func reopen(parking handler: @escaping ParkedHandler) -> Bool {
+    /// retry counted; the running request keeps `session` alive again.
+    /// `false` (nothing changes) unless the request finished and nothing
+    /// else is parked.
+    mutating func reopen(parking handler: @escaping ParkedHandler, session: Session? = nil) -> Bool {
         guard case .finished = state, parked == nil else { return false }
+        owner = session
         let attempt = Attempt()
         attempt.number = lastAttemptNumber
         state = .running(attempt)
@@ -287,8 +295,9 @@ struct RequestStateMachine: Sendable {
     }
 
     enum CancelAction: Sendable {
-        /// Cancelled before it ran: settle the outcome as cancelled.
-        case settle
+        /// Cancelled before it ran: settle the outcome as cancelled (and
+        /// release, after the lock, the session the request kept alive).
+        case settle(releasing: Session?)
         /// Cancelled while running: cancel the leftover task, settle the
         /// outcome as cancelled, release the rest and leave the registry.
         case settleAndStop(Leftovers)
@@ -303,7 +312,8 @@ struct RequestStateMachine: Sendable {
         case .initialized:
             state = .cancelled(request: nil, response: nil)
             progressHandlers = []
-            return .settle
+            defer { owner = nil }
+            return .settle(releasing: owner)
         case .running(let attempt):
             state = .cancelled(request: attempt.request, response: attempt.response)
             return .settleAndStop(end(attempt))
@@ -324,6 +334,8 @@ struct RequestStateMachine: Sendable {
         leftovers.temporaryFile = takeTemporaryFile()
         leftovers.parked = parked
         parked = nil
+        leftovers.owner = owner
+        owner = nil
         return leftovers
     }
 }
