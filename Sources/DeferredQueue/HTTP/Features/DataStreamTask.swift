@@ -72,9 +72,14 @@ public struct DataStreamTask: Sendable {
         request.cancel()
     }
 
-    /// Starts the request if no handler did yet.
+    /// Starts the request if no handler did yet, or lets it go on after ``suspend()``.
     public func resume() {
         request.resume()
+    }
+
+    /// Suspends the request (see ``Request/suspend()``).
+    public func suspend() {
+        request.suspend()
     }
 
     /// A sequence fed by a stream handler on the transport's queue (the

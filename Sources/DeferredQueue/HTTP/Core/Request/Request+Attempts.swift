@@ -85,7 +85,7 @@ extension Request {
     private func adapt(
         _ request: URLRequest, base: URLRequest, with adapters: ArraySlice<any RequestAdapter>, state: RequestAdapterState
     ) {
-        guard self.state == .resumed else { return }
+        guard isRunning else { return }
         guard let adapter = adapters.first else {
             reportWhileRunning { $0.request(self, didAdaptInitialRequest: base, to: request) }
             // An adapter may return a request built anew: nothing is known of it.
@@ -128,7 +128,7 @@ extension Request {
         do {
             prepared = try session.prepare(adapted, timeoutIsAssigned: timeoutIsAssigned)
         } catch {
-            guard state == .resumed else { return }
+            guard isRunning else { return }
             eventMonitor?.request(self, didFailToCreateURLRequestWithError: error)
             return finish(failingWith: error)
         }
@@ -136,11 +136,15 @@ extension Request {
         do {
             evaluator = try session.serverTrustEvaluator(for: prepared)
         } catch {
-            guard state == .resumed else { return }
+            guard isRunning else { return }
             return finish(failingWith: error)
         }
         let sessionLimit = session.maximumResponseBodySize
-        let action = mutableState.withLock(owner: self) { state in
+        let action = mutableState.withLock(owner: self) { state -> RequestStateMachine.BeginAttemptAction in
+            // Suspended: sent again from the start on resume (with the cookies of then).
+            if state.isSuspended, state.waitIfSuspended({
+                self.send(adapted, base: base, adaptersRan: adaptersRan, timeoutIsAssigned: timeoutIsAssigned)
+            }) { return .none }
             let action = state.beginAttempt(sending: &prepared, base: base, adapted: adaptersRan ? adapted : nil, sessionBodyLimit: sessionLimit)
             if case .start = action { eventMonitor?.request(self, didCreateURLRequest: prepared) }
             return action
@@ -187,8 +191,11 @@ extension Request {
 
     func attempt(_ number: Int, didReceive data: Data, handled: (@Sendable () -> Void)?) {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
-        if mutableState.withLock(owner: self, { $0.hold(.chunk(data, handled: handled), attempt: number) }) { return }
-        consume(data, attempt: number, handled: handled)
+        switch mutableState.withLock(owner: self, { $0.hold(.chunk(data, handled: handled), attempt: number) }) {
+        case .handle: consume(data, attempt: number, handled: handled)
+        case .held: break
+        case .overflow(let error): finish(failingWith: error)
+        }
     }
 
     /// Asks `handler` whether attempt `number`'s body may follow `response`;
@@ -203,14 +210,20 @@ extension Request {
         }
     }
 
-    /// The head's disposition: replays the held events, or cancels and drops them.
+    /// The head's disposition: replays the held events (unless the request
+    /// is suspended), or cancels and drops them.
     private func dispose(attempt number: Int, allowing: Bool) {
-        let held = mutableState.withLock(owner: self) { $0.releaseHeld(attempt: number) }
+        let held = mutableState.withLock(owner: self) { $0.disposed(attempt: number) }
         guard allowing else {
             cancel()
             for case .chunk(_, let handled) in held { handled?() }
             return
         }
+        replay(held, attempt: number)
+    }
+
+    /// Replays what attempt `number`'s transfer sent while its events were held.
+    func replay(_ held: [HeldEvent], attempt number: Int) {
         for event in held {
             switch event {
             case .chunk(let data, let handled): consume(data, attempt: number, handled: handled)
@@ -227,10 +240,10 @@ extension Request {
 
     func attempt(_ number: Int, didCompleteWith body: Data?, error: (any Error)?) {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
-        let (held, rejection) = mutableState.withLock(owner: self) { state in
+        let (hold, rejection) = mutableState.withLock(owner: self) { state in
             (state.hold(.completion(body: body, error: error), attempt: number), state.rejection(ofAttempt: number))
         }
-        if held { return }
+        if case .held = hold { return }
         // A refused head ends the attempt with the validation error, however the transfer stopped.
         let error = rejection ?? error
         let action = mutableState.withLock(owner: self) { $0.completeAttempt(number, body: body) }
@@ -365,6 +378,7 @@ extension Request {
     /// the outcome, and releases what the request held.
     private func settle(_ raw: RawResponse, _ leftovers: RequestStateMachine.Leftovers) {
         leftovers.task?.cancel()
+        for handled in leftovers.handled { handled() }
         if let error = raw.error { mutableState.withLock(owner: self) { $0.recordFailure(error) } }
         let final = finalOutcome(raw, file: leftovers.downloadFile)
         if let parked = leftovers.parked {

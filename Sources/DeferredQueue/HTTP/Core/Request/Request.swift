@@ -211,18 +211,63 @@ public class Request: @unchecked Sendable {
 
     // MARK: - Control
 
-    /// Starts the request now, if it has not started yet.
+    /// Starts the request now, if it has not started yet, or lets a
+    /// suspended request go on.
     ///
     /// A request starts by itself when its first handler (`response…`,
     /// `serializing…`) or ``downloadProgress(queue:_:)`` is added, or, when it
-    /// gets none, as its last reference goes. Idempotent; does nothing once
-    /// the request is cancelled or finished.
+    /// gets none, as its last reference goes. After ``suspend()``, only
+    /// `resume()` lets it go on: what its transfer sent meanwhile reaches it
+    /// in order, then the attempt the suspension stopped is sent. Idempotent;
+    /// does nothing once the request is cancelled or finished.
     ///
     /// - Returns: The request, for chaining.
     @discardableResult
     public func resume() -> Self {
-        if case .run = mutableState.withLock(owner: self, { resume(&$0) }) { run() }
+        let (unsuspended, action) = mutableState.withLock(owner: self) { state in
+            let unsuspended = state.unsuspend()
+            if case .proceed = unsuspended { eventMonitor?.requestDidResume(self) }
+            return (unsuspended, resume(&state))
+        }
+        if case .run = action { run() }
+        if case .proceed(let number, let work) = unsuspended {
+            // On the callback queue, where the transport's events arrive: none overtakes the held ones.
+            callbackQueue.async {
+                if let number { self.replay(self.mutableState.withLock(owner: self) { $0.releaseHeld(attempt: number) }, attempt: number) }
+                work?()
+            }
+        }
         return self
+    }
+
+    /// Suspends the request (Alamofire's `suspend()`): it sends no attempt
+    /// until ``resume()``, and what its running attempt receives waits.
+    ///
+    /// A request suspended before it started does not start with its first
+    /// handler. One suspended while running keeps its transfer, but nothing
+    /// of it reaches the request until ``resume()``: on transports that wait
+    /// for each chunk to be handled (AsyncHTTPClient) the transfer stops
+    /// reading; on URLSession on Linux — whose own task suspension restarts
+    /// the transfer and delivers the body twice — what keeps arriving is held
+    /// in memory, up to the request's body limit, or 16 MiB for a download or
+    /// a stream, past which it fails with ``HTTPError/responseTooLarge(limit:)``
+    /// (pause a large download with ``DownloadRequest/cancel(byProducingResumeData:)``
+    /// there, or use the AsyncHTTPClient transport). An upload's body keeps
+    /// going out. The session's ``Session/resourceTimeout`` keeps counting.
+    /// Does nothing once the request is cancelled or finished.
+    ///
+    /// - Returns: The request, for chaining.
+    @discardableResult
+    public func suspend() -> Self {
+        mutableState.withLock(owner: self) { state in
+            if case .suspended = state.suspend() { eventMonitor?.requestDidSuspend(self) }
+        }
+        return self
+    }
+
+    /// Whether the request is running (not suspended before it started, not over).
+    var isRunning: Bool {
+        mutableState.withLock(owner: self) { $0.isRunning }
     }
 
     /// Cancels the request.
@@ -252,6 +297,7 @@ public class Request: @unchecked Sendable {
             outcome.settle(.failure(DeferredError.cancelled), givingUp: true)
         case .settleAndStop(let leftovers):
             leftovers.task?.cancel()
+            for handled in leftovers.handled { handled() }
             // Before the handlers run: a download's resume data is ready for them.
             releaseCancelled(leftovers.downloadFile)
             if let parked = leftovers.parked {

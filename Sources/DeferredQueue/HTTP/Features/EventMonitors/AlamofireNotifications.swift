@@ -3,6 +3,8 @@ import Foundation
 extension Request {
     /// Posted by ``AlamofireNotifications`` when a request starts.
     public static let didResumeNotification = Notification.Name(rawValue: "org.alamofire.notification.name.request.didResume")
+    /// Posted by ``AlamofireNotifications`` when a request is suspended.
+    public static let didSuspendNotification = Notification.Name(rawValue: "org.alamofire.notification.name.request.didSuspend")
     /// Posted by ``AlamofireNotifications`` when a request is cancelled.
     public static let didCancelNotification = Notification.Name(rawValue: "org.alamofire.notification.name.request.didCancel")
     /// Posted by ``AlamofireNotifications`` when a request finishes, cancelled or not.
@@ -10,7 +12,7 @@ extension Request {
 }
 
 extension Notification {
-    /// The request a ``Request/didResumeNotification``,
+    /// The request a ``Request/didResumeNotification``, ``Request/didSuspendNotification``,
     /// ``Request/didCancelNotification`` or ``Request/didFinishNotification``
     /// is about.
     public var request: Request? {
@@ -46,6 +48,7 @@ public final class AlamofireNotifications: EventMonitor {
     public init() {}
 
     public func requestDidResume(_ request: Request) { post(Request.didResumeNotification, request) }
+    public func requestDidSuspend(_ request: Request) { post(Request.didSuspendNotification, request) }
     public func requestDidCancel(_ request: Request) { post(Request.didCancelNotification, request) }
     public func requestDidFinish(_ request: Request) { post(Request.didFinishNotification, request) }
 

@@ -25,6 +25,7 @@ public final class ClosureEventMonitor: EventMonitor {
     /// Every closure, behind ``closures``'s lock.
     private struct Closures {
         var requestDidResume: (@Sendable (Request) -> Void)?
+        var requestDidSuspend: (@Sendable (Request) -> Void)?
         var requestIsRetrying: (@Sendable (Request) -> Void)?
         var requestDidCancel: (@Sendable (Request) -> Void)?
         var requestDidFinish: (@Sendable (Request) -> Void)?
@@ -48,6 +49,11 @@ public final class ClosureEventMonitor: EventMonitor {
     public var requestDidResume: (@Sendable (Request) -> Void)? {
         get { closures.withLock(owner: self) { $0.requestDidResume } }
         set { closures.withLock(owner: self) { $0.requestDidResume = newValue } }
+    }
+    /// Called by ``requestDidSuspend(_:)``.
+    public var requestDidSuspend: (@Sendable (Request) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidSuspend } }
+        set { closures.withLock(owner: self) { $0.requestDidSuspend = newValue } }
     }
     /// Called by ``requestIsRetrying(_:)``.
     public var requestIsRetrying: (@Sendable (Request) -> Void)? {
@@ -148,6 +154,7 @@ public final class ClosureEventMonitor: EventMonitor {
     }
 
     public func requestDidResume(_ request: Request) { requestDidResume?(request) }
+    public func requestDidSuspend(_ request: Request) { requestDidSuspend?(request) }
     public func requestIsRetrying(_ request: Request) { requestIsRetrying?(request) }
     public func requestDidCancel(_ request: Request) { requestDidCancel?(request) }
     public func requestDidFinish(_ request: Request) { requestDidFinish?(request) }

@@ -40,8 +40,11 @@ public protocol EventMonitor: Sendable {
     /// The serial queue the methods are called on (default: one shared
     /// serial queue of this library, never `.main`).
     var queue: DispatchQueue { get }
-    /// The request started (its first handler, or `resume()`).
+    /// The request started (its first handler, or `resume()`), or went on
+    /// after ``Request/suspend()``.
     func requestDidResume(_ request: Request)
+    /// The request was suspended (``Request/suspend()``).
+    func requestDidSuspend(_ request: Request)
     /// A failed attempt is about to be retried.
     func requestIsRetrying(_ request: Request)
     /// The request was cancelled.
@@ -101,6 +104,7 @@ private let defaultEventMonitorQueue = DispatchQueue(label: "DeferredQueue.Event
 extension EventMonitor {
     public var queue: DispatchQueue { defaultEventMonitorQueue }
     public func requestDidResume(_ request: Request) {}
+    public func requestDidSuspend(_ request: Request) {}
     public func requestIsRetrying(_ request: Request) {}
     public func requestDidCancel(_ request: Request) {}
     public func requestDidFinish(_ request: Request) {}
@@ -148,6 +152,7 @@ struct CompositeEventMonitor: Sendable {
     }
 
     func requestDidResume(_ request: Request) { each { $0.requestDidResume(request) } }
+    func requestDidSuspend(_ request: Request) { each { $0.requestDidSuspend(request) } }
     func requestIsRetrying(_ request: Request) { each { $0.requestIsRetrying(request) } }
     func requestDidCancel(_ request: Request) { each { $0.requestDidCancel(request) } }
     func requestDidFinish(_ request: Request) { each { $0.requestDidFinish(request) } }

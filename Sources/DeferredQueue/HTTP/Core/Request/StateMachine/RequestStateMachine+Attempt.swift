@@ -35,6 +35,13 @@ extension RequestStateMachine {
         /// While an `onHTTPResponse` handler decides on the head: the body's
         /// events that arrived meanwhile, in order (`nil`: nothing to wait for).
         var held: [HeldEvent]?
+        /// Whether an `onHTTPResponse` handler decides on the head (its body is held meanwhile).
+        var awaitsDisposition = false
+        /// The bytes of held chunks the transport did not wait for.
+        var heldBytes = 0
+        /// The most such bytes held (the body limit of a request that keeps
+        /// its body in memory; `suspendedHoldLimit` for the others).
+        var holdLimit = RequestStateMachine.suspendedHoldLimit
         /// A stream's validators refused the head: the attempt is being
         /// stopped, and ends with this error (its chunks are dropped).
         var rejection: HTTPError?

@@ -12,24 +12,50 @@ enum HeldEvent: Sendable {
 extension RequestStateMachine {
     /// Attempt `number`'s head went to an `onHTTPResponse` handler: hold its body.
     mutating func awaitDisposition(attempt number: Int) {
-        updateAttempt(inFlight: number) { $0.held = [] }
+        updateAttempt(inFlight: number) { attempt in
+            attempt.awaitsDisposition = true
+            if attempt.held == nil { attempt.held = [] }
+        }
     }
 
-    /// Holds `event` of attempt `number` when its head awaits a disposition;
-    /// `false`: handle it now.
-    mutating func hold(_ event: HeldEvent, attempt number: Int) -> Bool {
-        updateAttempt(inFlight: number) { attempt -> Bool in
-            guard attempt.held != nil else { return false }
+    enum HoldAction: Sendable {
+        /// Not held: handle the event now.
+        case handle
+        /// Held until the disposition arrives or the request is resumed.
+        case held
+        /// Held past the attempt's `holdLimit` by a transport that cannot be
+        /// held back: fail the request with this error.
+        case overflow(HTTPError)
+    }
+
+    /// Holds `event` of attempt `number` while its head awaits a
+    /// disposition or the request is suspended.
+    mutating func hold(_ event: HeldEvent, attempt number: Int) -> HoldAction {
+        updateAttempt(inFlight: number) { attempt -> HoldAction in
+            guard attempt.held != nil else { return .handle }
             attempt.held?.append(event)
-            return true
-        } ?? false
+            if case .chunk(let data, handled: nil) = event {
+                attempt.heldBytes += data.count
+                if attempt.heldBytes > attempt.holdLimit { return .overflow(.responseTooLarge(limit: attempt.holdLimit)) }
+            }
+            return .held
+        } ?? .handle
     }
 
     /// The disposition arrived: the events held for attempt `number`, to
-    /// replay (or drop) in order.
+    /// replay (or drop) in order — none while the request is suspended.
+    mutating func disposed(attempt number: Int) -> [HeldEvent] {
+        updateAttempt(inFlight: number) { $0.awaitsDisposition = false }
+        return releaseHeld(attempt: number)
+    }
+
+    /// The events held for attempt `number`, once nothing holds them any
+    /// more (no disposition awaited, not suspended), to replay in order.
     mutating func releaseHeld(attempt number: Int) -> [HeldEvent] {
-        updateAttempt(inFlight: number) { attempt -> [HeldEvent] in
-            defer { attempt.held = nil }
+        let suspended = isSuspended
+        return updateAttempt(inFlight: number) { attempt -> [HeldEvent] in
+            guard !suspended, !attempt.awaitsDisposition else { return [] }
+            defer { (attempt.held, attempt.heldBytes) = (nil, 0) }
             return attempt.held ?? []
         } ?? []
     }

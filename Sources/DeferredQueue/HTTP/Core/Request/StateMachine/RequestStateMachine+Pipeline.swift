@@ -68,11 +68,14 @@ extension RequestStateMachine {
         // the entity; the session writes it (after the partial file's bytes).
         for (name, value) in resumeHeaders { request.setValue(value, forHTTPHeaderField: name) }
         let downloadsToFile = if case .download = kind { resumePoint == nil } else { false }
+        let holdLimit = kind.keepsBodyInMemory ? limit : Self.suspendedHoldLimit
         return updateAttempt { attempt -> BeginAttemptAction in
             var discarding: DownloadFile?
             if case .file(.ready(let file)) = attempt.received { discarding = file }
             attempt.number += 1
             attempt.held = nil
+            (attempt.awaitsDisposition, attempt.heldBytes) = (false, 0)
+            attempt.holdLimit = holdLimit
             attempt.rejection = nil
             attempt.phase = .sending(task: nil)
             attempt.request = request

@@ -96,6 +96,10 @@ struct RequestStateMachine: Sendable {
     /// runs or waits to start keeps its session alive, a finished one does
     /// not (handed out with what the request leaves, to be released after the lock).
     var owner: Session?
+    /// Set by `suspend()`, cleared by `resume()` (see `RequestStateMachine+Suspension`).
+    var isSuspended = false
+    /// The attempt a suspension stopped before it was sent, for `resume()`.
+    var waitingForResume: (@Sendable () -> Void)?
     /// When the request started running (uptime nanoseconds): the session's
     /// deadline counts from it, also for a reopened request.
     var startedAt: UInt64 = 0
@@ -157,8 +161,8 @@ struct RequestStateMachine: Sendable {
     /// The public face of ``state``.
     var requestState: RequestState {
         switch state {
-        case .initialized: return .initialized
-        case .running: return .resumed
+        case .initialized: return isSuspended ? .suspended : .initialized
+        case .running: return isSuspended ? .suspended : .resumed
         case .finished: return .finished
         case .cancelled: return .cancelled
         case .modifying: preconditionFailure("state observed mid-transition")
@@ -237,7 +241,7 @@ struct RequestStateMachine: Sendable {
 
     /// initialized → running.
     mutating func resume() -> ResumeAction {
-        guard case .initialized = state else { return .none }
+        guard case .initialized = state, !isSuspended else { return .none }
         state = .running(Attempt())
         return .run
     }
@@ -255,6 +259,8 @@ struct RequestStateMachine: Sendable {
         var parked: ParkedHandler?
         /// The session the request kept alive while it ran.
         var owner: Session?
+        /// The transport waits to hear these held chunks were handled.
+        var handled: [@Sendable () -> Void] = []
     }
 
     enum FinishAction: Sendable {
@@ -312,6 +318,7 @@ struct RequestStateMachine: Sendable {
         case .initialized:
             state = .cancelled(request: nil, response: nil)
             progressHandlers = []
+            isSuspended = false
             defer { owner = nil }
             return .settle(releasing: owner)
         case .running(let attempt):
@@ -327,7 +334,11 @@ struct RequestStateMachine: Sendable {
     /// Takes what the ended `attempt` and the request hold.
     private mutating func end(_ attempt: Attempt) -> Leftovers {
         progressHandlers = []
+        isSuspended = false
+        waitingForResume = nil
         var leftovers = Leftovers()
+        for case .chunk(_, let handled?) in attempt.held ?? [] { leftovers.handled.append(handled) }
+        attempt.held = nil
         if case .sending(let task) = attempt.phase { leftovers.task = task }
         // A file being written is the writer's to remove: it finds the attempt over when it returns it.
         if case .file(.ready(let file)) = attempt.received { leftovers.downloadFile = file }
