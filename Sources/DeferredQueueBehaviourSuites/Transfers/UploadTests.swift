@@ -162,6 +162,49 @@ struct UploadTests {
         #expect(server.requestCount == 0)
     }
 
+    /// `uploadable` and the monitors' events say what each upload sends, as
+    /// Alamofire's: data at once, the rest once prepared as the request starts.
+    @Test func theUploadableIsReportedOnceReady() async throws {
+        let server = try Self.echoServer()
+        defer { server.shutdown() }
+        let made = Recorder<UploadRequest.Uploadable>()
+        let failed = Recorder<String>()
+        let monitor = ClosureEventMonitor()
+        monitor.requestDidCreateUploadable = { _, uploadable in made.append(uploadable) }
+        monitor.requestDidFailToCreateUploadableWithError = { _, error in failed.append(error.kind) }
+        let session = TestTransport.makeSession(eventMonitors: [monitor])
+
+        let data = session.upload(Data("abc".utf8), to: server.url("/"))
+        #expect(data.uploadable == .data(Data("abc".utf8)), "data is ready as given")
+        _ = await response { data.responseData(queue: handlerQueue, completionHandler: $0) }
+
+        let file = try patternFile(length: 1_000)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let fileUpload = session.upload(file, to: server.url("/"))
+        #expect(fileUpload.uploadable == nil, "prepared as the request starts")
+        _ = await response { fileUpload.responseData(queue: handlerQueue, completionHandler: $0) }
+        #expect(fileUpload.uploadable == .file(file, shouldRemove: false))
+
+        let form = session.upload(multipartFormData: { $0.append(Data("x".utf8), withName: "a") }, to: server.url("/"), usingThreshold: 0)
+        let formResult = await response { form.responseData(queue: handlerQueue, completionHandler: $0) }
+        #expect(formResult?.error == nil)
+        guard case .file(let encoded, shouldRemove: true)? = form.uploadable else {
+            Issue.record("a form encoded to a temporary file: \(String(describing: form.uploadable))")
+            return
+        }
+        #expect(await eventually { !FileManager.default.fileExists(atPath: encoded.path) }, "removed when the request ended")
+
+        let unreadable = session.upload(InputStream(url: URL(fileURLWithPath: "/no/such/file"))!, to: server.url("/"))
+        _ = await response { unreadable.responseData(queue: handlerQueue, completionHandler: $0) }
+        #expect(unreadable.uploadable == nil)
+
+        monitor.queue.sync {}
+        #expect(made.events.count == 3)
+        #expect(made.events.first == .data(Data("abc".utf8)))
+        #expect(made.events.dropFirst().first == .file(file, shouldRemove: false))
+        #expect(failed.events == ["createUploadableFailed"])
+    }
+
     /// The form encodes to a file in the upload's file manager's temporary
     /// directory: one that does not exist fails the upload, unsent. Both
     /// forms of the factory: a form built by a closure, and one built before.

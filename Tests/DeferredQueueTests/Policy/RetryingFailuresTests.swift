@@ -117,6 +117,37 @@ struct RetryingFailuresTests {
         #expect(await eventually { session.runningRequestCount == 0 })
     }
 
+    /// A download's serializer may retry it too; the handlers after it see
+    /// the final attempt's file.
+    @Test func aDownloadSerializerFailureRetriesAndItsHandlerRunsOnceOnTheFinalAttempt() async throws {
+        let (fixture, hits) = Self.fixture(first: .json("[not json"), later: .json(#"{"ok":true}"#))
+        let retrier = RecordingRetrier(retrying: 1)
+        let session = fixture.makeSession(interceptor: retrier)
+        let order = Recorder<String>()
+        let files = Recorder<URL>()
+        let done = Latch()
+        let request = session.download(fixture.url("/flaky"))
+            .responseDecodable(of: [String: Bool].self, queue: handlerQueue) { response in
+                order.append("decoded:\(response.value?["ok"].map(String.init) ?? "failed")")
+                if let url = response.fileURL { files.append(url) }
+            }
+            .responseURL(queue: handlerQueue) { response in
+                let body = response.fileURL.flatMap { try? String(contentsOf: $0, encoding: .utf8) }
+                order.append("file:\(body ?? "none")")
+                done.arrive()
+            }
+        #expect(await done.wait())
+        handlerQueue.sync {}
+        defer { for file in files.events { try? FileManager.default.removeItem(at: file) } }
+        #expect(order.events == ["decoded:true", #"file:{"ok":true}"#])
+        #expect(hits.count == 2)
+        #expect(request.retryCount == 1)
+        guard case .responseSerializationFailed? = retrier.errors.first else {
+            Issue.record("the retrier saw \(retrier.errors)")
+            return
+        }
+    }
+
     @Test func aSerializerFailureRetriedUntilTheRetrierGivesUpDeliversTheLastFailure() async throws {
         let (fixture, hits) = Self.fixture(first: .json("[not json"), later: .json("[still not json"))
         let retrier = RecordingRetrier(retrying: 2)

@@ -95,7 +95,7 @@ extension Session {
     /// An upload of `uploadable` with the request `convertible` makes, or
     /// one failed from the start when it could not make one.
     private func makeUpload(
-        _ uploadable: UploadRequest.Uploadable, with convertible: any URLRequestConvertible,
+        _ uploadable: UploadRequest.Source, with convertible: any URLRequestConvertible,
         interceptor: (any RequestInterceptor)?, shouldAutomaticallyResume: Bool?
     ) -> UploadRequest {
         switch makeURLRequest(from: convertible) {

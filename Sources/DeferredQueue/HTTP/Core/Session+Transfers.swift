@@ -55,7 +55,7 @@ extension Session {
         interceptor: (any RequestInterceptor)? = nil, fileManager: FileManager = .default,
         shouldAutomaticallyResume: Bool? = nil, timeout: Double? = nil, requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
-        let uploadable = UploadRequest.Uploadable.stream(UploadStream(stream, fileManager: fileManager))
+        let uploadable = UploadRequest.Source.stream(UploadStream(stream, fileManager: fileManager))
         return makeUpload(
             url, method: method, headers: headers, interceptor: interceptor,
             shouldAutomaticallyResume: shouldAutomaticallyResume, timeout: timeout, modifier: requestModifier
@@ -182,7 +182,7 @@ extension Session {
     private func makeUpload(
         _ url: any URLConvertible, method: HTTPMethod, headers: HTTPHeaders?, interceptor: (any RequestInterceptor)?,
         shouldAutomaticallyResume: Bool?, timeout: Double?, modifier: RequestModifier?,
-        body: (inout URLRequest) -> UploadRequest.Uploadable
+        body: (inout URLRequest) -> UploadRequest.Source
     ) -> UploadRequest {
         do {
             var urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout, modifier: modifier)

@@ -94,7 +94,9 @@ extension DownloadRequest {
     }
 
     /// Enqueues one handler (see `DataRequest.deliverEveryOutcome`), run on
-    /// `queue`, or on the request's queue when `nil`.
+    /// `queue`, or on the request's queue when `nil`. A serializer's failure
+    /// may retry the download, as a data request's (its earlier file stays
+    /// where it was moved).
     func deliver<Value: Sendable>(
         on queue: DispatchQueue?,
         _ serialize: @escaping @Sendable (RawResponse) -> Result<Value, HTTPError>,
@@ -102,7 +104,7 @@ extension DownloadRequest {
     ) -> Self {
         let start = self.start
         let monitor = eventMonitor
-        enqueueOutcome(on: queue, { [weak self] raw, settled in
+        enqueueRetryableOutcome(on: queue, { [weak self] raw, settled in
             let response = DownloadResponse(
                 request: raw.request, response: raw.response, fileURL: raw.fileURL, resumeData: raw.resumeData ?? self?.resumeData,
                 result: settled ? serialize(raw) : .failure(raw.error ?? .abandoned),
@@ -110,7 +112,7 @@ extension DownloadRequest {
             )
             if let monitor, let self { monitor.request(self, didParseResponse: response) }
             return response
-        }, handler)
+        }, failure: \.error, replacingFailure: { response, error in response.mapError { _ in error } }, handler)
         return self
     }
 }

@@ -37,15 +37,24 @@ extension Request {
             return prepareAttempt(from: urlRequest, timeoutIsAssigned: timeoutIsAssigned, onCallbackQueue: false)
         }
         prepareBody { prepared in
+            let upload = self as? UploadRequest
             switch prepared {
             case .success(let body):
-                switch self.mutableState.withLock(owner: self, { $0.bodyPrepared(body) }) {
+                let action = self.mutableState.withLock(owner: self) { state in
+                    let action = state.bodyPrepared(body)
+                    if case .prepareAttempt = action, let upload, let uploadable = UploadRequest.Uploadable(body) {
+                        self.eventMonitor?.request(upload, didCreateUploadable: uploadable)
+                    }
+                    return action
+                }
+                switch action {
                 case .prepareAttempt:
                     self.prepareAttempt(from: urlRequest, timeoutIsAssigned: self.timeoutIsAssigned, onCallbackQueue: false)
                 case .removeTemporaryFile(let file): Self.removeTemporaryFile(file)
                 case .none: break
                 }
             case .failure(let error):
+                if let upload { self.reportWhileRunning { $0.request(upload, didFailToCreateUploadableWithError: error) } }
                 self.finish(failingWith: error)
             }
         }

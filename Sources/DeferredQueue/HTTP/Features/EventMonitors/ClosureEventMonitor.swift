@@ -40,6 +40,8 @@ public final class ClosureEventMonitor: EventMonitor {
         var requestDidValidateRequestResponseWithResult: (@Sendable (DataStreamRequest, URLRequest?, HTTPURLResponse, Request.ValidationResult) -> Void)?
         var requestDidValidateRequestResponseFileURLWithResult: (@Sendable (DownloadRequest, URLRequest?, HTTPURLResponse, URL?, Request.ValidationResult) -> Void)?
         var requestDidParseDownloadResponse: (@Sendable (DownloadRequest, DownloadResponse<URL?, HTTPError>) -> Void)?
+        var requestDidCreateUploadable: (@Sendable (UploadRequest, UploadRequest.Uploadable) -> Void)?
+        var requestDidFailToCreateUploadableWithError: (@Sendable (UploadRequest, HTTPError) -> Void)?
     }
 
     public let queue: DispatchQueue
@@ -126,6 +128,16 @@ public final class ClosureEventMonitor: EventMonitor {
         get { closures.withLock(owner: self) { $0.requestDidParseDownloadResponse } }
         set { closures.withLock(owner: self) { $0.requestDidParseDownloadResponse = newValue } }
     }
+    /// Called by ``request(_:didCreateUploadable:)``.
+    public var requestDidCreateUploadable: (@Sendable (UploadRequest, UploadRequest.Uploadable) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidCreateUploadable } }
+        set { closures.withLock(owner: self) { $0.requestDidCreateUploadable = newValue } }
+    }
+    /// Called by ``request(_:didFailToCreateUploadableWithError:)``.
+    public var requestDidFailToCreateUploadableWithError: (@Sendable (UploadRequest, HTTPError) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidFailToCreateUploadableWithError } }
+        set { closures.withLock(owner: self) { $0.requestDidFailToCreateUploadableWithError = newValue } }
+    }
 
     /// Creates a monitor.
     ///
@@ -199,5 +211,11 @@ public final class ClosureEventMonitor: EventMonitor {
     }
     public func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?, HTTPError>) {
         requestDidParseDownloadResponse?(request, response)
+    }
+    public func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) {
+        requestDidCreateUploadable?(request, uploadable)
+    }
+    public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: HTTPError) {
+        requestDidFailToCreateUploadableWithError?(request, error)
     }
 }

@@ -96,6 +96,12 @@ public protocol EventMonitor: Sendable {
     /// A download's response serializer made its response, before its
     /// completion handler runs.
     func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, HTTPError>)
+    /// An upload's body is ready to be sent (``UploadRequest/uploadable``):
+    /// data as the request starts; a file, a form or a stream once prepared.
+    func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable)
+    /// An upload's body could not be prepared (a form part or a stream that
+    /// cannot be read); nothing was sent.
+    func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: HTTPError)
 }
 
 /// The default queue of event monitors.
@@ -130,6 +136,8 @@ extension EventMonitor {
     ) {}
     public func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?, HTTPError>) {}
     public func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, HTTPError>) {}
+    public func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) {}
+    public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: HTTPError) {}
 }
 
 /// Forwards each event to every monitor of a session, on its own queue.
@@ -199,5 +207,11 @@ struct CompositeEventMonitor: Sendable {
         } else {
             each { $0.request(request, didParseResponse: response) }
         }
+    }
+    func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) {
+        each { $0.request(request, didCreateUploadable: uploadable) }
+    }
+    func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: HTTPError) {
+        each { $0.request(request, didFailToCreateUploadableWithError: error) }
     }
 }

@@ -26,8 +26,8 @@ import FoundationNetworking
 // `@unchecked Sendable` as `Request`: constants only here; what changes is in
 // `Request.mutableState`, behind its one lock.
 public final class UploadRequest: DataRequest, @unchecked Sendable {
-    /// What an upload sends.
-    enum Uploadable: Sendable {
+    /// What an upload sends, as given.
+    enum Source: Sendable {
         /// Bytes, set as each attempt's body: kept apart from the
         /// `URLRequest`, so an adapter that builds a request anew cannot drop them.
         case data(Data)
@@ -40,23 +40,58 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         case stream(UploadStream)
     }
 
-    let uploadable: Uploadable
+    /// What the upload was given to send.
+    let source: Source
 
-    init(session: Session, urlRequest: URLRequest, uploadable: Uploadable, interceptor: (any RequestInterceptor)?) {
-        self.uploadable = uploadable
+    /// What the upload sends once it is ready (Alamofire's `Uploadable`).
+    public enum Uploadable: Sendable, Equatable {
+        /// Bytes in memory: the data given, or a form encoded in memory.
+        case data(Data)
+        /// A file streamed from disk. `shouldRemove`: a temporary file of the
+        /// library's (a form encoded to a file, a copied `InputStream`),
+        /// removed when the request ends; `false` for the file you gave.
+        case file(URL, shouldRemove: Bool)
+
+        init?(_ body: UploadBody) {
+            switch body {
+            case .inRequest: return nil
+            case .file(let url): self = .file(url, shouldRemove: false)
+            case .temporaryFile(let url): self = .file(url, shouldRemove: true)
+            case .encoded(let data): self = .data(data)
+            }
+        }
+    }
+
+    /// What the upload sends (Alamofire's `uploadable`): data at once; a
+    /// file, a form or a stream once the request started and prepared it.
+    /// `nil` before that, or when it could not be prepared
+    /// (``HTTPError/multipartEncodingFailed(reason:)``,
+    /// ``HTTPError/createUploadableFailed(error:)``).
+    public var uploadable: Uploadable? {
+        mutableState.withLock(owner: self) { state in
+            guard case .upload(let upload) = state.kind else { return nil }
+            return upload.uploadable
+        }
+    }
+
+    init(session: Session, urlRequest: URLRequest, uploadable source: Source, interceptor: (any RequestInterceptor)?) {
+        self.source = source
         var upload = RequestStateMachine.Upload()
-        if case .data(let data) = uploadable { upload.body = .encoded(data) }
+        if case .data(let data) = source {
+            upload.body = .encoded(data)
+            upload.uploadable = .data(data)
+        }
         super.init(session: session, urlRequest: urlRequest, interceptor: interceptor, kind: .upload(upload))
     }
 
     init(session: Session, failedWith error: HTTPError) {
-        self.uploadable = .data(Data())
+        self.source = .data(Data())
         super.init(session: session, failedWith: error, urlRequest: nil)
     }
 
     override func unobservedCopy(on session: Session) -> Request? {
         guard let urlRequest else { return nil }
-        return UploadRequest(session: session, urlRequest: urlRequest, uploadable: uploadable, interceptor: interceptor)
+        return UploadRequest(session: session, urlRequest: urlRequest, uploadable: source, interceptor: interceptor)
     }
 
     /// Calls `handler` with the upload progress as the body goes out, and
@@ -82,14 +117,11 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         return self
     }
 
-    /// Data is ready as it is; a file or a form is prepared.
-    override var preparesBody: Bool {
-        if case .data = uploadable { return false }
-        return true
-    }
+    /// Data is ready as it is (and reported ready as the request starts); a file, a form or a stream is prepared.
+    override var preparesBody: Bool { true }
 
     override func prepareBody(_ done: @escaping @Sendable (Result<UploadBody, HTTPError>) -> Void) {
-        switch uploadable {
+        switch source {
         case .data(let data):
             done(.success(.encoded(data)))
         case .file(let url):

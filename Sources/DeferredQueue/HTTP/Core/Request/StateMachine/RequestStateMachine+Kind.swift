@@ -28,6 +28,9 @@ extension RequestStateMachine {
     struct Upload: Sendable {
         /// What every attempt sends, once prepared.
         var body = UploadBody.inRequest
+        /// What was prepared, kept for `UploadRequest.uploadable` after
+        /// `body` is released.
+        var uploadable: UploadRequest.Uploadable?
         var progressHandlers: [ProgressHandler] = []
     }
 

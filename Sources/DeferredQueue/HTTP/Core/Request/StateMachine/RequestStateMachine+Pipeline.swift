@@ -23,7 +23,10 @@ extension RequestStateMachine {
             if case .temporaryFile(let file) = body { return .removeTemporaryFile(file) }
             return .none
         }
-        updateUpload { $0.body = body }
+        updateUpload { upload in
+            upload.body = body
+            upload.uploadable = UploadRequest.Uploadable(body)
+        }
         return .prepareAttempt
     }
 
