@@ -75,16 +75,21 @@ struct LoadTests {
         }
     }
 
+    /// A request on a session that only `sessions` (weakly) and the request know.
+    private static func request(
+        _ url: String, onATemporarySessionIn sessions: WeakList<Session>, shouldAutomaticallyResume: Bool? = nil
+    ) -> DataRequest {
+        let session = TestTransport.makeSession()
+        sessions.add(session)
+        return session.request(url, shouldAutomaticallyResume: shouldAutomaticallyResume)
+    }
+
     /// A finished request you keep does not keep its session (and the
     /// session's transport and connections) alive; what it knows stays readable.
     @Test func aFinishedRequestDoesNotKeepItsSessionAlive() async throws {
         let fixture = try Fixture()
         let sessions = WeakList<Session>()
-        let request: DataRequest = {
-            let session = TestTransport.makeSession()
-            sessions.add(session)
-            return session.request(fixture.url("/json"))
-        }()
+        let request = Self.request(fixture.url("/json"), onATemporarySessionIn: sessions)
         let first = await response { request.responseJSON(queue: handlerQueue, completionHandler: $0) }
         #expect(first?.value?["count"].int == 3)
         #expect(await eventually { sessions.aliveCount == 0 }, "released once the request finished")
@@ -100,11 +105,7 @@ struct LoadTests {
     @Test func aRequestWaitingToStartKeepsItsSessionAlive() async throws {
         let fixture = try Fixture()
         let sessions = WeakList<Session>()
-        let request: DataRequest = {
-            let session = TestTransport.makeSession()
-            sessions.add(session)
-            return session.request(fixture.url("/json"), shouldAutomaticallyResume: false)
-        }()
+        let request = Self.request(fixture.url("/json"), onATemporarySessionIn: sessions, shouldAutomaticallyResume: false)
         #expect(sessions.aliveCount == 1)
         #expect(request.session != nil)
         let result = await response { request.resume().responseJSON(queue: handlerQueue, completionHandler: $0) }
@@ -116,11 +117,7 @@ struct LoadTests {
     @Test func aRequestCancelledBeforeItStartedReleasesItsSession() async throws {
         let fixture = try Fixture()
         let sessions = WeakList<Session>()
-        let request: DataRequest = {
-            let session = TestTransport.makeSession()
-            sessions.add(session)
-            return session.request(fixture.url("/json"), shouldAutomaticallyResume: false)
-        }()
+        let request = Self.request(fixture.url("/json"), onATemporarySessionIn: sessions, shouldAutomaticallyResume: false)
         request.cancel()
         #expect(await eventually { sessions.aliveCount == 0 })
         let result = await response { request.responseData(queue: handlerQueue, completionHandler: $0) }

@@ -15,6 +15,15 @@ struct RequestSuspensionTests {
     /// Long enough for a request that should not have started to have started.
     private static let quietPeriod: UInt64 = 300_000_000
 
+    /// A session whose monitor records "suspend" and "resume".
+    private static func sessionRecordingSuspensions() -> (Session, ClosureEventMonitor, Recorder<String>) {
+        let events = Recorder<String>()
+        let monitor = ClosureEventMonitor()
+        monitor.requestDidSuspend = { _ in events.append("suspend") }
+        monitor.requestDidResume = { _ in events.append("resume") }
+        return (TestTransport.makeSession(eventMonitors: [monitor]), monitor, events)
+    }
+
     @Test func aRequestSuspendedBeforeItStartsIsSentOnlyOnResume() async throws {
         let hits = Counter()
         let server = try LoopbackServer { _ in
@@ -22,11 +31,7 @@ struct RequestSuspensionTests {
             return .text("ok")
         }
         defer { server.shutdown() }
-        let events = Recorder<String>()
-        let monitor = ClosureEventMonitor()
-        monitor.requestDidSuspend = { _ in events.append("suspend") }
-        monitor.requestDidResume = { _ in events.append("resume") }
-        let session = TestTransport.makeSession(eventMonitors: [monitor])
+        let (session, monitor, events) = Self.sessionRecordingSuspensions()
         let request = session.request(server.url("/")).suspend()
         #expect(request.state == .suspended)
         #expect(request.isSuspended)
@@ -48,11 +53,7 @@ struct RequestSuspensionTests {
     @Test func suspendingAndResumingManyTimesIsOneEventEach() async throws {
         let server = try LoopbackServer { _ in .text("ok") }
         defer { server.shutdown() }
-        let events = Recorder<String>()
-        let monitor = ClosureEventMonitor()
-        monitor.requestDidSuspend = { _ in events.append("suspend") }
-        monitor.requestDidResume = { _ in events.append("resume") }
-        let session = TestTransport.makeSession(eventMonitors: [monitor])
+        let (session, monitor, events) = Self.sessionRecordingSuspensions()
         let request = session.request(server.url("/"), shouldAutomaticallyResume: false)
         for _ in 0..<100 { request.suspend() }
         #expect(request.state == .suspended)
