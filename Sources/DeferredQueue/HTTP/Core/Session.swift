@@ -53,54 +53,58 @@ public final class Session: Sendable {
     /// A redirect chain longer than this fails with `URLError.httpTooManyRedirects`.
     public static let redirectLimit = 16
 
+    /// What the session's requests run on (everything above but the
+    /// `Session` object, which finished requests hold only weakly).
+    let core: SessionCore
+
     /// What moves the bytes.
-    public let transport: any HTTPTransport
+    public var transport: any HTTPTransport { core.transport }
     /// Adapts and retries every request of the session (before the request's own).
-    public let interceptor: (any RequestInterceptor)?
+    public var interceptor: (any RequestInterceptor)? { core.interceptor }
     /// Whether requests start with their first handler (Alamofire's
     /// default); when `false`, each waits for ``Request/resume()``. A
     /// factory's `shouldAutomaticallyResume:` decides for one request.
-    public let startRequestsImmediately: Bool
+    public var startRequestsImmediately: Bool { core.startRequestsImmediately }
     /// Which hosts' TLS credentials are evaluated, and how (`nil`: the
     /// transport's default checks for every host).
-    public let serverTrustManager: ServerTrustManager?
+    public var serverTrustManager: ServerTrustManager? { core.serverTrustManager }
     /// Decides redirects for requests that do not set their own.
-    public let redirectHandler: Redirector
+    public var redirectHandler: Redirector { core.redirectHandler }
     /// Consulted after the retriers, before a failed attempt is delivered.
-    public let retryPolicy: RetryPolicy?
+    public var retryPolicy: RetryPolicy? { core.retryPolicy }
     /// The largest response body, in decoded bytes, held in memory; a larger
     /// one fails with ``HTTPError/responseTooLarge(limit:)``.
-    public let maximumResponseBodySize: Int
+    public var maximumResponseBodySize: Int { core.maximumResponseBodySize }
     /// The most decoded bytes a download writes to its file, or a stream
     /// hands over in total; past it the transfer stops at once with
     /// ``HTTPError/responseTooLarge(limit:)`` (and a download's partial file
     /// is removed). Alamofire has no such limit: see MIGRATING.md.
-    public let maximumStreamedBodySize: Int
+    public var maximumStreamedBodySize: Int { core.maximumStreamedBodySize }
     /// The deadline for a whole request, retries and redirects included, in
     /// seconds; `nil` for none.
-    public let resourceTimeout: Double?
+    public var resourceTimeout: Double? { core.resourceTimeout }
     /// Where every attempt's adapters run (Alamofire's `requestQueue`);
     /// `nil`: the transport's callback queue. Requests are built on the
     /// caller's thread either way.
-    public let requestQueue: DispatchQueue?
+    public var requestQueue: DispatchQueue? { core.requestQueue }
     /// What every request's handler queue targets: `nil` (the default), a
     /// global concurrent queue, so requests serialize in parallel; a serial
     /// queue runs every request's validators and serializers one at a time.
     /// One request's handlers run in the order they were chained either way.
-    public let serializationQueue: DispatchQueue?
+    public var serializationQueue: DispatchQueue? { core.serializationQueue }
 
-    let eventMonitor: CompositeEventMonitor?
-    let cookieStore: (any CookieStore)?
+    var eventMonitor: CompositeEventMonitor? { core.eventMonitor }
+    var cookieStore: (any CookieStore)? { core.cookieStore }
     /// Header fields added to every attempt that does not set them.
-    let defaultHeaders: [(name: String, lowercasedName: String, value: String)]
+    var defaultHeaders: [(name: String, lowercasedName: String, value: String)] { core.defaultHeaders }
     /// `defaultHeaders` as the header fields of a request that sets none:
     /// shared, so such a request's fields are neither hashed nor copied.
-    let defaultHeaderFields: [String: String]
+    var defaultHeaderFields: [String: String] { core.defaultHeaderFields }
     /// The URLSession configuration's `httpAdditionalHeaders` (the transport sends them).
-    let configuredHeaders: [(name: String, value: String)]
+    var configuredHeaders: [(name: String, value: String)] { core.configuredHeaders }
     /// Why `configuredHeaders` may not be sent, if they may not: every request fails with it.
-    let configuredHeadersError: HTTPError?
-    let registry: RequestRegistry
+    var configuredHeadersError: HTTPError? { core.configuredHeadersError }
+    var registry: RequestRegistry { core.registry }
 
     /// Creates a session on ``URLSessionTransport``.
     ///
@@ -211,32 +215,18 @@ public final class Session: Sendable {
         eventMonitors: [any EventMonitor], retryPolicy: RetryPolicy?, maximumResponseBodySize: Int,
         maximumStreamedBodySize: Int, resourceTimeout: Double?, cookieStore: (any CookieStore)?, configuredHeaders: [(name: String, value: String)]
     ) {
-        self.transport = transport
-        self.startRequestsImmediately = startRequestsImmediately
-        self.requestQueue = requestQueue
-        self.serializationQueue = serializationQueue
-        self.interceptor = interceptor
-        self.serverTrustManager = serverTrustManager
-        self.redirectHandler = redirectHandler
-        self.eventMonitor = CompositeEventMonitor(eventMonitors)
-        self.retryPolicy = retryPolicy
-        self.maximumResponseBodySize = max(0, maximumResponseBodySize)
-        self.maximumStreamedBodySize = max(0, maximumStreamedBodySize)
-        self.resourceTimeout = resourceTimeout.flatMap { $0.isNaN || $0 <= 0 || $0 >= 1e9 ? nil : $0 }
-        self.cookieStore = cookieStore
-        self.registry = RequestRegistry(resourceTimeout: self.resourceTimeout, queue: transport.callbackQueue)
-        self.configuredHeaders = configuredHeaders
-        self.configuredHeadersError = RequestSyntax.violation(in: configuredHeaders)
-        let configured = Set(configuredHeaders.map { $0.name.lowercased() })
-        self.defaultHeaders = DefaultHeaders.make(acceptEncoding: transport.acceptEncoding)
-            .filter { !configured.contains($0.name.lowercased()) }
-            .map { (name: $0.name, lowercasedName: $0.name.lowercased(), value: $0.value) }
-        self.defaultHeaderFields = Dictionary(defaultHeaders.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        core = SessionCore(
+            transport: transport, startRequestsImmediately: startRequestsImmediately, requestQueue: requestQueue,
+            serializationQueue: serializationQueue, interceptor: interceptor, serverTrustManager: serverTrustManager,
+            redirectHandler: redirectHandler, eventMonitors: eventMonitors, retryPolicy: retryPolicy,
+            maximumResponseBodySize: maximumResponseBodySize, maximumStreamedBodySize: maximumStreamedBodySize,
+            resourceTimeout: resourceTimeout, cookieStore: cookieStore, configuredHeaders: configuredHeaders
+        )
     }
 
     deinit {
         // No request of this session is running: each one keeps it alive.
-        transport.shutdown()
+        core.transport.shutdown()
     }
 
     /// Cancels every running request of this session, then calls
@@ -264,63 +254,6 @@ public final class Session: Sendable {
         return SystemCookieStore(storage: storage)
     }
 
-    // MARK: - Attempts
-
-    /// The adapters of `request`: the session's, then the request's.
-    func adapters(for request: Request) -> [any RequestAdapter] {
-        [interceptor, request.interceptor].compactMap { $0 }
-    }
-
-    /// The retriers of `request`: the session's, then the request's (Alamofire's order).
-    func retriers(for request: Request) -> [any RequestRetrier] {
-        [interceptor, request.interceptor].compactMap { $0 }
-    }
-
-    /// `request` with the session's defaults: default headers and cookies,
-    /// unless the request sets them. `timeoutIsAssigned`: whether its
-    /// `timeoutInterval` is known to have been assigned (cheaper to copy).
-    ///
-    /// - Throws: ``HTTPError/urlRequestValidationFailed(reason:)`` when the
-    ///   method or a header field of the request as it would be sent (the
-    ///   configuration's `httpAdditionalHeaders` included) breaks RFC 9110's
-    ///   syntax; values' leading and trailing spaces and tabs are trimmed.
-    func prepare(_ request: URLRequest, timeoutIsAssigned: Bool = false) throws(HTTPError) -> URLRequest {
-        if let configuredHeadersError { throw configuredHeadersError }
-        // One assignment of the whole header dictionary: each
-        // `setValue(_:forHTTPHeaderField:)` compares every field's name.
-        var fields = request.allHTTPHeaderFields ?? [:]
-        var present: Set<String> = []
-        if fields.isEmpty {
-            fields = defaultHeaderFields
-        } else {
-            present = Set(fields.keys.map { $0.lowercased() })
-            fields.reserveCapacity(fields.count + defaultHeaders.count + 1)
-            for header in defaultHeaders where !present.contains(header.lowercasedName) {
-                fields[header.name] = header.value
-            }
-        }
-        if let cookieStore, request.httpShouldHandleCookies, !present.contains("cookie"),
-           let url = request.url, let cookies = cookieStore.cookieHeader(for: url) {
-            fields["Cookie"] = cookies
-        }
-        try RequestSyntax.validate(method: request.httpMethod ?? "GET", fields: &fields)
-        var prepared: URLRequest
-        if timeoutIsAssigned {
-            prepared = request.duplicatedWithAssignedTimeout(headerFields: fields)
-        } else {
-            prepared = request
-            prepared.allHTTPHeaderFields = fields
-        }
-        // The session handles cookies; the transport must not.
-        prepared.httpShouldHandleCookies = false
-        return prepared
-    }
-
-    /// Stores the cookies `response` sets, if the session keeps cookies.
-    func storeCookies(from response: HTTPURLResponse) {
-        cookieStore?.storeCookies(from: response)
-    }
-
     /// The number of requests running now (for leak checks).
-    var runningRequestCount: Int { registry.count }
+    var runningRequestCount: Int { core.runningRequestCount }
 }

@@ -53,17 +53,15 @@ extension Request {
         if let user = credential?.user, let password = credential?.password {
             arguments.append("-u \(Self.shellQuoted("\(user):\(password)"))")
         }
-        // A finished request whose session is gone shows what it sent, without the configuration's fields (as Alamofire).
-        let session = self.session
-        var headers: [(name: String, value: String)] = session?.configuredHeaders ?? []
-        for header in session?.defaultHeaders ?? [] { headers.append((header.name, header.value)) }
+        var headers: [(name: String, value: String)] = core.configuredHeaders
+        for header in core.defaultHeaders { headers.append((header.name, header.value)) }
         for (name, value) in sent.allHTTPHeaderFields ?? [:] {
             headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
             headers.append((name, value))
         }
         let isCookie = { (header: (name: String, value: String)) in header.name.caseInsensitiveCompare("Cookie") == .orderedSame }
         // Before the first attempt the session has not added its cookies yet.
-        if let cookies = headers.first(where: isCookie)?.value ?? (attempt == nil ? session?.cookieStore?.cookieHeader(for: url) : nil) {
+        if let cookies = headers.first(where: isCookie)?.value ?? (attempt == nil ? core.cookieStore?.cookieHeader(for: url) : nil) {
             arguments.append("-b \(Self.shellQuoted(cookies))")
         }
         for header in headers.filter({ !isCookie($0) }).sorted(by: { $0.name.lowercased() < $1.name.lowercased() }) {

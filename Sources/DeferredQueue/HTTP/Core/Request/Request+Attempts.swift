@@ -70,20 +70,21 @@ extension Request {
     /// called elsewhere (`onCallbackQueue` false: the caller's thread, often
     /// the main one, may not wait for an adapter).
     func prepareAttempt(from base: URLRequest, timeoutIsAssigned: Bool, onCallbackQueue: Bool = true) {
-        // A running request holds its session: only a request that ended meanwhile finds it gone.
-        guard let session else { return finish(failingWith: .abandoned) }
         // The origin check (URL host parsing) only when there is an adapter to skip.
-        guard session.interceptor != nil || interceptor != nil else {
+        guard core.interceptor != nil || interceptor != nil else {
             return send(base, base: base, timeoutIsAssigned: timeoutIsAssigned)
         }
         let sameOrigin = urlRequest?.url.flatMap { original in base.url.map { RedirectRules.isSameOrigin(original, $0) } } ?? true
-        let adapters = sameOrigin ? session.adapters(for: self) : []
+        let adapters = sameOrigin ? core.adapters(for: self) : []
         guard !adapters.isEmpty else { return send(base, base: base, timeoutIsAssigned: timeoutIsAssigned) }
+        // Adapters are handed the session: a running request holds it, so
+        // only a request that ended meanwhile finds it gone.
+        guard let session else { return finish(failingWith: .abandoned) }
         let state = mutableState.withLock(owner: self) {
             RequestAdapterState(requestID: $0.id(), session: session, refreshingInterceptor: $0.refreshingInterceptor)
         }
-        guard onCallbackQueue, session.requestQueue == nil else {
-            let queue = session.requestQueue ?? callbackQueue
+        guard onCallbackQueue, core.requestQueue == nil else {
+            let queue = core.requestQueue ?? callbackQueue
             return queue.async { self.adapt(base, base: base, with: adapters[...], state: state) }
         }
         adapt(base, base: base, with: adapters[...], state: state)
@@ -100,7 +101,7 @@ extension Request {
             // An adapter may return a request built anew: nothing is known of it.
             return send(request, base: base, adaptersRan: true, timeoutIsAssigned: false)
         }
-        let requestQueue = session?.requestQueue
+        let requestQueue = core.requestQueue
         let next = CompletionOnce<Result<URLRequest, any Error>> { result in
             switch result {
             case .success(let adapted):
@@ -132,10 +133,10 @@ extension Request {
     private func send(_ adapted: URLRequest, base: URLRequest, adaptersRan: Bool = false, timeoutIsAssigned: Bool) {
         // Checked here, on the request as it will be sent, so that no path
         // (parameters, adapters, redirects, the session's fields) skips it.
-        guard let session else { return finish(failingWith: .abandoned) }
+        let core = self.core
         var prepared: URLRequest
         do {
-            prepared = try session.prepare(adapted, timeoutIsAssigned: timeoutIsAssigned)
+            prepared = try core.prepare(adapted, timeoutIsAssigned: timeoutIsAssigned)
         } catch {
             guard isRunning else { return }
             eventMonitor?.request(self, didFailToCreateURLRequestWithError: error)
@@ -143,12 +144,12 @@ extension Request {
         }
         let evaluator: (any ServerTrustEvaluating)?
         do {
-            evaluator = try session.serverTrustEvaluator(for: prepared)
+            evaluator = try core.serverTrustEvaluator(for: prepared)
         } catch {
             guard isRunning else { return }
             return finish(failingWith: error)
         }
-        let sessionLimit = session.maximumResponseBodySize
+        let sessionLimit = core.maximumResponseBodySize
         let action = mutableState.withLock(owner: self) { state -> RequestStateMachine.BeginAttemptAction in
             // Suspended: sent again from the start on resume (with the cookies of then).
             if state.isSuspended, state.waitIfSuspended({
@@ -165,9 +166,9 @@ extension Request {
         var attempt = HTTPTransportAttempt(
             request: prepared, bodyFile: bodyFile, collectsBody: collectsBody, maximumBodySize: limit
         )
-        attempt.downloadsToFile = downloadsToFile && session.transport.supportsDownloadsToFile
+        attempt.downloadsToFile = downloadsToFile && core.transport.supportsDownloadsToFile
         attempt.serverTrustEvaluator = evaluator
-        let task = session.transport.startAttempt(attempt, events: AttemptEvents(request: self, attempt: number))
+        let task = core.transport.startAttempt(attempt, events: AttemptEvents(request: self, attempt: number))
         if case .cancelTask(let task) = mutableState.withLock(owner: self, { $0.attach(task, toAttempt: number) }) {
             task.cancel()
         }
@@ -257,8 +258,7 @@ extension Request {
         let error = rejection ?? error
         let action = mutableState.withLock(owner: self) { $0.completeAttempt(number, body: body) }
         guard case .decide(let completed) = action else { return }
-        guard let session else { return finish(failingWith: .abandoned) }
-        if let response = completed.response { session.storeCookies(from: response) }
+        if let response = completed.response { core.storeCookies(from: response) }
         if let error {
             let failure = HTTPError(transportError: error)
             // The transport stopped a collected body at the limit: final, as when the session stops a streamed one.
@@ -268,7 +268,7 @@ extension Request {
         guard let response = completed.response else {
             return decideAfterFailure(completed, error: .sessionTaskFailed(URLError(.badServerResponse)))
         }
-        let limit = completed.maximumResponseBodySize ?? session.maximumResponseBodySize
+        let limit = completed.maximumResponseBodySize ?? core.maximumResponseBodySize
         if body != nil, completed.body.count > limit {
             return finish(failingWith: .responseTooLarge(limit: limit))
         }
@@ -276,7 +276,7 @@ extension Request {
             let size = Int64(completed.body.count)
             Self.report(TransferProgress(completed: size, expected: size), to: completed.progressHandlers)
         }
-        if let next = redirect(after: completed, response: response, session: session) {
+        if let next = redirect(after: completed, response: response) {
             // A redirect that became a GET (303; 301/302 after a POST) leaves an upload's body behind.
             let dropsBody = next.httpMethod == "GET" && completed.request?.httpMethod != "GET"
             return followRedirect(to: next, droppingBody: dropsBody)
@@ -296,11 +296,11 @@ extension Request {
 
     /// The next request when `response` is a redirect this request follows;
     /// `nil` to deliver `response` as it is.
-    private func redirect(after completed: CompletedAttempt, response: HTTPURLResponse, session: Session) -> URLRequest? {
+    private func redirect(after completed: CompletedAttempt, response: HTTPURLResponse) -> URLRequest? {
         guard let sent = completed.request,
               let candidate = RedirectRules.nextRequest(after: sent, base: completed.base, response: response)
         else { return nil }
-        let redirector = completed.redirector ?? session.redirectHandler
+        let redirector = completed.redirector ?? core.redirectHandler
         return redirector.decide(candidate, response: response)
     }
 

@@ -39,9 +39,7 @@ enum RetryDecision: Sendable {
 extension Request {
     /// Whether anything may retry this request: an interceptor or a retry policy.
     var mayRetry: Bool {
-        guard interceptor == nil else { return true }
-        guard let session else { return false }
-        return session.interceptor != nil || session.retryPolicy != nil
+        interceptor != nil || core.interceptor != nil || core.retryPolicy != nil
     }
 
     // MARK: - Deciding
@@ -53,7 +51,7 @@ extension Request {
     /// whose session is gone (as in Alamofire, whose request then has no delegate).
     func decideRetry(dueTo error: HTTPError, _ decided: @escaping @Sendable (RetryDecision) -> Void) {
         guard let session else { return decided(.doNotRetry) }
-        ask(session.retriers(for: self)[...], about: error, session: session, decided)
+        ask(core.retriers(for: self)[...], about: error, session: session, decided)
     }
 
     private func ask(
@@ -61,7 +59,7 @@ extension Request {
         _ decided: @escaping @Sendable (RetryDecision) -> Void
     ) {
         guard let retrier = retriers.first else {
-            if let policy = session.retryPolicy, let delay = policy.delay(for: self, dueTo: error) {
+            if let policy = core.retryPolicy, let delay = policy.delay(for: self, dueTo: error) {
                 return decided(.retry(after: delay))
             }
             return decided(.doNotRetry)

@@ -53,16 +53,18 @@ public class Request: @unchecked Sendable {
     /// after, so a finished request you keep does not keep its session (and
     /// its connections) alive. `nil` once such a session is gone.
     public weak let session: Session?
-    /// The session's event monitors, if any (they outlive the session for
-    /// the handlers that report to them).
+    /// What the session's requests run on: held for the request's life
+    /// (see ``SessionCore`` for why requests do not use `session` itself).
+    let core: SessionCore
+    /// The session's event monitors, if any.
     let eventMonitor: CompositeEventMonitor?
     /// The session transport's serial callback queue.
     let callbackQueue: DispatchQueue
     /// The session's running requests.
-    let registry: RequestRegistry
+    var registry: RequestRegistry { core.registry }
     /// Where work that belongs with the handlers runs while the handler
     /// queue waits: the queue it targets (the session's serialization queue).
-    let handlerTargetQueue: DispatchQueue
+    var handlerTargetQueue: DispatchQueue { core.serializationQueue ?? .global() }
     /// The request as built, before adapters, cookies and redirects; `nil`
     /// when it could not be built (invalid URL, parameters that failed to encode).
     public let urlRequest: URLRequest?
@@ -88,14 +90,15 @@ public class Request: @unchecked Sendable {
         timeoutIsAssigned: Bool = false, kind: RequestStateMachine.Kind = .data
     ) {
         self.session = session
-        (eventMonitor, callbackQueue, registry) = (session.eventMonitor, session.transport.callbackQueue, session.registry)
-        handlerTargetQueue = session.serializationQueue ?? .global()
+        let core = session.core
+        self.core = core
+        (eventMonitor, callbackQueue) = (core.eventMonitor, core.transport.callbackQueue)
         self.urlRequest = urlRequest
         self.interceptor = interceptor
         self.timeoutIsAssigned = timeoutIsAssigned
-        (outcome, resolver) = Deferred<RawResponse>.pending(targeting: session.serializationQueue)
+        (outcome, resolver) = Deferred<RawResponse>.pending(targeting: core.serializationQueue)
         var machine = RequestStateMachine(kind: kind, tail: outcome)
-        machine.resumesWithFirstHandler = session.startRequestsImmediately
+        machine.resumesWithFirstHandler = core.startRequestsImmediately
         machine.owner = session
         mutableState = Mutex(machine)
     }
@@ -104,8 +107,9 @@ public class Request: @unchecked Sendable {
     /// start and every handler receives `error`.
     init(session: Session, failedWith error: HTTPError, urlRequest: URLRequest? = nil) {
         self.session = session
-        (eventMonitor, callbackQueue, registry) = (session.eventMonitor, session.transport.callbackQueue, session.registry)
-        handlerTargetQueue = session.serializationQueue ?? .global()
+        let core = session.core
+        self.core = core
+        (eventMonitor, callbackQueue) = (core.eventMonitor, core.transport.callbackQueue)
         self.urlRequest = nil
         self.interceptor = nil
         self.timeoutIsAssigned = false
@@ -485,10 +489,9 @@ public class Request: @unchecked Sendable {
         if let file { try? FileManager.default.removeItem(at: file) }
     }
 
-    /// The session's ``Session/maximumStreamedBodySize``; 0 once the session
-    /// is gone, which only a request that ended sees (its chunks are stale then).
+    /// The session's ``Session/maximumStreamedBodySize``.
     var streamedBodyLimit: Int {
-        session?.maximumStreamedBodySize ?? 0
+        core.maximumStreamedBodySize
     }
 
     /// Limits the body this request receives to `limit` decoded bytes:

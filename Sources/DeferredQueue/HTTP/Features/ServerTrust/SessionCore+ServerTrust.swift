@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-extension Session {
+extension SessionCore {
     /// The evaluator for an attempt sending `request`: `nil` for a plain
     /// `http` URL or a host the manager does not evaluate.
     ///

@@ -1,0 +1,130 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What a ``Session``'s requests run on: its transport, its settings and the
+/// state its requests share (the registry, the cookie store) — everything
+/// but the `Session` object itself.
+///
+/// A request holds its session's core for its whole life, and the `Session`
+/// strongly only while it runs (a finished request must not keep its session
+/// alive, so it then holds it weakly). Once anything holds an object weakly,
+/// Swift counts that object's references through a side table, which makes
+/// every retain and release of it slower: requests therefore reach what they
+/// need through the core, and touch the `Session` object only where the API
+/// hands it out (adapters, retriers, `Request.session`).
+final class SessionCore: Sendable {
+    let transport: any HTTPTransport
+    let interceptor: (any RequestInterceptor)?
+    let startRequestsImmediately: Bool
+    let serverTrustManager: ServerTrustManager?
+    let redirectHandler: Redirector
+    let retryPolicy: RetryPolicy?
+    let maximumResponseBodySize: Int
+    let maximumStreamedBodySize: Int
+    let resourceTimeout: Double?
+    let requestQueue: DispatchQueue?
+    let serializationQueue: DispatchQueue?
+    let eventMonitor: CompositeEventMonitor?
+    let cookieStore: (any CookieStore)?
+    /// Header fields added to every attempt that does not set them.
+    let defaultHeaders: [(name: String, lowercasedName: String, value: String)]
+    /// `defaultHeaders` as the header fields of a request that sets none:
+    /// shared, so such a request's fields are neither hashed nor copied.
+    let defaultHeaderFields: [String: String]
+    /// The URLSession configuration's `httpAdditionalHeaders` (the transport sends them).
+    let configuredHeaders: [(name: String, value: String)]
+    /// Why `configuredHeaders` may not be sent, if they may not: every request fails with it.
+    let configuredHeadersError: HTTPError?
+    /// The session's running requests.
+    let registry: RequestRegistry
+
+    init(
+        transport: any HTTPTransport, startRequestsImmediately: Bool, requestQueue: DispatchQueue?, serializationQueue: DispatchQueue?,
+        interceptor: (any RequestInterceptor)?, serverTrustManager: ServerTrustManager?, redirectHandler: Redirector,
+        eventMonitors: [any EventMonitor], retryPolicy: RetryPolicy?, maximumResponseBodySize: Int,
+        maximumStreamedBodySize: Int, resourceTimeout: Double?, cookieStore: (any CookieStore)?, configuredHeaders: [(name: String, value: String)]
+    ) {
+        self.transport = transport
+        self.startRequestsImmediately = startRequestsImmediately
+        self.requestQueue = requestQueue
+        self.serializationQueue = serializationQueue
+        self.interceptor = interceptor
+        self.serverTrustManager = serverTrustManager
+        self.redirectHandler = redirectHandler
+        self.eventMonitor = CompositeEventMonitor(eventMonitors)
+        self.retryPolicy = retryPolicy
+        self.maximumResponseBodySize = max(0, maximumResponseBodySize)
+        self.maximumStreamedBodySize = max(0, maximumStreamedBodySize)
+        self.resourceTimeout = resourceTimeout.flatMap { $0.isNaN || $0 <= 0 || $0 >= 1e9 ? nil : $0 }
+        self.cookieStore = cookieStore
+        self.registry = RequestRegistry(resourceTimeout: self.resourceTimeout, queue: transport.callbackQueue)
+        self.configuredHeaders = configuredHeaders
+        self.configuredHeadersError = RequestSyntax.violation(in: configuredHeaders)
+        let configured = Set(configuredHeaders.map { $0.name.lowercased() })
+        self.defaultHeaders = DefaultHeaders.make(acceptEncoding: transport.acceptEncoding)
+            .filter { !configured.contains($0.name.lowercased()) }
+            .map { (name: $0.name, lowercasedName: $0.name.lowercased(), value: $0.value) }
+        self.defaultHeaderFields = Dictionary(defaultHeaders.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The adapters of `request`: the session's, then the request's.
+    func adapters(for request: Request) -> [any RequestAdapter] {
+        [interceptor, request.interceptor].compactMap { $0 }
+    }
+
+    /// The retriers of `request`: the session's, then the request's (Alamofire's order).
+    func retriers(for request: Request) -> [any RequestRetrier] {
+        [interceptor, request.interceptor].compactMap { $0 }
+    }
+
+    /// `request` with the session's defaults: default headers and cookies,
+    /// unless the request sets them. `timeoutIsAssigned`: whether its
+    /// `timeoutInterval` is known to have been assigned (cheaper to copy).
+    ///
+    /// - Throws: ``HTTPError/urlRequestValidationFailed(reason:)`` when the
+    ///   method or a header field of the request as it would be sent (the
+    ///   configuration's `httpAdditionalHeaders` included) breaks RFC 9110's
+    ///   syntax; values' leading and trailing spaces and tabs are trimmed.
+    func prepare(_ request: URLRequest, timeoutIsAssigned: Bool = false) throws(HTTPError) -> URLRequest {
+        if let configuredHeadersError { throw configuredHeadersError }
+        // One assignment of the whole header dictionary: each
+        // `setValue(_:forHTTPHeaderField:)` compares every field's name.
+        var fields = request.allHTTPHeaderFields ?? [:]
+        var present: Set<String> = []
+        if fields.isEmpty {
+            fields = defaultHeaderFields
+        } else {
+            present = Set(fields.keys.map { $0.lowercased() })
+            fields.reserveCapacity(fields.count + defaultHeaders.count + 1)
+            for header in defaultHeaders where !present.contains(header.lowercasedName) {
+                fields[header.name] = header.value
+            }
+        }
+        if let cookieStore, request.httpShouldHandleCookies, !present.contains("cookie"),
+           let url = request.url, let cookies = cookieStore.cookieHeader(for: url) {
+            fields["Cookie"] = cookies
+        }
+        try RequestSyntax.validate(method: request.httpMethod ?? "GET", fields: &fields)
+        var prepared: URLRequest
+        if timeoutIsAssigned {
+            prepared = request.duplicatedWithAssignedTimeout(headerFields: fields)
+        } else {
+            prepared = request
+            prepared.allHTTPHeaderFields = fields
+        }
+        // The session handles cookies; the transport must not.
+        prepared.httpShouldHandleCookies = false
+        return prepared
+    }
+
+    /// Stores the cookies `response` sets, if the session keeps cookies.
+    func storeCookies(from response: HTTPURLResponse) {
+        cookieStore?.storeCookies(from: response)
+    }
+
+    /// The number of requests running now (for leak checks).
+    var runningRequestCount: Int { registry.count }
+}
