@@ -188,7 +188,7 @@ extension DataRequest {
             )
             if let monitor, let self { monitor.request(self, didParseResponse: response) }
             return response
-        }, failure: \.error, replacingFailure: { response, error in response.mapError { _ in error } }, handler)
+        }, failure: { $0.error }, replacingFailure: { response, error in response.mapError { _ in error } }, handler)
         return self
     }
 }

@@ -112,7 +112,7 @@ extension DownloadRequest {
             )
             if let monitor, let self { monitor.request(self, didParseResponse: response) }
             return response
-        }, failure: \.error, replacingFailure: { response, error in response.mapError { _ in error } }, handler)
+        }, failure: { $0.error }, replacingFailure: { response, error in response.mapError { _ in error } }, handler)
         return self
     }
 }
