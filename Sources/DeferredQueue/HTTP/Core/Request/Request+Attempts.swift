@@ -156,7 +156,12 @@ extension Request {
                 self.send(adapted, base: base, adaptersRan: adaptersRan, timeoutIsAssigned: timeoutIsAssigned)
             }) { return .none }
             let action = state.beginAttempt(sending: &prepared, base: base, adapted: adaptersRan ? adapted : nil, sessionBodyLimit: sessionLimit)
-            if case .start = action { eventMonitor?.request(self, didCreateURLRequest: prepared) }
+            if case .start(let number, _, _, _, _, _) = action, let monitor = eventMonitor {
+                monitor.request(self, didCreateURLRequest: prepared)
+                let task = RequestTask(attempt: number, request: prepared)
+                monitor.request(self, didCreateTask: task)
+                monitor.request(self, didResumeTask: task)
+            }
             return action
         }
         guard case .start(let number, let bodyFile, let collectsBody, let downloadsToFile, let limit, let discarding) = action
@@ -255,12 +260,17 @@ extension Request {
         }
         if case .held = hold { return }
         // A refused head ends the attempt with the validation error, however the transfer stopped.
-        let error = rejection ?? error
-        let action = mutableState.withLock(owner: self) { $0.completeAttempt(number, body: body) }
+        let failure = (rejection ?? error).map(HTTPError.init(transportError:))
+        let action = mutableState.withLock(owner: self) { state in
+            let action = state.completeAttempt(number, body: body)
+            if case .decide(let completed) = action, let monitor = eventMonitor {
+                monitor.request(self, didCompleteTask: RequestTask(attempt: number, request: completed.request), with: failure)
+            }
+            return action
+        }
         guard case .decide(let completed) = action else { return }
         if let response = completed.response { core.storeCookies(from: response) }
-        if let error {
-            let failure = HTTPError(transportError: error)
+        if let failure {
             // The transport stopped a collected body at the limit: final, as when the session stops a streamed one.
             if case .responseTooLarge = failure { return finish(failingWith: failure) }
             return decideAfterFailure(completed, error: failure, final: rejection != nil)

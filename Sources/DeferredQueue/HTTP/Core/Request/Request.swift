@@ -197,6 +197,12 @@ public class Request: @unchecked Sendable {
         mutableState.withLock(owner: self) { $0.request }
     }
 
+    /// The latest attempt (Alamofire's `task`, transport-neutral), or `nil`
+    /// before the first was sent.
+    public var task: RequestTask? {
+        mutableState.withLock(owner: self) { $0.task }
+    }
+
     /// The latest attempt's response, or `nil` before one arrived.
     public var response: HTTPURLResponse? {
         mutableState.withLock(owner: self) { $0.response }
@@ -230,7 +236,10 @@ public class Request: @unchecked Sendable {
     public func resume() -> Self {
         let (unsuspended, action) = mutableState.withLock(owner: self) { state in
             let unsuspended = state.unsuspend()
-            if case .proceed = unsuspended { eventMonitor?.requestDidResume(self) }
+            if case .proceed(let number, _) = unsuspended, let monitor = eventMonitor {
+                monitor.requestDidResume(self)
+                if let number { monitor.request(self, didResumeTask: RequestTask(attempt: number, request: state.request)) }
+            }
             return (unsuspended, resume(&state))
         }
         if case .run = action { run() }
@@ -264,7 +273,9 @@ public class Request: @unchecked Sendable {
     @discardableResult
     public func suspend() -> Self {
         mutableState.withLock(owner: self) { state in
-            if case .suspended = state.suspend() { eventMonitor?.requestDidSuspend(self) }
+            guard case .suspended(let inFlight) = state.suspend(), let monitor = eventMonitor else { return }
+            monitor.requestDidSuspend(self)
+            if let inFlight { monitor.request(self, didSuspendTask: RequestTask(attempt: inFlight, request: state.request)) }
         }
         return self
     }
@@ -286,10 +297,15 @@ public class Request: @unchecked Sendable {
     public func cancel() -> Self {
         let action = mutableState.withLock(owner: self) { state in
             let action = state.cancel()
+            guard let monitor = eventMonitor else { return action }
             switch action {
-            case .settle, .settleAndStop:
-                eventMonitor?.requestDidCancel(self)
-                eventMonitor?.requestDidFinish(self)
+            case .settle:
+                monitor.requestDidCancel(self)
+                monitor.requestDidFinish(self)
+            case .settleAndStop(let leftovers):
+                monitor.requestDidCancel(self)
+                if leftovers.task != nil { monitor.request(self, didCancelTask: RequestTask(attempt: leftovers.attempt, request: state.request)) }
+                monitor.requestDidFinish(self)
             case .none:
                 break
             }

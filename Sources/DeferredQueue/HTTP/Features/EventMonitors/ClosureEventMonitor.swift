@@ -40,6 +40,11 @@ public final class ClosureEventMonitor: EventMonitor {
         var requestDidValidateRequestResponseWithResult: (@Sendable (DataStreamRequest, URLRequest?, HTTPURLResponse, Request.ValidationResult) -> Void)?
         var requestDidValidateRequestResponseFileURLWithResult: (@Sendable (DownloadRequest, URLRequest?, HTTPURLResponse, URL?, Request.ValidationResult) -> Void)?
         var requestDidParseDownloadResponse: (@Sendable (DownloadRequest, DownloadResponse<URL?, HTTPError>) -> Void)?
+        var requestDidCreateTask: (@Sendable (Request, RequestTask) -> Void)?
+        var requestDidResumeTask: (@Sendable (Request, RequestTask) -> Void)?
+        var requestDidSuspendTask: (@Sendable (Request, RequestTask) -> Void)?
+        var requestDidCancelTask: (@Sendable (Request, RequestTask) -> Void)?
+        var requestDidCompleteTaskWithError: (@Sendable (Request, RequestTask, HTTPError?) -> Void)?
         var requestDidCreateUploadable: (@Sendable (UploadRequest, UploadRequest.Uploadable) -> Void)?
         var requestDidFailToCreateUploadableWithError: (@Sendable (UploadRequest, HTTPError) -> Void)?
     }
@@ -128,6 +133,31 @@ public final class ClosureEventMonitor: EventMonitor {
         get { closures.withLock(owner: self) { $0.requestDidParseDownloadResponse } }
         set { closures.withLock(owner: self) { $0.requestDidParseDownloadResponse = newValue } }
     }
+    /// Called by ``request(_:didCreateTask:)``.
+    public var requestDidCreateTask: (@Sendable (Request, RequestTask) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidCreateTask } }
+        set { closures.withLock(owner: self) { $0.requestDidCreateTask = newValue } }
+    }
+    /// Called by ``request(_:didResumeTask:)``.
+    public var requestDidResumeTask: (@Sendable (Request, RequestTask) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidResumeTask } }
+        set { closures.withLock(owner: self) { $0.requestDidResumeTask = newValue } }
+    }
+    /// Called by ``request(_:didSuspendTask:)``.
+    public var requestDidSuspendTask: (@Sendable (Request, RequestTask) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidSuspendTask } }
+        set { closures.withLock(owner: self) { $0.requestDidSuspendTask = newValue } }
+    }
+    /// Called by ``request(_:didCancelTask:)``.
+    public var requestDidCancelTask: (@Sendable (Request, RequestTask) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidCancelTask } }
+        set { closures.withLock(owner: self) { $0.requestDidCancelTask = newValue } }
+    }
+    /// Called by ``request(_:didCompleteTask:with:)``.
+    public var requestDidCompleteTaskWithError: (@Sendable (Request, RequestTask, HTTPError?) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidCompleteTaskWithError } }
+        set { closures.withLock(owner: self) { $0.requestDidCompleteTaskWithError = newValue } }
+    }
     /// Called by ``request(_:didCreateUploadable:)``.
     public var requestDidCreateUploadable: (@Sendable (UploadRequest, UploadRequest.Uploadable) -> Void)? {
         get { closures.withLock(owner: self) { $0.requestDidCreateUploadable } }
@@ -214,6 +244,13 @@ public final class ClosureEventMonitor: EventMonitor {
     }
     public func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) {
         requestDidCreateUploadable?(request, uploadable)
+    }
+    public func request(_ request: Request, didCreateTask task: RequestTask) { requestDidCreateTask?(request, task) }
+    public func request(_ request: Request, didResumeTask task: RequestTask) { requestDidResumeTask?(request, task) }
+    public func request(_ request: Request, didSuspendTask task: RequestTask) { requestDidSuspendTask?(request, task) }
+    public func request(_ request: Request, didCancelTask task: RequestTask) { requestDidCancelTask?(request, task) }
+    public func request(_ request: Request, didCompleteTask task: RequestTask, with error: HTTPError?) {
+        requestDidCompleteTaskWithError?(request, task, error)
     }
     public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: HTTPError) {
         requestDidFailToCreateUploadableWithError?(request, error)

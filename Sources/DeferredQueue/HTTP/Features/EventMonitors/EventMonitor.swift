@@ -53,6 +53,18 @@ public protocol EventMonitor: Sendable {
     func requestDidFinish(_ request: Request)
     /// An attempt received its response head (a redirect or a 401 included).
     func request(_ request: Request, didReceive response: HTTPURLResponse)
+    /// An attempt was handed to the transport (Alamofire's task creation).
+    func request(_ request: Request, didCreateTask task: RequestTask)
+    /// An attempt's transfer started, or went on after ``Request/resume()``.
+    func request(_ request: Request, didResumeTask task: RequestTask)
+    /// The attempt in flight was held by ``Request/suspend()``.
+    func request(_ request: Request, didSuspendTask task: RequestTask)
+    /// The attempt in flight was stopped by ``Request/cancel()``.
+    func request(_ request: Request, didCancelTask task: RequestTask)
+    /// An attempt's transfer ended, with the transport's failure if it
+    /// failed, before the session decides what follows (a redirect, a retry,
+    /// the outcome). Not told for an attempt that was cancelled or stopped.
+    func request(_ request: Request, didCompleteTask task: RequestTask, with error: HTTPError?)
     /// An attempt's request could not be sent as it was built — for example
     /// ``HTTPError/urlRequestValidationFailed(reason:)`` for a header value
     /// holding a line break — so the request fails with `error`.
@@ -115,6 +127,11 @@ extension EventMonitor {
     public func requestDidCancel(_ request: Request) {}
     public func requestDidFinish(_ request: Request) {}
     public func request(_ request: Request, didReceive response: HTTPURLResponse) {}
+    public func request(_ request: Request, didCreateTask task: RequestTask) {}
+    public func request(_ request: Request, didResumeTask task: RequestTask) {}
+    public func request(_ request: Request, didSuspendTask task: RequestTask) {}
+    public func request(_ request: Request, didCancelTask task: RequestTask) {}
+    public func request(_ request: Request, didCompleteTask task: RequestTask, with error: HTTPError?) {}
     public func request(_ request: Request, didFailToCreateURLRequestWithError error: HTTPError) {}
     public func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest) {}
     public func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest) {}
@@ -161,6 +178,13 @@ struct CompositeEventMonitor: Sendable {
 
     func requestDidResume(_ request: Request) { each { $0.requestDidResume(request) } }
     func requestDidSuspend(_ request: Request) { each { $0.requestDidSuspend(request) } }
+    func request(_ request: Request, didCreateTask task: RequestTask) { each { $0.request(request, didCreateTask: task) } }
+    func request(_ request: Request, didResumeTask task: RequestTask) { each { $0.request(request, didResumeTask: task) } }
+    func request(_ request: Request, didSuspendTask task: RequestTask) { each { $0.request(request, didSuspendTask: task) } }
+    func request(_ request: Request, didCancelTask task: RequestTask) { each { $0.request(request, didCancelTask: task) } }
+    func request(_ request: Request, didCompleteTask task: RequestTask, with error: HTTPError?) {
+        each { $0.request(request, didCompleteTask: task, with: error) }
+    }
     func requestIsRetrying(_ request: Request) { each { $0.requestIsRetrying(request) } }
     func requestDidCancel(_ request: Request) { each { $0.requestDidCancel(request) } }
     func requestDidFinish(_ request: Request) { each { $0.requestDidFinish(request) } }

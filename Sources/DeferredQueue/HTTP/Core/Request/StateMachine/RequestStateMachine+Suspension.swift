@@ -15,8 +15,9 @@ extension RequestStateMachine {
     static let suspendedHoldLimit = 16 << 20
 
     enum SuspendAction: Sendable {
-        /// Suspended (monitors hear `requestDidSuspend`).
-        case suspended
+        /// Suspended (monitors hear `requestDidSuspend`); `inFlight`: the
+        /// number of the attempt whose transfer is now held, if one is.
+        case suspended(inFlight: Int?)
         /// Already suspended, or over.
         case none
     }
@@ -27,17 +28,20 @@ extension RequestStateMachine {
         switch state {
         case .initialized:
             isSuspended = true
+            return .suspended(inFlight: nil)
         case .running:
             isSuspended = true
-            updateAttempt { attempt in
-                if case .sending = attempt.phase, attempt.held == nil { attempt.held = [] }
-            }
+            let inFlight = updateAttempt { attempt -> Int? in
+                guard case .sending = attempt.phase else { return nil }
+                if attempt.held == nil { attempt.held = [] }
+                return attempt.number
+            } ?? nil
+            return .suspended(inFlight: inFlight)
         case .finished, .cancelled:
             return .none
         case .modifying:
             preconditionFailure("state observed mid-transition")
         }
-        return .suspended
     }
 
     enum UnsuspendAction: Sendable {

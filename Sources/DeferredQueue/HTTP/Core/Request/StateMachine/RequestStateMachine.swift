@@ -184,6 +184,17 @@ struct RequestStateMachine: Sendable {
         }
     }
 
+    /// The latest attempt, once one began (``Request/task``).
+    var task: RequestTask? {
+        switch state {
+        case .initialized: return nil
+        case .running(let attempt): return attempt.number > 0 ? RequestTask(attempt: attempt.number, request: attempt.request) : nil
+        case .finished(let request, _), .cancelled(let request, _):
+            return lastAttemptNumber > 0 ? RequestTask(attempt: lastAttemptNumber, request: request) : nil
+        case .modifying: preconditionFailure("state observed mid-transition")
+        }
+    }
+
     /// The latest attempt's response head.
     var response: HTTPURLResponse? {
         switch state {
@@ -259,6 +270,8 @@ struct RequestStateMachine: Sendable {
         var parked: ParkedHandler?
         /// The session the request kept alive while it ran.
         var owner: Session?
+        /// The number of the attempt that ended.
+        var attempt = 0
         /// The transport waits to hear these held chunks were handled.
         var handled: [@Sendable () -> Void] = []
     }
@@ -323,6 +336,7 @@ struct RequestStateMachine: Sendable {
             return .settle(releasing: owner)
         case .running(let attempt):
             state = .cancelled(request: attempt.request, response: attempt.response)
+            lastAttemptNumber = attempt.number
             return .settleAndStop(end(attempt))
         case .finished, .cancelled:
             return .none
@@ -337,6 +351,7 @@ struct RequestStateMachine: Sendable {
         isSuspended = false
         waitingForResume = nil
         var leftovers = Leftovers()
+        leftovers.attempt = attempt.number
         for case .chunk(_, let handled?) in attempt.held ?? [] { leftovers.handled.append(handled) }
         attempt.held = nil
         if case .sending(let task) = attempt.phase { leftovers.task = task }
