@@ -8,7 +8,7 @@ import TestSupport
 import Testing
 
 /// A router, as Alamofire users write one.
-private enum Router: URLRequestConvertible {
+private enum Router: URLRequestConvertible, Equatable {
     case entry(id: Int)
     case publish(title: String)
     case broken
@@ -37,6 +37,19 @@ private enum Router: URLRequestConvertible {
 struct URLRequestConvertibleTests {
     private let transport = MockTransport { request in
         request.url?.path == "/entries/1" ? .json(#"{"id":1}"#) : .chunks([Data("a".utf8), Data("b".utf8)])
+    }
+
+    /// `convertible` gives back what the request was made from, as Alamofire's.
+    @Test func aRequestSaysWhatItWasMadeFrom() throws {
+        let session = Session(transport: transport)
+        #expect(session.request(Router.entry(id: 1)).convertible as? Router == .entry(id: 1))
+        #expect(session.upload(Data("x".utf8), with: Router.publish(title: "t")).convertible as? Router == .publish(title: "t"))
+        #expect(session.streamRequest(Router.entry(id: 2)).convertible as? Router == .entry(id: 2))
+        #expect(session.request(Router.broken).convertible as? Router == .broken, "kept though it could not be built")
+        let fromURL = session.request("http://api.invalid/items", parameters: ["a": "1"])
+        #expect((fromURL.convertible as? URLRequest)?.url?.absoluteString == "http://api.invalid/items?a=1", "the request as built")
+        let unbuildable = session.request("not a url")
+        #expect(throws: HTTPError.self) { _ = try unbuildable.convertible.asURLRequest() }
     }
 
     @Test func everyFactoryTakesARouter() async throws {

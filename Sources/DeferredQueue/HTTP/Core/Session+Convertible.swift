@@ -100,10 +100,10 @@ extension Session {
     ) -> UploadRequest {
         switch makeURLRequest(from: convertible) {
         case .success(let urlRequest):
-            return UploadRequest(session: self, urlRequest: urlRequest, uploadable: uploadable, interceptor: interceptor)
+            return UploadRequest(session: self, urlRequest: urlRequest, uploadable: uploadable, interceptor: interceptor, madeFrom: convertible)
                 .resumes(automatically: shouldAutomaticallyResume)
         case .failure(let error):
-            return UploadRequest(session: self, failedWith: error)
+            return UploadRequest(session: self, failedWith: error, madeFrom: convertible)
         }
     }
 
@@ -126,9 +126,9 @@ extension Session {
         case .success(let urlRequest):
             DataStreamRequest(
                 session: self, urlRequest: urlRequest, interceptor: interceptor,
-                automaticallyCancelOnStreamError: automaticallyCancelOnStreamError
+                automaticallyCancelOnStreamError: automaticallyCancelOnStreamError, madeFrom: convertible
             ).resumes(automatically: shouldAutomaticallyResume)
-        case .failure(let error): DataStreamRequest(session: self, failedWith: error)
+        case .failure(let error): DataStreamRequest(session: self, failedWith: error, madeFrom: convertible)
         }
     }
 }

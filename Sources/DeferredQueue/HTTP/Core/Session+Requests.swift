@@ -154,9 +154,9 @@ extension Session {
     ) -> DataRequest {
         switch makeURLRequest(from: convertible) {
         case .success(let urlRequest):
-            DataRequest(session: self, urlRequest: urlRequest, interceptor: interceptor)
+            DataRequest(session: self, urlRequest: urlRequest, interceptor: interceptor, madeFrom: convertible)
                 .resumes(automatically: shouldAutomaticallyResume)
-        case .failure(let error): DataRequest(session: self, failedWith: error)
+        case .failure(let error): DataRequest(session: self, failedWith: error, madeFrom: convertible)
         }
     }
 

@@ -84,11 +84,15 @@ public class Request: @unchecked Sendable {
     /// (the session built the request): attempts may then duplicate it
     /// cheaply (see `URLRequest.duplicatedWithAssignedTimeout()`).
     let timeoutIsAssigned: Bool
+    /// The ``URLRequestConvertible`` the request was made from, when it was
+    /// made from one (boxed: most requests are not, and pay one pointer).
+    let madeFrom: ConvertibleBox?
 
     init(
         session: Session, urlRequest: URLRequest, interceptor: (any RequestInterceptor)?,
-        timeoutIsAssigned: Bool = false, kind: RequestStateMachine.Kind = .data
+        timeoutIsAssigned: Bool = false, kind: RequestStateMachine.Kind = .data, madeFrom: (any URLRequestConvertible)? = nil
     ) {
+        self.madeFrom = madeFrom.map(ConvertibleBox.init)
         self.session = session
         let core = session.core
         self.core = core
@@ -105,7 +109,10 @@ public class Request: @unchecked Sendable {
 
     /// A request that failed before it could start: it is finished from the
     /// start and every handler receives `error`.
-    init(session: Session, failedWith error: HTTPError, urlRequest: URLRequest? = nil) {
+    init(
+        session: Session, failedWith error: HTTPError, urlRequest: URLRequest? = nil, madeFrom: (any URLRequestConvertible)? = nil
+    ) {
+        self.madeFrom = madeFrom.map(ConvertibleBox.init)
         self.session = session
         let core = session.core
         self.core = core

@@ -128,14 +128,17 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// (after the handler received the failure). Default `false`.
     public let automaticallyCancelOnStreamError: Bool
 
-    init(session: Session, urlRequest: URLRequest, interceptor: (any RequestInterceptor)?, automaticallyCancelOnStreamError: Bool = false) {
+    init(
+        session: Session, urlRequest: URLRequest, interceptor: (any RequestInterceptor)?, automaticallyCancelOnStreamError: Bool = false,
+        madeFrom convertible: (any URLRequestConvertible)? = nil
+    ) {
         self.automaticallyCancelOnStreamError = automaticallyCancelOnStreamError
-        super.init(session: session, urlRequest: urlRequest, interceptor: interceptor, kind: .stream(.init()))
+        super.init(session: session, urlRequest: urlRequest, interceptor: interceptor, kind: .stream(.init()), madeFrom: convertible)
     }
 
-    init(session: Session, failedWith error: HTTPError) {
+    init(session: Session, failedWith error: HTTPError, madeFrom convertible: (any URLRequestConvertible)? = nil) {
         automaticallyCancelOnStreamError = false
-        super.init(session: session, failedWith: error, urlRequest: nil)
+        super.init(session: session, failedWith: error, urlRequest: nil, madeFrom: convertible)
     }
 
     /// A stream released unstarted is not sent: nobody would read the chunks.

@@ -74,19 +74,22 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         }
     }
 
-    init(session: Session, urlRequest: URLRequest, uploadable source: Source, interceptor: (any RequestInterceptor)?) {
+    init(
+        session: Session, urlRequest: URLRequest, uploadable source: Source, interceptor: (any RequestInterceptor)?,
+        madeFrom convertible: (any URLRequestConvertible)? = nil
+    ) {
         self.source = source
         var upload = RequestStateMachine.Upload()
         if case .data(let data) = source {
             upload.body = .encoded(data)
             upload.uploadable = .data(data)
         }
-        super.init(session: session, urlRequest: urlRequest, interceptor: interceptor, kind: .upload(upload))
+        super.init(session: session, urlRequest: urlRequest, interceptor: interceptor, kind: .upload(upload), madeFrom: convertible)
     }
 
-    init(session: Session, failedWith error: HTTPError) {
+    init(session: Session, failedWith error: HTTPError, madeFrom convertible: (any URLRequestConvertible)? = nil) {
         self.source = .data(Data())
-        super.init(session: session, failedWith: error, urlRequest: nil)
+        super.init(session: session, failedWith: error, urlRequest: nil, madeFrom: convertible)
     }
 
     override func unobservedCopy(on session: Session) -> Request? {
