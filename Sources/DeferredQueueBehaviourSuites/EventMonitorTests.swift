@@ -136,11 +136,15 @@ struct ValidationAndParseEventTests {
         let monitor = SerializationMonitor()
         let session = TestTransport.makeSession(eventMonitors: [monitor])
         let done = Latch(count: 2)
-        session.request(fixture.url("/json"))
+        // Started only once the whole chain is on it: a request that finished
+        // before the second validator was added would (rightly) run that one
+        // late, after the first handler.
+        session.request(fixture.url("/json"), shouldAutomaticallyResume: false)
             .validate(statusCode: 200..<300)
             .response(queue: handlerQueue) { _ in }
             .validate(statusCode: [201])
             .responseData(queue: handlerQueue) { _ in done.arrive() }
+            .resume()
         session.request(fixture.url("/json"))
             .responseDecodable(of: JSON.self, queue: handlerQueue) { _ in done.arrive() }
         #expect(await done.wait(seconds: 120))
