@@ -38,10 +38,13 @@ struct TaskEventTests {
         let session = TestTransport.makeSession(eventMonitors: [monitor], retryPolicy: RetryPolicy(retryLimit: 3, exponentialBackoffScale: 0.01))
         let request = session.request(fixture.url("/flaky"), shouldAutomaticallyResume: false)
         #expect(request.task == nil, "no attempt yet")
+        #expect(request.tasks.isEmpty)
         _ = await response(within: 120) { request.resume().response(queue: handlerQueue, completionHandler: $0) }
         #expect(await monitor.finished.wait(seconds: 120))
         #expect(request.task?.attempt == 3, "the latest attempt")
         #expect(request.task?.request?.url?.path == "/flaky")
+        #expect(request.tasks.map(\.attempt) == [1, 2, 3], "every attempt, in order")
+        #expect(request.tasks.allSatisfy { $0.request?.url?.path == "/flaky" })
         #expect(monitor.events.events == [
             "create:1:/flaky", "resume:1", "complete:1:ok",
             "create:2:/flaky", "resume:2", "complete:2:ok",

@@ -31,7 +31,7 @@ private struct PartsEcho: Decodable, Sendable {
 
 @Suite("Uploads: data, files and multipart forms, streamed from disk")
 struct UploadTests {
-    private static func echoServer() throws -> LoopbackServer {
+    static func echoServer() throws -> LoopbackServer {
         try LoopbackServer(bodyBufferLimit: 1 << 20, oversizedBodies: .truncate) { request in
             request.path == "/parts" ? .multipartEcho(request) : .echo(request)
         }
@@ -289,7 +289,7 @@ struct UploadTests {
 /// A file manager whose temporary directory is a fresh directory of the
 /// test's, to see what the library leaves there.
 // @unchecked Sendable as FileManager itself: its one stored property is a constant.
-private final class ScratchFileManager: FileManager, @unchecked Sendable {
+final class ScratchFileManager: FileManager, @unchecked Sendable {
     let scratch: URL
 
     init(inside parent: URL) throws {

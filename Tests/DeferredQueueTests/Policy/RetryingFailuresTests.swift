@@ -108,6 +108,7 @@ struct RetryingFailuresTests {
         #expect(order.events == ["decoded:true", #"string:{"ok":true}"#])
         #expect(hits.count == 2)
         #expect(request.retryCount == 1)
+        #expect(request.tasks.map(\.attempt) == [1, 2], "the attempt the serializer refused, then the retry")
         #expect(request.state == .finished)
         #expect(request.response?.statusCode == 200)
         guard case .responseSerializationFailed? = retrier.errors.first else {

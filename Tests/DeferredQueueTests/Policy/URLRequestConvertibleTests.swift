@@ -52,6 +52,68 @@ struct URLRequestConvertibleTests {
         #expect(throws: HTTPError.self) { _ = try unbuildable.convertible.asURLRequest() }
     }
 
+    /// `downloadable` says what a download was made from, as Alamofire's.
+    @Test func aDownloadSaysWhatItWasMadeFrom() throws {
+        let session = Session(transport: transport)
+        guard case .request(let router) = session.download(Router.entry(id: 3)).downloadable else {
+            Issue.record("a download made from a router")
+            return
+        }
+        #expect(router as? Router == .entry(id: 3))
+        guard case .request(let built) = session.download("http://api.invalid/file").downloadable else {
+            Issue.record("a download made from a URL")
+            return
+        }
+        #expect((built as? URLRequest)?.url?.absoluteString == "http://api.invalid/file")
+        let garbage = Data("not resume data".utf8)
+        guard case .resumeData(let data) = session.download(resumingWith: garbage).downloadable else {
+            Issue.record("a download made from resume data, even data that is not")
+            return
+        }
+        #expect(data == garbage)
+    }
+
+    /// `upload` makes the body the request sends, as Alamofire's; `fileManager`
+    /// is the one given to the factory.
+    @Test func anUploadSaysWhatMakesItsBodyAndWhichFileManagerItHas() throws {
+        let session = Session(transport: transport)
+        let manager = FileManager()
+        let data = session.upload(Data("x".utf8), with: Router.publish(title: "t"), fileManager: manager)
+        #expect(data.fileManager === manager)
+        #expect(try data.upload.createUploadable() == .data(Data("x".utf8)))
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("uploadable-\(UUID().uuidString)")
+        try Data("on disk".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let fileUpload = session.upload(file, to: "http://api.invalid/files")
+        #expect(fileUpload.fileManager === FileManager.default)
+        #expect(try fileUpload.upload.createUploadable() == .file(file, shouldRemove: false))
+        let form = session.upload(multipartFormData: { $0.append(Data("v".utf8), withName: "k") }, with: Router.publish(title: "f"))
+        guard case .data(let encoded) = try form.upload.createUploadable() else {
+            Issue.record("a small form is encoded in memory")
+            return
+        }
+        #expect(String(decoding: encoded, as: UTF8.self).contains("name=\"k\""))
+        #expect(try UploadRequest.Uploadable.data(Data("y".utf8)).createUploadable() == .data(Data("y".utf8)))
+    }
+
+    /// Both multipart factories take a router; the form's `Content-Type` is
+    /// set unless the router sets one.
+    @Test func formsTakeARouterToo() async throws {
+        let session = Session(transport: transport)
+        _ = try await session.upload(multipartFormData: { $0.append(Data("v".utf8), withName: "k") }, with: Router.publish(title: "form"))
+            .serializingData().value
+        let form = MultipartFormData()
+        form.append(Data("w".utf8), withName: "j")
+        _ = try await session.upload(multipartFormData: form, with: Router.publish(title: "built"), usingThreshold: 0)
+            .serializingData().value
+        let sent = transport.requests
+        try #require(sent.count == 2)
+        #expect(sent.map { $0.value(forHTTPHeaderField: "X-Title") } == ["form", "built"])
+        #expect(sent[0].value(forHTTPHeaderField: "Content-Type")?.hasPrefix("multipart/form-data; boundary=") == true)
+        #expect(sent[1].value(forHTTPHeaderField: "Content-Type") == form.contentType)
+        #expect(transport.attempts[1].bodyFile != nil, "over its threshold: sent from a file")
+    }
+
     @Test func everyFactoryTakesARouter() async throws {
         let session = Session(transport: transport)
         let entry = try await session.request(Router.entry(id: 1)).serializingJSON().value

@@ -41,7 +41,8 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
     /// The file to upload does not exist, is a directory, or cannot be read; nothing was sent.
     case uploadFileUnavailable(URL)
     /// The body of an `InputStream` upload could not be read (or was read
-    /// already: a stream is sent once); nothing was sent.
+    /// already: a stream is sent once, or was longer than the session's
+    /// ``Session/maximumStreamedBodySize``); nothing was sent.
     case createUploadableFailed(error: any Error)
     /// The request's parameters could not be encoded into it by a ``ParameterEncoder``.
     case parameterEncodingFailed(reason: ParameterEncodingFailureReason)
@@ -198,8 +199,8 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
             return "The file to upload, \(url.path), does not exist, is a directory or cannot be read, so nothing was sent. "
                 + "Check the path (a file URL) and its permissions."
         case .createUploadableFailed(let error):
-            return "The stream to upload could not be read, so nothing was sent: \(error). "
-                + "Pass an unopened InputStream that nothing else reads, once per upload."
+            return "The stream to upload could not be copied for sending, so nothing was sent: \(error). "
+                + "Pass an unopened InputStream that nothing else reads, once per upload, within the session's maximumStreamedBodySize."
         case .responseTooLarge(let limit):
             return "The response body is larger than the limit of \(limit) bytes (decoded), so the transfer was "
                 + "stopped. Raise Session(maximumResponseBodySize:), or use a download or a stream for big bodies."

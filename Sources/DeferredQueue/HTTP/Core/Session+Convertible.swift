@@ -25,9 +25,9 @@ extension Session {
     ) -> DownloadRequest {
         switch makeURLRequest(from: convertible) {
         case .success(let urlRequest):
-            DownloadRequest(session: self, urlRequest: urlRequest, interceptor: interceptor, destination: destination)
+            DownloadRequest(session: self, urlRequest: urlRequest, interceptor: interceptor, destination: destination, madeFrom: convertible)
                 .resumes(automatically: shouldAutomaticallyResume)
-        case .failure(let error): DownloadRequest(session: self, failedWith: error)
+        case .failure(let error): DownloadRequest(session: self, failedWith: error, madeFrom: convertible)
         }
     }
 
@@ -39,12 +39,16 @@ extension Session {
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
     ///   - shouldAutomaticallyResume: Whether the first handler starts the
     ///     request; `nil` (the default): the session's ``startRequestsImmediately``.
+    ///   - fileManager: The request's ``UploadRequest/fileManager`` (data makes no file).
     /// - Returns: The request, ready for handlers.
     public func upload(
         _ data: Data, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
-        shouldAutomaticallyResume: Bool? = nil
+        shouldAutomaticallyResume: Bool? = nil, fileManager: FileManager = .default
     ) -> UploadRequest {
-        makeUpload(.data(data), with: convertible, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume)
+        makeUpload(
+            .data(data), with: convertible, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume,
+            fileManager: fileManager
+        )
     }
 
     /// Creates an upload of the file at `fileURL`, streamed from disk, with the
@@ -56,13 +60,19 @@ extension Session {
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
     ///   - shouldAutomaticallyResume: Whether the first handler starts the
     ///     request; `nil` (the default): the session's ``startRequestsImmediately``.
+    ///   - fileManager: The request's ``UploadRequest/fileManager`` (your file is never removed).
     /// - Returns: The request, ready for handlers.
     public func upload(
         _ fileURL: URL, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
-        shouldAutomaticallyResume: Bool? = nil
+        shouldAutomaticallyResume: Bool? = nil, fileManager: FileManager = .default
     ) -> UploadRequest {
-        guard Self.isReadableFile(fileURL) else { return UploadRequest(session: self, failedWith: .uploadFileUnavailable(fileURL)) }
-        return makeUpload(.file(fileURL), with: convertible, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume)
+        guard Self.isReadableFile(fileURL) else {
+            return UploadRequest(session: self, failedWith: .uploadFileUnavailable(fileURL), fileManager: fileManager, madeFrom: convertible)
+        }
+        return makeUpload(
+            .file(fileURL), with: convertible, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume,
+            fileManager: fileManager
+        )
     }
 
     /// Creates an upload of what `stream` holds with the request `convertible`
@@ -88,22 +98,84 @@ extension Session {
     ) -> UploadRequest {
         makeUpload(
             .stream(UploadStream(stream, fileManager: fileManager)), with: convertible, interceptor: interceptor,
-            shouldAutomaticallyResume: shouldAutomaticallyResume
+            shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager
         )
+    }
+
+    /// Creates an upload of a `multipart/form-data` form with the request
+    /// `convertible` makes; the first handler starts it. The form is encoded
+    /// as with ``upload(multipartFormData:to:usingThreshold:method:headers:interceptor:fileManager:shouldAutomaticallyResume:timeout:requestModifier:)``;
+    /// its `Content-Type` is set unless the request has one.
+    ///
+    /// - Parameters:
+    ///   - build: Appends the form's parts.
+    ///   - convertible: The request to send, or what makes it.
+    ///   - threshold: The largest form encoded in memory, in bytes.
+    ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - shouldAutomaticallyResume: Whether the first handler starts the
+    ///     request; `nil` (the default): the session's ``startRequestsImmediately``.
+    ///   - fileManager: The form's file manager: it checks the files appended
+    ///     and holds the temporary file (default `.default`).
+    /// - Returns: The request, ready for handlers.
+    public func upload(
+        multipartFormData build: (MultipartFormData) -> Void, with convertible: any URLRequestConvertible,
+        usingThreshold threshold: UInt64 = MultipartFormData.encodingMemoryThreshold, interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil, fileManager: FileManager = .default
+    ) -> UploadRequest {
+        let form = MultipartFormData(fileManager: fileManager)
+        build(form)
+        return upload(
+            multipartFormData: form, with: convertible, usingThreshold: threshold, interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager
+        )
+    }
+
+    /// Creates an upload of a `multipart/form-data` form built beforehand,
+    /// with the request `convertible` makes; the first handler starts it.
+    ///
+    /// - Parameters:
+    ///   - form: The form.
+    ///   - convertible: The request to send, or what makes it.
+    ///   - threshold: The largest form encoded in memory, in bytes.
+    ///   - interceptor: Adapts and retries this request, after the session's interceptor.
+    ///   - shouldAutomaticallyResume: Whether the first handler starts the
+    ///     request; `nil` (the default): the session's ``startRequestsImmediately``.
+    ///   - fileManager: Whose temporary directory holds a form encoded to a file (default `.default`).
+    /// - Returns: The request, ready for handlers.
+    public func upload(
+        multipartFormData form: MultipartFormData, with convertible: any URLRequestConvertible,
+        usingThreshold threshold: UInt64 = MultipartFormData.encodingMemoryThreshold, interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil, fileManager: FileManager = .default
+    ) -> UploadRequest {
+        switch makeURLRequest(from: convertible) {
+        case .success(var urlRequest):
+            if urlRequest.value(forHTTPHeaderField: "Content-Type") == nil {
+                urlRequest.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
+            }
+            return UploadRequest(
+                session: self, urlRequest: urlRequest,
+                uploadable: .multipart(form, threshold: threshold, directory: fileManager.temporaryDirectory),
+                interceptor: interceptor, fileManager: fileManager, madeFrom: convertible
+            ).resumes(automatically: shouldAutomaticallyResume)
+        case .failure(let error):
+            return UploadRequest(session: self, failedWith: error, fileManager: fileManager, madeFrom: convertible)
+        }
     }
 
     /// An upload of `uploadable` with the request `convertible` makes, or
     /// one failed from the start when it could not make one.
     private func makeUpload(
         _ uploadable: UploadRequest.Source, with convertible: any URLRequestConvertible,
-        interceptor: (any RequestInterceptor)?, shouldAutomaticallyResume: Bool?
+        interceptor: (any RequestInterceptor)?, shouldAutomaticallyResume: Bool?, fileManager: FileManager
     ) -> UploadRequest {
         switch makeURLRequest(from: convertible) {
         case .success(let urlRequest):
-            return UploadRequest(session: self, urlRequest: urlRequest, uploadable: uploadable, interceptor: interceptor, madeFrom: convertible)
-                .resumes(automatically: shouldAutomaticallyResume)
+            return UploadRequest(
+                session: self, urlRequest: urlRequest, uploadable: uploadable, interceptor: interceptor, fileManager: fileManager,
+                madeFrom: convertible
+            ).resumes(automatically: shouldAutomaticallyResume)
         case .failure(let error):
-            return UploadRequest(session: self, failedWith: error, madeFrom: convertible)
+            return UploadRequest(session: self, failedWith: error, fileManager: fileManager, madeFrom: convertible)
         }
     }
 

@@ -16,16 +16,17 @@ extension Session {
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
     ///   - shouldAutomaticallyResume: Whether the first handler starts the
     ///     request; `nil` (the default): the session's ``startRequestsImmediately``.
+    ///   - fileManager: The request's ``UploadRequest/fileManager`` (data makes no file).
     ///   - timeout: Seconds without any data before an attempt fails with a time-out.
     ///   - requestModifier: Changes the `URLRequest` the session built.
     /// - Returns: The request, ready for handlers.
     public func upload(
         _ data: Data, to url: any URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil,
-        interceptor: (any RequestInterceptor)? = nil,
-        shouldAutomaticallyResume: Bool? = nil, timeout: Double? = nil, requestModifier: RequestModifier? = nil
+        interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil,
+        fileManager: FileManager = .default, timeout: Double? = nil, requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
         makeUpload(
-            url, method: method, headers: headers, interceptor: interceptor,
+            url, method: method, headers: headers, interceptor: interceptor, fileManager: fileManager,
             shouldAutomaticallyResume: shouldAutomaticallyResume, timeout: timeout, modifier: requestModifier
         ) { _ in .data(data) }
     }
@@ -57,7 +58,7 @@ extension Session {
     ) -> UploadRequest {
         let uploadable = UploadRequest.Source.stream(UploadStream(stream, fileManager: fileManager))
         return makeUpload(
-            url, method: method, headers: headers, interceptor: interceptor,
+            url, method: method, headers: headers, interceptor: interceptor, fileManager: fileManager,
             shouldAutomaticallyResume: shouldAutomaticallyResume, timeout: timeout, modifier: requestModifier
         ) { _ in uploadable }
     }
@@ -76,17 +77,20 @@ extension Session {
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
     ///   - shouldAutomaticallyResume: Whether the first handler starts the
     ///     request; `nil` (the default): the session's ``startRequestsImmediately``.
+    ///   - fileManager: The request's ``UploadRequest/fileManager`` (your file is never removed).
     ///   - timeout: Seconds without any data before an attempt fails with a time-out.
     ///   - requestModifier: Changes the `URLRequest` the session built.
     /// - Returns: The request, ready for handlers.
     public func upload(
         _ fileURL: URL, to url: any URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil,
-        interceptor: (any RequestInterceptor)? = nil,
-        shouldAutomaticallyResume: Bool? = nil, timeout: Double? = nil, requestModifier: RequestModifier? = nil
+        interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil,
+        fileManager: FileManager = .default, timeout: Double? = nil, requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
-        guard Self.isReadableFile(fileURL) else { return UploadRequest(session: self, failedWith: .uploadFileUnavailable(fileURL)) }
+        guard Self.isReadableFile(fileURL) else {
+            return UploadRequest(session: self, failedWith: .uploadFileUnavailable(fileURL), fileManager: fileManager)
+        }
         return makeUpload(
-            url, method: method, headers: headers, interceptor: interceptor,
+            url, method: method, headers: headers, interceptor: interceptor, fileManager: fileManager,
             shouldAutomaticallyResume: shouldAutomaticallyResume, timeout: timeout, modifier: requestModifier
         ) { _ in .file(fileURL) }
     }
@@ -139,7 +143,7 @@ extension Session {
         build(form)
         return upload(
             multipartFormData: form, to: url, usingThreshold: threshold, method: method, headers: headers,
-            interceptor: interceptor, fileManager: fileManager, shouldAutomaticallyResume: shouldAutomaticallyResume,
+            interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager,
             timeout: timeout, requestModifier: requestModifier
         )
     }
@@ -154,22 +158,22 @@ extension Session {
     ///   - method: The HTTP method (default `POST`).
     ///   - headers: Header fields to send; `Content-Type` is the form's.
     ///   - interceptor: Adapts and retries this request, after the session's interceptor.
-    ///   - fileManager: Whose temporary directory holds a form encoded to a
-    ///     file (default `.default`), as Alamofire's.
     ///   - shouldAutomaticallyResume: Whether the first handler starts the
     ///     request; `nil` (the default): the session's ``startRequestsImmediately``.
+    ///   - fileManager: Whose temporary directory holds a form encoded to a
+    ///     file (default `.default`), as Alamofire's.
     ///   - timeout: Seconds without any data before an attempt fails with a time-out.
     ///   - requestModifier: Changes the `URLRequest` the session built.
     /// - Returns: The request, ready for handlers.
     public func upload(
         multipartFormData form: MultipartFormData, to url: any URLConvertible,
         usingThreshold threshold: UInt64 = MultipartFormData.encodingMemoryThreshold, method: HTTPMethod = .post,
-        headers: HTTPHeaders? = nil, interceptor: (any RequestInterceptor)? = nil, fileManager: FileManager = .default,
-        shouldAutomaticallyResume: Bool? = nil, timeout: Double? = nil,
+        headers: HTTPHeaders? = nil, interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil,
+        fileManager: FileManager = .default, timeout: Double? = nil,
         requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
         makeUpload(
-            url, method: method, headers: headers, interceptor: interceptor,
+            url, method: method, headers: headers, interceptor: interceptor, fileManager: fileManager,
             shouldAutomaticallyResume: shouldAutomaticallyResume, timeout: timeout, modifier: requestModifier
         ) { urlRequest in
             if urlRequest.value(forHTTPHeaderField: "Content-Type") == nil {
@@ -181,16 +185,16 @@ extension Session {
 
     private func makeUpload(
         _ url: any URLConvertible, method: HTTPMethod, headers: HTTPHeaders?, interceptor: (any RequestInterceptor)?,
-        shouldAutomaticallyResume: Bool?, timeout: Double?, modifier: RequestModifier?,
+        fileManager: FileManager, shouldAutomaticallyResume: Bool?, timeout: Double?, modifier: RequestModifier?,
         body: (inout URLRequest) -> UploadRequest.Source
     ) -> UploadRequest {
         do {
             var urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout, modifier: modifier)
             let uploadable = body(&urlRequest)
-            return UploadRequest(session: self, urlRequest: urlRequest, uploadable: uploadable, interceptor: interceptor)
+            return UploadRequest(session: self, urlRequest: urlRequest, uploadable: uploadable, interceptor: interceptor, fileManager: fileManager)
                 .resumes(automatically: shouldAutomaticallyResume)
         } catch {
-            return UploadRequest(session: self, failedWith: error as? HTTPError ?? .invalidURL("\(url)"))
+            return UploadRequest(session: self, failedWith: error as? HTTPError ?? .invalidURL("\(url)"), fileManager: fileManager)
         }
     }
 
@@ -289,7 +293,8 @@ extension Session {
         do {
             resume = try DownloadResumeData(decoding: data)
         } catch {
-            return DownloadRequest(session: self, failedWith: .createURLRequestFailed(error: error))
+            let failure = HTTPError.createURLRequestFailed(error: error)
+            return DownloadRequest(session: self, failedWith: failure, madeFrom: ResumedDownload(resumeData: data, built: .failure(failure)))
         }
         var urlRequest = URLRequest(url: resume.url)
         urlRequest.httpMethod = "GET"
@@ -297,7 +302,8 @@ extension Session {
         let point = ResumePoint(data: resume)
         return DownloadRequest(
             session: self, urlRequest: urlRequest, interceptor: interceptor, destination: destination,
-            resumingFrom: point.partialFileIsIntact ? point : nil
+            resumingFrom: point.partialFileIsIntact ? point : nil,
+            madeFrom: ResumedDownload(resumeData: data, built: .success(urlRequest))
         ).resumes(automatically: shouldAutomaticallyResume)
     }
 
@@ -373,10 +379,11 @@ extension Session {
 /// Creates an upload of `data` on ``Session/default``.
 public func upload(
     _ data: Data, to url: any URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil,
-    interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil, requestModifier: Session.RequestModifier? = nil
+    interceptor: (any RequestInterceptor)? = nil, fileManager: FileManager = .default, timeout: Double? = nil,
+    requestModifier: Session.RequestModifier? = nil
 ) -> UploadRequest {
     Session.default.upload(
-        data, to: url, method: method, headers: headers, interceptor: interceptor, timeout: timeout,
+        data, to: url, method: method, headers: headers, interceptor: interceptor, fileManager: fileManager, timeout: timeout,
         requestModifier: requestModifier
     )
 }
@@ -384,10 +391,11 @@ public func upload(
 /// Creates an upload of a file, streamed from disk, on ``Session/default``.
 public func upload(
     _ fileURL: URL, to url: any URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders? = nil,
-    interceptor: (any RequestInterceptor)? = nil, timeout: Double? = nil, requestModifier: Session.RequestModifier? = nil
+    interceptor: (any RequestInterceptor)? = nil, fileManager: FileManager = .default, timeout: Double? = nil,
+    requestModifier: Session.RequestModifier? = nil
 ) -> UploadRequest {
     Session.default.upload(
-        fileURL, to: url, method: method, headers: headers, interceptor: interceptor, timeout: timeout,
+        fileURL, to: url, method: method, headers: headers, interceptor: interceptor, fileManager: fileManager, timeout: timeout,
         requestModifier: requestModifier
     )
 }

@@ -78,7 +78,9 @@ public final class Session: Sendable {
     /// The most decoded bytes a download writes to its file, or a stream
     /// hands over in total; past it the transfer stops at once with
     /// ``HTTPError/responseTooLarge(limit:)`` (and a download's partial file
-    /// is removed). Alamofire has no such limit: see MIGRATING.md.
+    /// is removed). It also bounds the copy an `InputStream` upload makes
+    /// before sending (``HTTPError/createUploadableFailed(error:)``).
+    /// Alamofire has no such limit: see MIGRATING.md.
     public var maximumStreamedBodySize: Int { core.maximumStreamedBodySize }
     /// The deadline for a whole request, retries and redirects included, in
     /// seconds; `nil` for none.
@@ -135,8 +137,8 @@ public final class Session: Sendable {
     ///   - eventMonitors: Observe every request.
     ///   - retryPolicy: When to retry failed attempts; `nil` never retries.
     ///   - maximumResponseBodySize: The largest body held in memory (256 MiB).
-    ///   - maximumStreamedBodySize: The largest body a download writes or a
-    ///     stream hands over (4 GiB; `Int.max` for none).
+    ///   - maximumStreamedBodySize: The largest body a download writes, a
+    ///     stream hands over or an `InputStream` upload sends (4 GiB; `Int.max` for none).
     public convenience init(
         configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration,
         rootQueue: DispatchQueue? = nil,
@@ -181,8 +183,8 @@ public final class Session: Sendable {
     ///   - eventMonitors: Observe every request.
     ///   - retryPolicy: When to retry failed attempts; `nil` never retries.
     ///   - maximumResponseBodySize: The largest body held in memory (256 MiB).
-    ///   - maximumStreamedBodySize: The largest body a download writes or a
-    ///     stream hands over (4 GiB; `Int.max` for none).
+    ///   - maximumStreamedBodySize: The largest body a download writes, a
+    ///     stream hands over or an `InputStream` upload sends (4 GiB; `Int.max` for none).
     ///   - resourceTimeout: The deadline for a whole request, in seconds
     ///     (default: 7 days, as URLSession's); `nil` for none.
     public convenience init(

@@ -210,6 +210,12 @@ public class Request: @unchecked Sendable {
         mutableState.withLock(owner: self) { $0.task }
     }
 
+    /// Every attempt that began, in order, the latest last (Alamofire's
+    /// `tasks`): one per send, retry, redirect hop and authentication round trip.
+    public var tasks: [RequestTask] {
+        mutableState.withLock(owner: self) { $0.tasks }
+    }
+
     /// The latest attempt's response, or `nil` before one arrived.
     public var response: HTTPURLResponse? {
         mutableState.withLock(owner: self) { $0.response }

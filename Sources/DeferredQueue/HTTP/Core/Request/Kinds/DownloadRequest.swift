@@ -59,16 +59,16 @@ public final class DownloadRequest: Request, @unchecked Sendable {
 
     init(
         session: Session, urlRequest: URLRequest, interceptor: (any RequestInterceptor)?, destination: Destination?,
-        resumingFrom point: ResumePoint? = nil
+        resumingFrom point: ResumePoint? = nil, madeFrom convertible: (any URLRequestConvertible)? = nil
     ) {
         self.destination = destination
-        super.init(session: session, urlRequest: urlRequest, interceptor: interceptor, kind: .download)
+        super.init(session: session, urlRequest: urlRequest, interceptor: interceptor, kind: .download, madeFrom: convertible)
         if let point { mutableState.withLock(owner: self) { $0.resumePoint = point } }
     }
 
-    init(session: Session, failedWith error: HTTPError) {
+    init(session: Session, failedWith error: HTTPError, madeFrom convertible: (any URLRequestConvertible)? = nil) {
         self.destination = nil
-        super.init(session: session, failedWith: error, urlRequest: nil)
+        super.init(session: session, failedWith: error, urlRequest: nil, madeFrom: convertible)
     }
 
     /// A download released unstarted is not sent: nobody would read the file.

@@ -43,6 +43,16 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     /// What the upload was given to send.
     let source: Source
 
+    /// The file manager given to the factory (Alamofire's `fileManager`):
+    /// the one whose temporary directory holds a form encoded to a file or
+    /// an `InputStream`'s copy.
+    public let fileManager: FileManager
+
+    /// What makes the upload's ``Uploadable`` (Alamofire's `upload`): the
+    /// data, file, form or stream given to the factory. The request calls
+    /// it once as it starts; a stream can be read once only.
+    public var upload: any UploadableConvertible { source }
+
     /// What the upload sends once it is ready (Alamofire's `Uploadable`).
     public enum Uploadable: Sendable, Equatable {
         /// Bytes in memory: the data given, or a form encoded in memory.
@@ -76,9 +86,10 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
 
     init(
         session: Session, urlRequest: URLRequest, uploadable source: Source, interceptor: (any RequestInterceptor)?,
-        madeFrom convertible: (any URLRequestConvertible)? = nil
+        fileManager: FileManager = .default, madeFrom convertible: (any URLRequestConvertible)? = nil
     ) {
         self.source = source
+        self.fileManager = fileManager
         var upload = RequestStateMachine.Upload()
         if case .data(let data) = source {
             upload.body = .encoded(data)
@@ -87,14 +98,18 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         super.init(session: session, urlRequest: urlRequest, interceptor: interceptor, kind: .upload(upload), madeFrom: convertible)
     }
 
-    init(session: Session, failedWith error: HTTPError, madeFrom convertible: (any URLRequestConvertible)? = nil) {
+    init(
+        session: Session, failedWith error: HTTPError, fileManager: FileManager = .default,
+        madeFrom convertible: (any URLRequestConvertible)? = nil
+    ) {
         self.source = .data(Data())
+        self.fileManager = fileManager
         super.init(session: session, failedWith: error, urlRequest: nil, madeFrom: convertible)
     }
 
     override func unobservedCopy(on session: Session) -> Request? {
         guard let urlRequest else { return nil }
-        return UploadRequest(session: session, urlRequest: urlRequest, uploadable: source, interceptor: interceptor)
+        return UploadRequest(session: session, urlRequest: urlRequest, uploadable: source, interceptor: interceptor, fileManager: fileManager)
     }
 
     /// Calls `handler` with the upload progress as the body goes out, and
@@ -143,9 +158,10 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
             }
         case .stream(let stream):
             // Reading a stream may block: never on the caller's thread.
+            let limit = core.maximumStreamedBodySize
             DispatchQueue.global().async {
                 do throws(HTTPError) {
-                    done(.success(.temporaryFile(try stream.spool())))
+                    done(.success(.temporaryFile(try stream.spool(limit: limit) { self.isCancelled })))
                 } catch {
                     done(.failure(error))
                 }

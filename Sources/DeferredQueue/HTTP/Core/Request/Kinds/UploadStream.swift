@@ -7,7 +7,9 @@ import Foundation
 /// trips, and a body of known length travels on every transport. So when
 /// the request starts, the stream is copied once, in chunks (memory stays
 /// flat), to a new temporary file that every attempt sends, and that is
-/// removed when the request ends, however it ends.
+/// removed when the request ends, however it ends. A stream that never ends
+/// cannot fill the disk: the copy stops at a limit (the session's
+/// ``Session/maximumStreamedBodySize``), and as soon as the request is cancelled.
 struct UploadStream: Sendable {
     let source: MultipartBodyPart.HandedOverStream
     /// Where the temporary file goes.
@@ -26,12 +28,19 @@ struct UploadStream: Sendable {
         case readFailed(any Error)
         /// The temporary file could not be created or written.
         case spoolFailed(any Error)
+        /// The stream had more than `limit` bytes.
+        case tooLarge(limit: Int)
+        /// The request was cancelled while the stream was copied.
+        case cancelled
 
         var description: String {
             switch self {
             case .alreadyRead: return "the stream was read already (a stream is sent once)"
             case .readFailed(let error): return "the stream failed: \(error)"
             case .spoolFailed(let error): return "its temporary copy could not be written: \(error)"
+            case .tooLarge(let limit):
+                return "the stream had more than \(limit) bytes (the session's maximumStreamedBodySize), so it was not sent"
+            case .cancelled: return "the request was cancelled while the stream was copied"
             }
         }
     }
@@ -39,9 +48,12 @@ struct UploadStream: Sendable {
     static let chunkSize = 64 * 1024
 
     /// Copies the stream to a new temporary file, opening and closing it.
+    /// - Parameters:
+    ///   - limit: The most bytes copied; a longer stream fails.
+    ///   - isCancelled: Asked before each chunk: `true` stops the copy.
     /// - Returns: The file, which the caller removes.
     /// - Throws: ``HTTPError/createUploadableFailed(error:)`` with a ``Failure``.
-    func spool() throws(HTTPError) -> URL {
+    func spool(limit: Int, isCancelled: () -> Bool) throws(HTTPError) -> URL {
         guard let stream = source.stream.withLock(owner: source, { $0.take() }) else {
             throw .createUploadableFailed(error: Failure.alreadyRead)
         }
@@ -50,7 +62,7 @@ struct UploadStream: Sendable {
             throw .createUploadableFailed(error: Failure.spoolFailed(CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])))
         }
         do {
-            try copy(stream, to: file)
+            try copy(stream, to: file, limit: limit, isCancelled: isCancelled)
             return file
         } catch {
             try? fileManager.removeItem(at: file)
@@ -58,19 +70,23 @@ struct UploadStream: Sendable {
         }
     }
 
-    private func copy(_ stream: InputStream, to file: URL) throws(Failure) {
+    private func copy(_ stream: InputStream, to file: URL, limit: Int, isCancelled: () -> Bool) throws(Failure) {
         let output: FileHandle
         do { output = try FileHandle(forWritingTo: file) } catch { throw .spoolFailed(error) }
         defer { try? output.close() }
         stream.open()
         defer { stream.close() }
         var buffer = [UInt8](repeating: 0, count: Self.chunkSize)
+        var copied = 0
         while true {
+            if isCancelled() { throw .cancelled }
             let count = buffer.withUnsafeMutableBufferPointer { bytes in
                 bytes.baseAddress.map { stream.read($0, maxLength: Self.chunkSize) } ?? -1
             }
             if count < 0 { throw .readFailed(stream.streamError ?? CocoaError(.fileReadUnknown)) }
             if count == 0 { return }
+            copied += count
+            if copied > limit { throw .tooLarge(limit: limit) }
             do { try output.write(contentsOf: Data(buffer[0..<count])) } catch { throw .spoolFailed(error) }
         }
     }

@@ -46,7 +46,8 @@ extension RequestStateMachine {
     mutating func beginAttempt(
         sending request: inout URLRequest, base: URLRequest, adapted: URLRequest? = nil, sessionBodyLimit: Int
     ) -> BeginAttemptAction {
-        guard isRunning else { return .none }
+        guard case .running(let current) = state else { return .none }
+        rememberTask(of: current)
         created.append(base)
         if let adapted { created.append(adapted) }
         var bodyFile: URL?

@@ -83,6 +83,8 @@ struct RequestStateMachine: Sendable {
     var failure: HTTPError?
     /// Every `URLRequest` made for the request (Alamofire's `requests`).
     var created = CreatedRequests()
+    /// Every attempt before the latest (Alamofire's `tasks` but the last).
+    private var earlierTasks: [RequestTask] = []
     /// A data request's validators, in the order chained: each completed
     /// attempt is judged by those chained so far before the retriers decide
     /// (see `Request+Retrying`).
@@ -195,6 +197,18 @@ struct RequestStateMachine: Sendable {
         }
     }
 
+    /// Every attempt that began, in order (``Request/tasks``).
+    var tasks: [RequestTask] {
+        guard let task else { return earlierTasks }
+        return earlierTasks + [task]
+    }
+
+    /// The latest attempt is over and another begins: it joins ``tasks``.
+    mutating func rememberTask(of attempt: Attempt) {
+        guard attempt.number > 0, let request = attempt.request else { return }
+        earlierTasks.append(RequestTask(attempt: attempt.number, request: request))
+    }
+
     /// The latest attempt's response head.
     var response: HTTPURLResponse? {
         switch state {
@@ -302,7 +316,8 @@ struct RequestStateMachine: Sendable {
     /// `false` (nothing changes) unless the request finished and nothing
     /// else is parked.
     mutating func reopen(parking handler: @escaping ParkedHandler, session: Session? = nil) -> Bool {
-        guard case .finished = state, parked == nil else { return false }
+        guard case .finished(let request, _) = state, parked == nil else { return false }
+        if lastAttemptNumber > 0 { earlierTasks.append(RequestTask(attempt: lastAttemptNumber, request: request)) }
         owner = session
         let attempt = Attempt()
         attempt.number = lastAttemptNumber
