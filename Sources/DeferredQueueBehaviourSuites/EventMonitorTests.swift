@@ -148,7 +148,7 @@ struct ValidationAndParseEventTests {
         session.request(fixture.url("/json"))
             .responseDecodable(of: JSON.self, queue: handlerQueue) { _ in done.arrive() }
         #expect(await done.wait(seconds: 120))
-        monitor.queue.sync {}
+        await drained(monitor.queue)
         let events = monitor.events.events
         #expect(events.filter { $0 != "parse:JSON" } == ["validate:200:true:ok", "validate:200:true:fail", "parse:untyped:true", "parse:Data"])
         #expect(events.filter { $0 == "parse:JSON" }.count == 1)
@@ -169,7 +169,7 @@ struct ValidationAndParseEventTests {
                 if case .complete = stream.event { done.arrive() }
             }
         #expect(await done.wait(seconds: 120))
-        monitor.queue.sync {}
+        await drained(monitor.queue)
         let events = monitor.events.events
         #expect(events.filter { $0.hasPrefix("download") } == ["download-validate:200:true:ok", "download-parse:untyped:true", "download-parse:Data"])
         #expect(events.filter { $0.hasPrefix("stream") } == ["stream-validate:200:ok"])
@@ -184,7 +184,7 @@ struct ValidationAndParseEventTests {
         monitor.requestDidParseResponse = { _, response in heard.append("parse:\(response.response?.statusCode ?? 0)") }
         let session = TestTransport.makeSession(eventMonitors: [monitor])
         _ = await response { session.request(fixture.url("/json")).validate(statusCode: [200]).response(queue: handlerQueue, completionHandler: $0) }
-        monitor.queue.sync {}
+        await drained(monitor.queue)
         #expect(heard.events == ["validate:200", "parse:200"])
     }
 }

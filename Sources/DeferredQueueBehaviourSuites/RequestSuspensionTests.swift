@@ -46,7 +46,7 @@ struct RequestSuspensionTests {
         #expect(body.events == ["ok"])
         #expect(hits.count == 1)
         #expect(request.state == .finished)
-        monitor.queue.sync {}
+        await drained(monitor.queue)
         #expect(events.events == ["suspend", "resume"])
     }
 
@@ -62,7 +62,7 @@ struct RequestSuspensionTests {
         #expect(result?.value == "ok")
         for _ in 0..<100 { request.suspend() }
         #expect(request.state == .finished, "a finished request is not suspended")
-        monitor.queue.sync {}
+        await drained(monitor.queue)
         #expect(events.events == ["suspend", "resume"])
     }
 

@@ -84,7 +84,7 @@ struct TaskEventTests {
         if !cancelling { request.resume() }
         #expect(await monitor.finished.wait(seconds: 120))
         #expect(await eventually { session.runningRequestCount == 0 })
-        monitor.queue.sync {}
+        await drained(monitor.queue)
         let expected = cancelling
             ? ["create:1:/body", "resume:1", "cancel:1", "finish"]
             : ["create:1:/body", "resume:1", "suspend:1", "resume:1", "complete:1:ok", "finish"]

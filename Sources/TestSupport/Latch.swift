@@ -77,3 +77,12 @@ public struct TestError: Error, Equatable, Sendable {
     public let code: Int
     public init(_ code: Int = 0) { self.code = code }
 }
+
+/// Returns once everything `queue` (a serial queue) had been given has run,
+/// without blocking a thread of Swift's cooperative pool (as `queue.sync {}`
+/// in an async test would, while the queue is busy).
+public func drained(_ queue: DispatchQueue) async {
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        queue.async { done.resume() }
+    }
+}

@@ -198,7 +198,7 @@ struct UploadTests {
         _ = await response { unreadable.responseData(queue: handlerQueue, completionHandler: $0) }
         #expect(unreadable.uploadable == nil)
 
-        monitor.queue.sync {}
+        await drained(monitor.queue)
         #expect(made.events.count == 3)
         #expect(made.events.first == .data(Data("abc".utf8)))
         #expect(made.events.dropFirst().first == .file(file, shouldRemove: false))

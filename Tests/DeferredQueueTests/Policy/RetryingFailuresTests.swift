@@ -104,7 +104,7 @@ struct RetryingFailuresTests {
                 done.arrive()
             }
         #expect(await done.wait())
-        handlerQueue.sync {}
+        await drained(handlerQueue)
         #expect(order.events == ["decoded:true", #"string:{"ok":true}"#])
         #expect(hits.count == 2)
         #expect(request.retryCount == 1)
@@ -138,7 +138,7 @@ struct RetryingFailuresTests {
                 done.arrive()
             }
         #expect(await done.wait())
-        handlerQueue.sync {}
+        await drained(handlerQueue)
         defer { for file in files.events { try? FileManager.default.removeItem(at: file) } }
         #expect(order.events == ["decoded:true", #"file:{"ok":true}"#])
         #expect(hits.count == 2)
@@ -165,7 +165,7 @@ struct RetryingFailuresTests {
         #expect(result?.data == Data("[still not json".utf8))
         #expect(hits.count == 3)
         #expect(request.retryCount == 2)
-        handlerQueue.sync {}
+        await drained(handlerQueue)
         #expect(calls.count == 1)
     }
 
@@ -208,7 +208,7 @@ struct RetryingFailuresTests {
         #expect(await eventually { request.state == RequestState.resumed }, "reopened to retry")
         request.cancel()
         #expect(await done.wait())
-        handlerQueue.sync {}
+        await drained(handlerQueue)
         #expect(outcomes.events == ["cancelled", "cancelled"])
         #expect(hits.count == 1)
         #expect(await eventually { session.runningRequestCount == 0 })
