@@ -59,6 +59,28 @@ public final class Session: Sendable {
 
     /// What moves the bytes.
     public var transport: any HTTPTransport { core.transport }
+    /// The serial queue every transport event, redirector, retrier and
+    /// (without a ``requestQueue``) adapter runs on (Alamofire's
+    /// `rootQueue`): the transport's callback queue, which targets the
+    /// `rootQueue:` given to ``init(configuration:rootQueue:startRequestsImmediately:requestSetup:requestQueue:serializationQueue:interceptor:serverTrustManager:redirectHandler:eventMonitors:retryPolicy:maximumResponseBodySize:maximumStreamedBodySize:)``.
+    public var rootQueue: DispatchQueue { core.transport.callbackQueue }
+
+    /// When a request is set up (Alamofire's `RequestSetup`).
+    ///
+    /// A request is built as it is made (its `URLRequest`, its
+    /// ``Request/cURLDescription()``), and set up — adapted, reported to
+    /// monitors, sent — when it starts, whichever value is chosen: that is
+    /// Alamofire's `.lazy`, its default. `.eager` is accepted so that code
+    /// written for Alamofire compiles; see MIGRATING.md.
+    public enum RequestSetup: Sendable {
+        /// Set up when the request starts (the default).
+        case lazy
+        /// In Alamofire, set up as the request is made; here as `.lazy`.
+        case eager
+    }
+
+    /// The `requestSetup:` the session was made with (see ``RequestSetup``).
+    public let requestSetup: RequestSetup
     /// Adapts and retries every request of the session (before the request's own).
     public var interceptor: (any RequestInterceptor)? { core.interceptor }
     /// Whether requests start with their first handler (Alamofire's
@@ -124,6 +146,8 @@ public final class Session: Sendable {
     ///     (without a `requestQueue`) adapter runs (default: its own).
     ///   - startRequestsImmediately: Whether a request starts with its first
     ///     handler (the default); `false`: only with ``Request/resume()``.
+    ///   - requestSetup: When requests are set up: when they start, either
+    ///     way (see ``RequestSetup``).
     ///   - requestQueue: Where every attempt's adapters run; `nil` (the
     ///     default): the transport's callback queue.
     ///   - serializationQueue: What every request's validators and
@@ -143,6 +167,7 @@ public final class Session: Sendable {
         configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration,
         rootQueue: DispatchQueue? = nil,
         startRequestsImmediately: Bool = true,
+        requestSetup: RequestSetup = .lazy,
         requestQueue: DispatchQueue? = nil,
         serializationQueue: DispatchQueue? = nil,
         interceptor: (any RequestInterceptor)? = nil,
@@ -155,7 +180,7 @@ public final class Session: Sendable {
     ) {
         let transport = URLSessionTransport(configuration: configuration, rootQueue: rootQueue)
         self.init(
-            transport: transport, startRequestsImmediately: startRequestsImmediately, requestQueue: requestQueue,
+            transport: transport, startRequestsImmediately: startRequestsImmediately, requestSetup: requestSetup, requestQueue: requestQueue,
             serializationQueue: serializationQueue, interceptor: interceptor, serverTrustManager: serverTrustManager, redirectHandler: redirectHandler,
             eventMonitors: eventMonitors, retryPolicy: retryPolicy, maximumResponseBodySize: maximumResponseBodySize,
             maximumStreamedBodySize: maximumStreamedBodySize, resourceTimeout: configuration.timeoutIntervalForResource,
@@ -170,6 +195,8 @@ public final class Session: Sendable {
     ///   - transport: What moves the bytes.
     ///   - startRequestsImmediately: Whether a request starts with its first
     ///     handler (the default); `false`: only with ``Request/resume()``.
+    ///   - requestSetup: When requests are set up: when they start, either
+    ///     way (see ``RequestSetup``).
     ///   - requestQueue: Where every attempt's adapters run; `nil` (the
     ///     default): the transport's callback queue.
     ///   - serializationQueue: What every request's validators and
@@ -190,6 +217,7 @@ public final class Session: Sendable {
     public convenience init(
         transport: any HTTPTransport,
         startRequestsImmediately: Bool = true,
+        requestSetup: RequestSetup = .lazy,
         requestQueue: DispatchQueue? = nil,
         serializationQueue: DispatchQueue? = nil,
         interceptor: (any RequestInterceptor)? = nil,
@@ -202,7 +230,7 @@ public final class Session: Sendable {
         resourceTimeout: Double? = 7 * 86_400
     ) {
         self.init(
-            transport: transport, startRequestsImmediately: startRequestsImmediately, requestQueue: requestQueue,
+            transport: transport, startRequestsImmediately: startRequestsImmediately, requestSetup: requestSetup, requestQueue: requestQueue,
             serializationQueue: serializationQueue, interceptor: interceptor, serverTrustManager: serverTrustManager, redirectHandler: redirectHandler,
             eventMonitors: eventMonitors, retryPolicy: retryPolicy, maximumResponseBodySize: maximumResponseBodySize,
             maximumStreamedBodySize: maximumStreamedBodySize, resourceTimeout: resourceTimeout, cookieStore: InMemoryCookieStore(), configuredHeaders: []
@@ -210,13 +238,15 @@ public final class Session: Sendable {
     }
 
     private init(
-        transport: any HTTPTransport, startRequestsImmediately: Bool, requestQueue: DispatchQueue?, serializationQueue: DispatchQueue?,
+        transport: any HTTPTransport, startRequestsImmediately: Bool, requestSetup: RequestSetup, requestQueue: DispatchQueue?,
+        serializationQueue: DispatchQueue?,
         interceptor: (any RequestInterceptor)?,
         serverTrustManager: ServerTrustManager?,
         redirectHandler: Redirector,
         eventMonitors: [any EventMonitor], retryPolicy: RetryPolicy?, maximumResponseBodySize: Int,
         maximumStreamedBodySize: Int, resourceTimeout: Double?, cookieStore: (any CookieStore)?, configuredHeaders: [(name: String, value: String)]
     ) {
+        self.requestSetup = requestSetup
         core = SessionCore(
             transport: transport, startRequestsImmediately: startRequestsImmediately, requestQueue: requestQueue,
             serializationQueue: serializationQueue, interceptor: interceptor, serverTrustManager: serverTrustManager,

@@ -146,7 +146,7 @@ struct RequestStateMachineBodyTests {
 
     @Test func aDownloadFileIsHandedOutForEachWriteAndBack() {
         let file = DownloadFile(finishedAt: URL(fileURLWithPath: "/tmp/partial"))
-        var machine = RequestStateMachine.running(.download)
+        var machine = RequestStateMachine.running(.download(fileURL: nil))
         machine.progressHandlers.append(.ignoring)
         guard case .start(_, _, false, true, _, _) = machine.beginAttempt(path: "/a") else { Issue.record("to a file"); return }
         _ = machine.receiveHead(.make(200), attempt: 1)
@@ -170,7 +170,7 @@ struct RequestStateMachineBodyTests {
     }
 
     @Test func aDownloadStopsBeforeItsFileGrowsPastTheLimit() {
-        var machine = RequestStateMachine.running(.download)
+        var machine = RequestStateMachine.running(.download(fileURL: nil))
         machine.maximumResponseBodySize = 2
         _ = machine.beginAttempt(path: "/a")
         _ = machine.receiveHead(.make(200), attempt: 1)
@@ -182,7 +182,7 @@ struct RequestStateMachineBodyTests {
 
     @Test func theLastAttemptsFileIsTheDownloadAndEarlierOnesAreRemoved() {
         let first = URL(fileURLWithPath: "/tmp/first"), second = URL(fileURLWithPath: "/tmp/second")
-        var machine = RequestStateMachine.running(.download)
+        var machine = RequestStateMachine.running(.download(fileURL: nil))
         _ = machine.beginAttempt(path: "/a")
         guard case .keep(nil) = machine.transportDownloaded(to: first, attempt: 1) else { Issue.record("kept"); return }
         _ = machine.completeAttempt(1, body: nil)
@@ -200,7 +200,7 @@ struct RequestStateMachineBodyTests {
 
     @Test func aCancelledDownloadLeavesItsFileToRemove() {
         let url = URL(fileURLWithPath: "/tmp/partial")
-        var machine = RequestStateMachine.running(.download)
+        var machine = RequestStateMachine.running(.download(fileURL: nil))
         _ = machine.beginAttempt(path: "/a")
         _ = machine.transportDownloaded(to: url, attempt: 1)
         guard case .settleAndStop(let leftovers) = machine.cancel() else { Issue.record("cancels"); return }
@@ -208,7 +208,7 @@ struct RequestStateMachineBodyTests {
     }
 
     @Test func aTransportsFileGrowthIsLimitedAndReported() {
-        var machine = RequestStateMachine.running(.download)
+        var machine = RequestStateMachine.running(.download(fileURL: nil))
         machine.progressHandlers.append(.ignoring)
         _ = machine.beginAttempt(path: "/a")
         _ = machine.receiveHead(.make(200, headers: ["Content-Encoding": "gzip"]), attempt: 1)

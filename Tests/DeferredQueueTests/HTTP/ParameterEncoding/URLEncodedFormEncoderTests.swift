@@ -1,11 +1,14 @@
 import DeferredQueue
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 
-/// Expected strings are the outputs Alamofire 5 documents for the same inputs (its
-/// Usage.md and ParameterEncoderTests), with one deliberate difference: the brackets the
-/// encoder adds for nesting are written literally (`a[b]=c`), as Usage.md shows them,
-/// while brackets inside keys and values are escaped.
+/// Expected strings are the outputs Alamofire 5 gives for the same inputs (its
+/// ParameterEncoderTests): the whole key path is escaped, its brackets included
+/// (`a%5Bb%5D=c`), with one deliberate difference: the elements of an array keep their
+/// order when pairs are sorted.
 @Suite("URLEncodedFormEncoder")
 struct URLEncodedFormEncoderTests {
     private func form(_ value: some Encodable, _ encoder: URLEncodedFormEncoder = URLEncodedFormEncoder()) throws -> String {
@@ -25,7 +28,7 @@ struct URLEncodedFormEncoderTests {
             let baz = ["a", "b"]
             let qux = ["x": 1, "y": 2, "z": 3]
         }
-        #expect(try form(Query()) == "baz[]=a&baz[]=b&foo=bar&qux[x]=1&qux[y]=2&qux[z]=3")
+        #expect(try form(Query()) == "baz%5B%5D=a&baz%5B%5D=b&foo=bar&qux%5Bx%5D=1&qux%5By%5D=2&qux%5Bz%5D=3")
     }
 
     @Test func theDocumentationExamplesHold() throws {
@@ -35,7 +38,7 @@ struct URLEncodedFormEncoderTests {
             let qux = ["x": 1, "y": 2, "z": 3]
             let note: String? = nil
         }
-        #expect(try form(Query()) == "baz[]=a&baz[]=b&foo=bar&qux[x]=1&qux[y]=2&qux[z]=3")
+        #expect(try form(Query()) == "baz%5B%5D=a&baz%5B%5D=b&foo=bar&qux%5Bx%5D=1&qux%5By%5D=2&qux%5Bz%5D=3")
         struct Post: Encodable { let tags = ["a", "b"]; let draft = false }
         let encoder = URLEncodedFormEncoder(arrayEncoding: .noBrackets, boolEncoding: .literal)
         #expect(try form(Post(), encoder) == "draft=false&tags=a&tags=b")
@@ -44,23 +47,23 @@ struct URLEncodedFormEncoderTests {
     @Test func theUsageGuideFormExampleEncodesEveryArray() throws {
         let parameters: [String: [String]] = ["foo": ["bar"], "baz": ["a", "b"], "qux": ["x", "y", "z"]]
         // Usage.md lists these pairs in dictionary order; sorted keys give this order every run.
-        #expect(try form(parameters) == "baz[]=a&baz[]=b&foo[]=bar&qux[]=x&qux[]=y&qux[]=z")
+        #expect(try form(parameters) == "baz%5B%5D=a&baz%5B%5D=b&foo%5B%5D=bar&qux%5B%5D=x&qux%5B%5D=y&qux%5B%5D=z")
     }
 
     @Test func nestedObjectsUseBracketedKeysTwoLevelsDeep() throws {
-        #expect(try form(["a": ["b": "b"]]) == "a[b]=b")
-        #expect(try form(["a": ["b": ["c": "d"]]]) == "a[b][c]=d")
-        #expect(try form(FormSample()) == "five[a]=a&four[]=1&four[]=2&four[]=3&one=one&seven[a]=a&six[a][b]=b&three=1&two=2")
+        #expect(try form(["a": ["b": "b"]]) == "a%5Bb%5D=b")
+        #expect(try form(["a": ["b": ["c": "d"]]]) == "a%5Bb%5D%5Bc%5D=d")
+        #expect(try form(FormSample()) == "five%5Ba%5D=a&four%5B%5D=1&four%5B%5D=2&four%5B%5D=3&one=one&seven%5Ba%5D=a&six%5Ba%5D%5Bb%5D=b&three=1&two=2")
     }
 
     @Test func keysKeepTheTypesOrderWhenAlphabetizingIsOff() throws {
         let encoder = URLEncodedFormEncoder(alphabetizeKeyValuePairs: false)
-        #expect(try form(FormSample(), encoder) == "one=one&two=2&three=1&four[]=1&four[]=2&four[]=3&five[a]=a&six[a][b]=b&seven[a]=a")
+        #expect(try form(FormSample(), encoder) == "one=one&two=2&three=1&four%5B%5D=1&four%5B%5D=2&four%5B%5D=3&five%5Ba%5D=a&six%5Ba%5D%5Bb%5D=b&seven%5Ba%5D=a")
     }
 
     @Test func aSubclassAddsItsMembersToItsSuperclasses() throws {
         #expect(try form(Parent()) == "one=one&three=1&two=2")
-        #expect(try form(Child()) == "five[a]=a&five[b]=b&four[]=1&four[]=2&four[]=3&one=one&three=1&two=2")
+        #expect(try form(Child()) == "five%5Ba%5D=a&five%5Bb%5D=b&four%5B%5D=1&four%5B%5D=2&four%5B%5D=3&one=one&three=1&two=2")
     }
 
     @Test func nilValuesAreLeftOut() throws {
@@ -69,10 +72,10 @@ struct URLEncodedFormEncoderTests {
             let absent: String? = nil
             let list: [Int?] = [1, nil, 3]
         }
-        #expect(try form(Optionals()) == "list[]=1&list[]=3&present=yes")
+        #expect(try form(Optionals()) == "list%5B%5D=1&list%5B%5D=3&present=yes")
         #expect(try form(["string": nil, "other": "x"] as [String: String?]) == "other=x")
         let indexed = URLEncodedFormEncoder(arrayEncoding: .indexInBrackets)
-        #expect(try form(Optionals(), indexed) == "list[0]=1&list[2]=3&present=yes")
+        #expect(try form(Optionals(), indexed) == "list%5B0%5D=1&list%5B2%5D=3&present=yes")
     }
 
     @Test func numbersUseTheirShortestDescription() throws {
@@ -105,15 +108,15 @@ struct URLEncodedFormEncoderTests {
 
     @Test func arraysCanCarryTheirIndexInBrackets() throws {
         let encoder = URLEncodedFormEncoder(arrayEncoding: .indexInBrackets)
-        #expect(try form(["foo": [["bar": 2], ["qux": 3], ["quy": 4]]], encoder) == "foo[0][bar]=2&foo[1][qux]=3&foo[2][quy]=4")
-        #expect(try form(["foo": [Parent()]], encoder) == "foo[0][one]=one&foo[0][three]=1&foo[0][two]=2")
-        #expect(try form(Child(), encoder) == "five[a]=a&five[b]=b&four[0]=1&four[1]=2&four[2]=3&one=one&three=1&two=2")
+        #expect(try form(["foo": [["bar": 2], ["qux": 3], ["quy": 4]]], encoder) == "foo%5B0%5D%5Bbar%5D=2&foo%5B1%5D%5Bqux%5D=3&foo%5B2%5D%5Bquy%5D=4")
+        #expect(try form(["foo": [Parent()]], encoder) == "foo%5B0%5D%5Bone%5D=one&foo%5B0%5D%5Bthree%5D=1&foo%5B0%5D%5Btwo%5D=2")
+        #expect(try form(Child(), encoder) == "five%5Ba%5D=a&five%5Bb%5D=b&four%5B0%5D=1&four%5B1%5D=2&four%5B2%5D=3&one=one&three=1&two=2")
     }
 
     @Test func sortingNeverReordersTheElementsOfAnArray() throws {
         let indexed = try form(["n": Array(0..<12)], URLEncodedFormEncoder(arrayEncoding: .indexInBrackets))
-        #expect(indexed == (0..<12).map { "n[\($0)]=\($0)" }.joined(separator: "&"))
-        #expect(try form(["n": [3, 1, 2]]) == "n[]=3&n[]=1&n[]=2")
+        #expect(indexed == (0..<12).map { "n%5B\($0)%5D=\($0)" }.joined(separator: "&"))
+        #expect(try form(["n": [3, 1, 2]]) == "n%5B%5D=3&n%5B%5D=1&n%5B%5D=2")
     }
 
     // MARK: Bool, Data, Date
@@ -126,7 +129,7 @@ struct URLEncodedFormEncoderTests {
     @Test func dataIsBase64ByDefault() throws {
         #expect(try form(["data": Data("data".utf8)]) == "data=ZGF0YQ%3D%3D")
         let deferred = URLEncodedFormEncoder(dataEncoding: .deferredToData)
-        #expect(try form(["data": Data([1, 2])], deferred) == "data[]=1&data[]=2")
+        #expect(try form(["data": Data([1, 2])], deferred) == "data%5B%5D=1&data%5B%5D=2")
         let custom = URLEncodedFormEncoder(dataEncoding: .custom { "\($0.count) bytes" })
         #expect(try form(["data": Data([1, 2])], custom) == "data=2%20bytes")
     }
@@ -183,7 +186,7 @@ struct URLEncodedFormEncoderTests {
 
     @Test func keyEncodingAppliesToNestedKeysToo() throws {
         let encoder = URLEncodedFormEncoder(keyEncoding: .convertToSnakeCase)
-        #expect(try form(["outerKey": ["innerKey": 1]], encoder) == "outer_key[inner_key]=1")
+        #expect(try form(["outerKey": ["innerKey": 1]], encoder) == "outer_key%5Binner_key%5D=1")
     }
 
     // MARK: Escaping
@@ -193,9 +196,9 @@ struct URLEncodedFormEncoderTests {
         #expect(try form(["illegal": " \"#%<>[]\\^`{}|"]) == "illegal=%20%22%23%25%3C%3E%5B%5D%5C%5E%60%7B%7D%7C")
     }
 
-    @Test func reservedCharactersInKeysAreEscapedButTheEncodersBracketsAreNot() throws {
+    @Test func reservedCharactersInKeysAreEscapedAndSoAreTheKeyPathsBrackets() throws {
         #expect(try form(["foo&bar": "baz&qux", "foobar": "bazqux"]) == "foo%26bar=baz%26qux&foobar=bazqux")
-        #expect(try form(["a[b]": ["c=d": "e"]]) == "a%5Bb%5D[c%3Dd]=e")
+        #expect(try form(["a[b]": ["c=d": "e"]]) == "a%5Bb%5D%5Bc%3Dd%5D=e")
     }
 
     @Test func unreservedCharactersQuestionMarksAndSlashesPassUnescaped() throws {
@@ -260,8 +263,58 @@ struct URLEncodedFormEncoderTests {
             }
             return try await group.reduce(into: Set<String>()) { $0.insert($1) }
         }
-        #expect(outputs == Set((0..<8).map { "n[0]=\($0)&n[1]=\($0)" }))
+        #expect(outputs == Set((0..<8).map { "n%5B0%5D=\($0)&n%5B1%5D=\($0)" }))
     }
+
+    // MARK: Options Alamofire 5.12 added
+
+    @Test func keyPathsJoinWithBracketsDotsOrAClosure() throws {
+        let value = ["a": ["b": ["c": "d"]]]
+        #expect(try form(value) == "a%5Bb%5D%5Bc%5D=d")
+        #expect(try form(value, URLEncodedFormEncoder(keyPathEncoding: .dots)) == "a.b.c=d")
+        #expect(try form(value, URLEncodedFormEncoder(keyPathEncoding: .init { "-\($0)" })) == "a-b-c=d")
+        #expect(try form(["list": [["x": 1]]], URLEncodedFormEncoder(keyPathEncoding: .dots)) == "list%5B%5D.x=1",
+                "arrays keep their own encoding")
+    }
+
+    @Test func nilIsLeftOutWrittenEmptyAsNullOrAsTheClosureSays() throws {
+        struct Optionals: Encodable {
+            let absent: String? = nil
+            let number: Int? = nil
+            let present = "yes"
+        }
+        #expect(try form(Optionals()) == "present=yes")
+        #expect(try form(Optionals(), URLEncodedFormEncoder(nilEncoding: .dropValue)) == "absent=&number=&present=yes")
+        #expect(try form(Optionals(), URLEncodedFormEncoder(nilEncoding: .null)) == "absent=null&number=null&present=yes")
+        #expect(try form(Optionals(), URLEncodedFormEncoder(nilEncoding: .init { "-" })) == "absent=-&number=-&present=yes")
+        #expect(try form(["d": nil] as [String: String?], URLEncodedFormEncoder(nilEncoding: .null)) == "d=null")
+    }
+
+    @Test func allowedCharactersDecideWhatIsEscaped() throws {
+        #expect(try form(["k": "a:b c"]) == "k=a%3Ab%20c")
+        var allowed = CharacterSet.afURLQueryAllowed
+        allowed.insert(charactersIn: ":[]")
+        let encoder = URLEncodedFormEncoder(spaceEncoding: .plusReplaced, allowedCharacters: allowed)
+        struct Mixed: Encodable {
+            let k = "a:b c"
+            let l = ["m"]
+        }
+        #expect(try form(Mixed(), encoder) == "k=a:b+c&l[]=m")
+    }
+
+    @Test func anArraysKeysCanComeFromAClosure() throws {
+        let encoder = URLEncodedFormEncoder(arrayEncoding: .custom { key, index in "\(key).\(index)" })
+        #expect(try form(["n": [3, 1]], encoder) == "n.0=3&n.1=1")
+    }
+
+    @Test func theJSONEncoderAccessorHasADefaultEncoder() throws {
+        var request = URLRequest(url: URL(string: "https://example.com")!)
+        request.httpMethod = "POST"
+        let encoder: JSONParameterEncoder = .json()
+        let encoded = try encoder.encode(["a": 1], into: request)
+        #expect(encoded.httpBody == Data(#"{"a":1}"#.utf8))
+    }
+
 }
 
 private struct FormSample: Encodable {

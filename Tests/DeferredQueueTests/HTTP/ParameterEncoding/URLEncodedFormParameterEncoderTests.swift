@@ -48,7 +48,7 @@ struct URLEncodedFormParameterEncoderTests {
     @Test func aPOSTBodyIsTheUsageGuidesFormWithTheFormContentType() throws {
         let parameters: [String: [String]] = ["foo": ["bar"], "baz": ["a", "b"], "qux": ["x", "y", "z"]]
         let request = try URLEncodedFormParameterEncoder.default.encode(parameters, into: encodingTestRequest(method: "POST"))
-        #expect(request.bodyAsText == "baz[]=a&baz[]=b&foo[]=bar&qux[]=x&qux[]=y&qux[]=z")
+        #expect(request.bodyAsText == "baz%5B%5D=a&baz%5B%5D=b&foo%5B%5D=bar&qux%5B%5D=x&qux%5B%5D=y&qux%5B%5D=z")
         #expect(request.value(forHTTPHeaderField: "Content-Type") == formContentType)
         #expect(request.url?.absoluteString == "https://example.com/get")
     }

@@ -4,11 +4,38 @@ struct FormKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let codingPath: [any CodingKey]
     let writer: FormWriter
 
-    /// `nil` members are left out of the form.
-    mutating func encodeNil(forKey key: Key) throws {}
+    /// A `nil` member is written as the encoder's ``URLEncodedFormEncoder/NilEncoding`` says
+    /// (by default, left out of the form), whether encoded with `encodeNil(forKey:)` or
+    /// skipped by a synthesized `encodeIfPresent`.
+    mutating func encodeNil(forKey key: Key) throws {
+        _ = child(forKey: key).set(.null)
+    }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         try write(value, forKey: key)
+    }
+
+    mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
+        try writeIfPresent(value, forKey: key)
+    }
+
+    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { try writeIfPresent(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { try writeIfPresent(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { try writeIfPresent(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { try writeIfPresent(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { try writeIfPresent(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { try writeIfPresent(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { try writeIfPresent(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { try writeIfPresent(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { try writeIfPresent(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { try writeIfPresent(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { try writeIfPresent(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { try writeIfPresent(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { try writeIfPresent(value, forKey: key) }
+    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try writeIfPresent(value, forKey: key) }
+
+    private mutating func writeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
+        if let value { try write(value, forKey: key) } else { try encodeNil(forKey: key) }
     }
 
 

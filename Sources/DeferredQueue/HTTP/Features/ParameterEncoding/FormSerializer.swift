@@ -1,54 +1,55 @@
-/// Flattens a ``FormNode`` tree into `key=value` pairs joined by `&`, percent-escaping
-/// keys and values (RFC 3986: unreserved characters, `?` and `/` pass; every other byte of
-/// the UTF-8 form becomes `%XX`).
+import Foundation
+
+/// Flattens a ``FormNode`` tree into `key=value` pairs joined by `&`, as Alamofire's
+/// encoder does: each key path is built whole (`a[b][]`), then it and the value are
+/// percent-escaped (RFC 3986: unreserved characters, `?` and `/` pass; every other byte of
+/// the UTF-8 form becomes `%XX`). A map's members are sorted by what they serialize to;
+/// a list's elements keep their order.
 struct FormSerializer {
-    let arrayEncoding: URLEncodedFormEncoder.ArrayEncoding
-    let spaceEncoding: URLEncodedFormEncoder.SpaceEncoding
-    let alphabetizeKeyValuePairs: Bool
+    let options: URLEncodedFormEncoder
 
     /// The form for a root map node.
     func serialize(_ root: FormNode) -> String {
-        var pairs: [String] = []
-        appendMembers(of: root, under: nil, to: &pairs)
-        return pairs.joined(separator: "&")
+        members(of: root, under: nil).joined(separator: "&")
     }
 
-    /// Appends the pairs of `node`, whose (escaped) key path is `path`.
-    private func append(_ node: FormNode, at path: String, to pairs: inout [String]) {
+    /// The pairs of `node`, whose (unescaped) key path is `path`, joined by `&`; empty when
+    /// it has none.
+    private func serialize(_ node: FormNode, at path: String) -> String {
         switch node.shape {
-        case .unset, .null:
-            return
+        case .unset:
+            return ""
+        case .null:
+            guard let text = options.nilEncoding.encodeNil() else { return "" }
+            return escape(path) + "=" + escape(text)
         case .scalar(let text):
-            pairs.append(path + "=" + escape(text))
+            return escape(path) + "=" + escape(text)
         case .list:
-            for (index, element) in node.elements.enumerated() {
-                switch arrayEncoding {
-                case .brackets: append(element, at: path + "[]", to: &pairs)
-                case .noBrackets: append(element, at: path, to: &pairs)
-                case .indexInBrackets: append(element, at: path + "[\(index)]", to: &pairs)
-                }
-            }
+            return node.elements.enumerated()
+                .map { serialize($0.element, at: options.arrayEncoding.encode(path, atIndex: $0.offset)) }
+                .filter { !$0.isEmpty }
+                .joined(separator: "&")
         case .map:
-            appendMembers(of: node, under: path, to: &pairs)
+            return members(of: node, under: path).joined(separator: "&")
         }
     }
 
-    /// Appends the members of a map node; `path` is `nil` at the root, where members are
-    /// not wrapped in brackets.
-    private func appendMembers(of node: FormNode, under path: String?, to pairs: inout [String]) {
-        var members = node.entries.enumerated().map { (key: escape($0.element.key), order: $0.offset, node: $0.element.node) }
-        if alphabetizeKeyValuePairs {
-            // Stable: members with equal keys keep the order they were encoded in.
-            members.sort { $0.key != $1.key ? $0.key < $1.key : $0.order < $1.order }
-        }
-        for member in members {
-            append(member.node, at: path.map { "\($0)[\(member.key)]" } ?? member.key, to: &pairs)
-        }
+    /// The serialized members of a map node, sorted when alphabetizing (a stable sort);
+    /// `path` is `nil` at the root, whose members' keys are not joined to a parent's.
+    private func members(of node: FormNode, under path: String?) -> [String] {
+        let members = node.entries.map { entry in
+            serialize(entry.node, at: path.map { $0 + options.keyPathEncoding.encodeKeyPath(entry.key) } ?? entry.key)
+        }.filter { !$0.isEmpty }
+        guard options.alphabetizeKeyValuePairs else { return members }
+        return members.enumerated().sorted { $0.element != $1.element ? $0.element < $1.element : $0.offset < $1.offset }.map(\.element)
     }
 
     /// Percent-escapes `text` for a form key or value.
     func escape(_ text: String) -> String {
-        Self.escape(text, plusForSpace: spaceEncoding == .plusReplaced)
+        let plusForSpace = options.spaceEncoding == .plusReplaced
+        guard !options.escapesAsDefault else { return Self.escape(text, plusForSpace: plusForSpace) }
+        let escaped = text.addingPercentEncoding(withAllowedCharacters: options.allowedCharacters.union(CharacterSet(charactersIn: " "))) ?? text
+        return escaped.replacingOccurrences(of: " ", with: plusForSpace ? "+" : "%20")
     }
 
     /// Percent-escapes `text` for a form or query key or value: unreserved

@@ -10,7 +10,7 @@ extension ParameterEncoder where Self == JSONParameterEncoder {
     ///
     /// - Parameter encoder: Encodes the parameters.
     /// - Returns: The parameter encoder.
-    public static func json(encoder: JSONEncoder) -> JSONParameterEncoder {
+    public static func json(encoder: JSONEncoder = JSONEncoder()) -> JSONParameterEncoder {
         JSONParameterEncoder(encoder: encoder)
     }
 }

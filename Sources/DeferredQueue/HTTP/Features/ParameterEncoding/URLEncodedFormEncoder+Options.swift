@@ -2,7 +2,7 @@ import Foundation
 
 extension URLEncodedFormEncoder {
     /// How arrays are written. No standard covers arrays in forms; pick what the server reads.
-    public enum ArrayEncoding: Sendable, Hashable {
+    public enum ArrayEncoding: Sendable {
         /// `[]` after the key for every element: `a[]=1&a[]=2` (PHP, Rails). The default.
         case brackets
         /// The key repeated as it is: `a=1&a=2` (Go, Java servlets, Python).
@@ -10,6 +10,62 @@ extension URLEncodedFormEncoder {
         /// The element's index in brackets: `a[0]=1&a[1]=2`. A `nil` element is left out, and
         /// the elements after it keep their positions.
         case indexInBrackets
+        /// The closure's key for the element at `index` of the array under `key`.
+        case custom(@Sendable (_ key: String, _ index: Int) -> String)
+
+        /// The key of the element at `index` of the array under `key`, before escaping.
+        func encode(_ key: String, atIndex index: Int) -> String {
+            switch self {
+            case .brackets: return key + "[]"
+            case .noBrackets: return key
+            case .indexInBrackets: return key + "[\(index)]"
+            case .custom(let encode): return encode(key, index)
+            }
+        }
+    }
+
+    /// How the key of a nested member is joined to its parent's: `parent[child]` (the
+    /// default) or `parent.child`.
+    public struct KeyPathEncoding: Sendable {
+        /// `parent[child][grandchild]`. The default.
+        public static let brackets = KeyPathEncoding { "[\($0)]" }
+        /// `parent.child.grandchild`.
+        public static let dots = KeyPathEncoding { ".\($0)" }
+
+        private let encoding: @Sendable (_ subkey: String) -> String
+
+        /// Joins each member's key to its parent's with what `encoding` makes of it.
+        public init(encoding: @escaping @Sendable (_ subkey: String) -> String) {
+            self.encoding = encoding
+        }
+
+        /// What follows the parent's key for the member `subkey`, before escaping.
+        func encodeKeyPath(_ subkey: String) -> String {
+            encoding(subkey)
+        }
+    }
+
+    /// How a `nil` value is written: left out with its key (the default), as an empty
+    /// value, or as `null`.
+    public struct NilEncoding: Sendable {
+        /// `nil` values and their keys are left out. The default.
+        public static let dropKey = NilEncoding { nil }
+        /// The key with an empty value: `a=1&none=&b=2`.
+        public static let dropValue = NilEncoding { "" }
+        /// The key with `null`: `none=null`.
+        public static let null = NilEncoding { "null" }
+
+        private let encoding: @Sendable () -> String?
+
+        /// Writes `nil` as what `encoding` returns; `nil` leaves the key out.
+        public init(encoding: @escaping @Sendable () -> String?) {
+            self.encoding = encoding
+        }
+
+        /// The text of a `nil` value, or `nil` to leave its key out.
+        func encodeNil() -> String? {
+            encoding()
+        }
     }
 
     /// How `Bool`s are written.
@@ -141,4 +197,12 @@ extension URLEncodedFormEncoder {
         /// is then `%2B`.
         case plusReplaced
     }
+}
+
+extension CharacterSet {
+    /// What a form key or value keeps unescaped (Alamofire's `afURLQueryAllowed`): RFC 3986's
+    /// unreserved characters, `?` and `/`; every other delimiter (`:#[]@!$&'()*+,;=`) is escaped.
+    public static let afURLQueryAllowed: CharacterSet = {
+        CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: ":#[]@!$&'()*+,;="))
+    }()
 }

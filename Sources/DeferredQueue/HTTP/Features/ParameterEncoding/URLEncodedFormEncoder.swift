@@ -4,13 +4,14 @@ import Foundation
 /// data: `key=value` pairs joined by `&`, the form that ``URLEncodedFormParameterEncoder``
 /// puts into queries and bodies.
 ///
-/// Nested values use brackets: a member `b` of an object `a` is `a[b]=…`, an array `a` is
-/// `a[]=1&a[]=2` (see ``ArrayEncoding``). Keys are sorted at every level, so equal values
-/// give equal strings. Keys and values are percent-escaped per RFC 3986: letters, digits,
-/// `-._~`, `?` and `/` pass as they are; everything else, including `:#[]@!$&'()*+,;=` and
+/// Nested values use brackets: a member `b` of an object `a` is `a[b]=…` (see
+/// ``KeyPathEncoding``), an array `a` is `a[]=1&a[]=2` (see ``ArrayEncoding``). Members are
+/// sorted at every level, so equal values give equal strings; array elements keep their
+/// order. Keys and values are percent-escaped per RFC 3986, as Alamofire escapes them:
+/// letters, digits, `-._~`, `?` and `/` pass as they are (``allowedCharacters``);
+/// everything else, including `:#[]@!$&'()*+,;=` — the brackets of the key path too — and
 /// every non-ASCII byte of the UTF-8 form, becomes `%XX` (a space is `%20`, or `+` with
-/// ``SpaceEncoding/plusReplaced``). The brackets the encoder adds itself stay literal.
-/// `nil` values are left out.
+/// ``SpaceEncoding/plusReplaced``). `nil` values are left out (see ``NilEncoding``).
 ///
 /// ```swift
 /// struct Query: Encodable {
@@ -20,7 +21,7 @@ import Foundation
 ///     let note: String? = nil
 /// }
 /// let form: String = try URLEncodedFormEncoder().encode(Query())
-/// // "baz[]=a&baz[]=b&foo=bar&qux[x]=1&qux[y]=2&qux[z]=3"
+/// // "baz%5B%5D=a&baz%5B%5D=b&foo=bar&qux%5Bx%5D=1&qux%5By%5D=2&qux%5Bz%5D=3"
 /// ```
 ///
 /// The encoder is immutable, so one instance can be shared by any number of threads.
@@ -39,8 +40,14 @@ public final class URLEncodedFormEncoder: Sendable {
     public let dateEncoding: DateEncoding
     /// How coding keys are turned into form keys.
     public let keyEncoding: KeyEncoding
+    /// How a nested member's key is joined to its parent's.
+    public let keyPathEncoding: KeyPathEncoding
+    /// How `nil` values are written.
+    public let nilEncoding: NilEncoding
     /// How spaces are escaped.
     public let spaceEncoding: SpaceEncoding
+    /// The characters keys and values keep unescaped (a space aside: see ``spaceEncoding``).
+    public let allowedCharacters: CharacterSet
 
     /// Creates an encoder.
     ///
@@ -59,28 +66,41 @@ public final class URLEncodedFormEncoder: Sendable {
     ///   - dataEncoding: How `Data` is written. Defaults to ``DataEncoding/base64``.
     ///   - dateEncoding: How `Date`s are written. Defaults to ``DateEncoding/deferredToDate``.
     ///   - keyEncoding: How keys are written. Defaults to ``KeyEncoding/useDefaultKeys``.
+    ///   - keyPathEncoding: How nested keys are joined. Defaults to ``KeyPathEncoding/brackets``.
+    ///   - nilEncoding: How `nil` is written. Defaults to ``NilEncoding/dropKey``.
     ///   - spaceEncoding: How spaces are escaped. Defaults to ``SpaceEncoding/percentEscaped``.
+    ///   - allowedCharacters: What stays unescaped. Defaults to `CharacterSet.afURLQueryAllowed`.
     public init(alphabetizeKeyValuePairs: Bool = true,
                 arrayEncoding: ArrayEncoding = .brackets,
                 boolEncoding: BoolEncoding = .numeric,
                 dataEncoding: DataEncoding = .base64,
                 dateEncoding: DateEncoding = .deferredToDate,
                 keyEncoding: KeyEncoding = .useDefaultKeys,
-                spaceEncoding: SpaceEncoding = .percentEscaped) {
+                keyPathEncoding: KeyPathEncoding = .brackets,
+                nilEncoding: NilEncoding = .dropKey,
+                spaceEncoding: SpaceEncoding = .percentEscaped,
+                allowedCharacters: CharacterSet = .afURLQueryAllowed) {
         self.alphabetizeKeyValuePairs = alphabetizeKeyValuePairs
         self.arrayEncoding = arrayEncoding
         self.boolEncoding = boolEncoding
         self.dataEncoding = dataEncoding
         self.dateEncoding = dateEncoding
         self.keyEncoding = keyEncoding
+        self.keyPathEncoding = keyPathEncoding
+        self.nilEncoding = nilEncoding
         self.spaceEncoding = spaceEncoding
+        self.allowedCharacters = allowedCharacters
+        escapesAsDefault = allowedCharacters == .afURLQueryAllowed
     }
+
+    /// Whether ``allowedCharacters`` is the default, which a faster escaper handles.
+    let escapesAsDefault: Bool
 
     /// Encodes `value` as a URL-encoded form string.
     ///
     /// - Parameter value: A value that encodes into a keyed container: a struct, a class
     ///   or a dictionary with `String` keys.
-    /// - Returns: The form, e.g. `"a=1&b[]=x&b[]=y"`; empty when `value` has no non-`nil`
+    /// - Returns: The form, e.g. `"a=1&b%5B%5D=x&b%5B%5D=y"`; empty when `value` has no
     ///   members.
     /// - Throws: `EncodingError.invalidValue` when the top-level value is an array or a
     ///   single value, or when an `encode(to:)` misuses the encoder (asks one value for two
@@ -100,8 +120,7 @@ public final class URLEncodedFormEncoder: Sendable {
                 debugDescription: "the top-level value must be a struct, class or [String: …] dictionary, "
                     + "but \(Value.self) encodes as \(root.shapeName)"))
         }
-        let serializer = FormSerializer(arrayEncoding: arrayEncoding, spaceEncoding: spaceEncoding,
-                                        alphabetizeKeyValuePairs: alphabetizeKeyValuePairs)
+        let serializer = FormSerializer(options: self)
         return serializer.serialize(root)
     }
 

@@ -20,12 +20,12 @@ import FoundationNetworking
 /// var post = URLRequest(url: url)
 /// post.httpMethod = "POST"
 /// post = try URLEncodedFormParameterEncoder.default.encode(parameters, into: post)
-/// // body: baz[]=a&baz[]=b&foo[]=bar
+/// // body: baz%5B%5D=a&baz%5B%5D=b&foo%5B%5D=bar
 /// ```
 ///
-/// - Note: A URL's query may not hold `[` or `]` (RFC 3986), and Foundation stops the
-///   process when one is set there, so in the query the brackets the form encoder emits are
-///   sent as `%5B` and `%5D`. Servers decode both spellings the same way.
+/// - Note: The brackets of key paths are escaped (`%5B`, `%5D`) in the query and the body
+///   alike, as Alamofire sends them: a URL's query may not hold `[` or `]` (RFC 3986), and
+///   servers decode both spellings the same way.
 public struct URLEncodedFormParameterEncoder: ParameterEncoder {
     /// Where the encoded form goes.
     public enum Destination: Sendable, Hashable {

@@ -62,7 +62,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         resumingFrom point: ResumePoint? = nil, madeFrom convertible: (any URLRequestConvertible)? = nil
     ) {
         self.destination = destination
-        super.init(session: session, urlRequest: urlRequest, interceptor: interceptor, kind: .download, madeFrom: convertible)
+        super.init(session: session, urlRequest: urlRequest, interceptor: interceptor, kind: .download(fileURL: nil), madeFrom: convertible)
         if let point { mutableState.withLock(owner: self) { $0.resumePoint = point } }
     }
 
@@ -79,6 +79,16 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     /// `nil` while it runs, after success, and when the server could not
     /// send the rest (see <doc:Transfers>).
     public var resumeData: Data? { mutableState.withLock(owner: self) { $0.resumeData } }
+
+    /// Where the downloaded file is (Alamofire's `fileURL`): set once the
+    /// request finished and its file was moved to its destination; `nil`
+    /// before, and for a download that failed.
+    public var fileURL: URL? {
+        mutableState.withLock(owner: self) { state in
+            guard case .download(let fileURL) = state.kind else { return nil }
+            return fileURL
+        }
+    }
 
     /// Cancels the download; with `producingResumeData`, keeps the part
     /// received so far and sets ``resumeData`` before the handlers run.
@@ -258,6 +268,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         do {
             try DownloadMove.move(temporary, to: destination, options: options)
             raw.fileURL = destination
+            mutableState.withLock(owner: self) { $0.kind = .download(fileURL: destination) }
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             raw.error = .downloadedFileMoveFailed(error: error, source: temporary, destination: destination)

@@ -10,8 +10,9 @@ extension RequestStateMachine {
         case data
         /// ``UploadRequest``.
         case upload(Upload)
-        /// ``DownloadRequest``: its files are per attempt (``Attempt/File``).
-        case download
+        /// ``DownloadRequest``: its files are per attempt (``Attempt/File``);
+        /// `fileURL` is where the finished download's file was moved.
+        case download(fileURL: URL?)
         /// ``DataStreamRequest``.
         case stream(Stream)
 

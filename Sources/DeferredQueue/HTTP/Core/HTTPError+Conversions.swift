@@ -1,0 +1,28 @@
+import Foundation
+
+extension HTTPError {
+    /// Alamofire's name for ``SerializationFailureReason``.
+    public typealias ResponseSerializationFailureReason = SerializationFailureReason
+    /// Alamofire's name for ``ValidationFailureReason``.
+    public typealias ResponseValidationFailureReason = ValidationFailureReason
+
+    /// ``invalidURL(_:)`` for what was given as a URL, under Alamofire's
+    /// label (`AFError.invalidURL(url:)`), for adapters and routers that throw it.
+    public static func invalidURL(url: any URLConvertible) -> HTTPError {
+        .invalidURL("\(url)")
+    }
+}
+
+extension Error {
+    /// The error as an ``HTTPError``, if it is one (Alamofire's `asAFError`).
+    public var asHTTPError: HTTPError? {
+        self as? HTTPError
+    }
+
+    /// The error as an ``HTTPError``; stops the program with `message` if it
+    /// is not one (Alamofire's `asAFError(orFailWith:file:line:)`, for tests).
+    public func asHTTPError(orFailWith message: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line) -> HTTPError {
+        guard let error = self as? HTTPError else { fatalError(message(), file: file, line: line) }
+        return error
+    }
+}
