@@ -21,6 +21,38 @@ struct InterceptorTests {
         #expect(fixture.headers("X-Adapted") == ["session,request"], "the request's adapter saw the session's result")
     }
 
+    /// Alamofire 5.12's `interceptor(_:)`, `adapt(using:)` and `retry(using:)`:
+    /// added to one request, after the session's and the request's own.
+    @Test func interceptorsAddedToARequestRunAfterTheSessionsAndItsOwn() async throws {
+        let hits = Counter()
+        let fixture = pathFixture { _ in hits.increment() == 1 ? .text("busy", status: 503) : .json(#"{"ok":true}"#) }
+        let order = Recorder<String>()
+        let session = fixture.makeSession(interceptor: TagAdapter(name: "session", order: order))
+        let request = session.request(fixture.url("/ok"), interceptor: TagAdapter(name: "made", order: order))
+            .adapt(using: TagAdapter(name: "adapter", order: order))
+            .interceptor(TagAdapter(name: "interceptor", order: order))
+            .retry(using: ScriptedRetrier(name: "retrier", order: order, results: [.retry]))
+        let report = await probe(request)
+        #expect(report?.allKinds.allSatisfy { $0 == "ok" } == true)
+        #expect(fixture.headers("X-Adapted") == Array(repeating: "session,made,adapter,interceptor", count: 2), "both attempts, in order")
+        #expect(order.events.filter { $0 == "retrier" }.count == 1, "asked about the 503, which it retried")
+        #expect(request.retryCount == 1)
+    }
+
+    /// Without any interceptor, nothing is asked and nothing retries: added
+    /// ones are what makes a request retryable.
+    @Test func aRetrierAddedToARequestOfASessionWithoutInterceptorsRetriesIt() async throws {
+        let hits = Counter()
+        let fixture = pathFixture { _ in hits.increment() <= 2 ? .text("busy", status: 503) : .json(#"{"ok":true}"#) }
+        let session = fixture.makeSession()
+        _ = await probe(session.request(fixture.url("/once")))
+        #expect(hits.count == 1, "not retried")
+        let request = session.request(fixture.url("/ok")).retry(using: ScriptedRetrier(name: "r", order: Recorder(), results: [.retry]))
+        _ = await probe(request)
+        #expect(hits.count == 3, "the second request was sent twice")
+        #expect(request.retryCount == 1)
+    }
+
     @Test func sessionRetriersAreAskedBeforeRequestRetriersAsInAlamofire() async throws {
         let fixture = pathFixture { _ in .text("failed", status: 500) }
         let order = Recorder<String>()

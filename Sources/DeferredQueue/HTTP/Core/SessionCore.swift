@@ -72,12 +72,12 @@ final class SessionCore: Sendable {
 
     /// The adapters of `request`: the session's, then the request's.
     func adapters(for request: Request) -> [any RequestAdapter] {
-        [interceptor, request.interceptor].compactMap { $0 }
+        ([interceptor].compactMap { $0 } + request.requestInterceptors).map { $0 as any RequestAdapter }
     }
 
     /// The retriers of `request`: the session's, then the request's (Alamofire's order).
     func retriers(for request: Request) -> [any RequestRetrier] {
-        [interceptor, request.interceptor].compactMap { $0 }
+        ([interceptor].compactMap { $0 } + request.requestInterceptors).map { $0 as any RequestRetrier }
     }
 
     /// `request` with the session's defaults: default headers and cookies,

@@ -71,7 +71,7 @@ extension Request {
     /// the main one, may not wait for an adapter).
     func prepareAttempt(from base: URLRequest, timeoutIsAssigned: Bool, onCallbackQueue: Bool = true) {
         // The origin check (URL host parsing) only when there is an adapter to skip.
-        guard core.interceptor != nil || interceptor != nil else {
+        guard core.interceptor != nil || hasRequestInterceptors else {
             return send(base, base: base, timeoutIsAssigned: timeoutIsAssigned)
         }
         let sameOrigin = urlRequest?.url.flatMap { original in base.url.map { RedirectRules.isSameOrigin(original, $0) } } ?? true

@@ -68,7 +68,8 @@ public class Request: @unchecked Sendable {
     /// The request as built, before adapters, cookies and redirects; `nil`
     /// when it could not be built (invalid URL, parameters that failed to encode).
     public let urlRequest: URLRequest?
-    /// This request's interceptor, consulted after the session's.
+    /// The interceptor the request was made with, consulted after the
+    /// session's (and before those added later: see `requestInterceptors`).
     let interceptor: (any RequestInterceptor)?
     /// The request's suspended serial queue and its once-stored outcome.
     let outcome: Deferred<RawResponse>

@@ -85,6 +85,9 @@ struct RequestStateMachine: Sendable {
     var created = CreatedRequests()
     /// Every attempt before the latest (Alamofire's `tasks` but the last).
     private var earlierTasks: [RequestTask] = []
+    /// Interceptors added with `interceptor(_:)`, `adapt(using:)` and
+    /// `retry(using:)`, after the one the request was made with.
+    var addedInterceptors: [any RequestInterceptor] = []
     /// A data request's validators, in the order chained: each completed
     /// attempt is judged by those chained so far before the retriers decide
     /// (see `Request+Retrying`).
