@@ -69,12 +69,17 @@ struct AlamofireSessionNamesTests {
 
     /// `fileURL` is where the finished download's file is; `nil` before and on failure.
     @Test func aDownloadSaysWhereItsFileIs() async throws {
-        let session = Session(transport: transport)
+        let destinations = Recorder<URL>()
+        let monitor = ClosureEventMonitor()
+        monitor.requestDidCreateDestinationURL = { _, url in destinations.append(url) }
+        let session = Session(transport: transport, eventMonitors: [monitor])
         let download = session.download("http://api.invalid/file", shouldAutomaticallyResume: false)
         #expect(download.fileURL == nil)
         let url = try await download.resume().serializingDownloadedFileURL().value
         defer { try? FileManager.default.removeItem(at: url) }
         #expect(download.fileURL == url)
+        await drained(monitor.queue)
+        #expect(destinations.events == [url], "monitors hear where it went")
         let refused = Session(transport: MockTransport { _ in .failure(.cannotConnectToHost) }).download("http://api.invalid/file")
         _ = try? await refused.serializingDownloadedFileURL().value
         #expect(refused.fileURL == nil)

@@ -47,6 +47,7 @@ public final class ClosureEventMonitor: EventMonitor {
         var requestDidCompleteTaskWithError: (@Sendable (Request, RequestTask, HTTPError?) -> Void)?
         var requestDidCreateUploadable: (@Sendable (UploadRequest, UploadRequest.Uploadable) -> Void)?
         var requestDidFailToCreateUploadableWithError: (@Sendable (UploadRequest, HTTPError) -> Void)?
+        var requestDidCreateDestinationURL: (@Sendable (DownloadRequest, URL) -> Void)?
     }
 
     public let queue: DispatchQueue
@@ -168,6 +169,11 @@ public final class ClosureEventMonitor: EventMonitor {
         get { closures.withLock(owner: self) { $0.requestDidFailToCreateUploadableWithError } }
         set { closures.withLock(owner: self) { $0.requestDidFailToCreateUploadableWithError = newValue } }
     }
+    /// Called by ``request(_:didCreateDestinationURL:)``.
+    public var requestDidCreateDestinationURL: (@Sendable (DownloadRequest, URL) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidCreateDestinationURL } }
+        set { closures.withLock(owner: self) { $0.requestDidCreateDestinationURL = newValue } }
+    }
 
     /// Creates a monitor.
     ///
@@ -254,5 +260,8 @@ public final class ClosureEventMonitor: EventMonitor {
     }
     public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: HTTPError) {
         requestDidFailToCreateUploadableWithError?(request, error)
+    }
+    public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {
+        requestDidCreateDestinationURL?(request, url)
     }
 }

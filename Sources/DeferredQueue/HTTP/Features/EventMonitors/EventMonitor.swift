@@ -114,6 +114,10 @@ public protocol EventMonitor: Sendable {
     /// An upload's body could not be prepared (a form part or a stream that
     /// cannot be read); nothing was sent.
     func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: HTTPError)
+    /// A finished download's file was moved to `url`, its destination
+    /// (``DownloadRequest/fileURL``); told before the outcome goes to the
+    /// request's handlers.
+    func request(_ request: DownloadRequest, didCreateDestinationURL url: URL)
 }
 
 /// The default queue of event monitors.
@@ -155,6 +159,7 @@ extension EventMonitor {
     public func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, HTTPError>) {}
     public func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) {}
     public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: HTTPError) {}
+    public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {}
 }
 
 /// Forwards each event to every monitor of a session, on its own queue.
@@ -237,5 +242,8 @@ struct CompositeEventMonitor: Sendable {
     }
     func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: HTTPError) {
         each { $0.request(request, didFailToCreateUploadableWithError: error) }
+    }
+    func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {
+        each { $0.request(request, didCreateDestinationURL: url) }
     }
 }

@@ -269,6 +269,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             try DownloadMove.move(temporary, to: destination, options: options)
             raw.fileURL = destination
             mutableState.withLock(owner: self) { $0.kind = .download(fileURL: destination) }
+            eventMonitor?.request(self, didCreateDestinationURL: destination)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             raw.error = .downloadedFileMoveFailed(error: error, source: temporary, destination: destination)
