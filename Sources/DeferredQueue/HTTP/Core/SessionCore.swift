@@ -28,6 +28,8 @@ final class SessionCore: Sendable {
     let requestQueue: DispatchQueue?
     let serializationQueue: DispatchQueue?
     let eventMonitor: CompositeEventMonitor?
+    /// The transport's serial callback queue (read without a protocol call).
+    let callbackQueue: DispatchQueue
     let cookieStore: (any CookieStore)?
     /// Header fields added to every attempt that does not set them.
     let defaultHeaders: [(name: String, lowercasedName: String, value: String)]
@@ -55,6 +57,7 @@ final class SessionCore: Sendable {
         self.serverTrustManager = serverTrustManager
         self.redirectHandler = redirectHandler
         self.eventMonitor = CompositeEventMonitor(eventMonitors)
+        self.callbackQueue = transport.callbackQueue
         self.retryPolicy = retryPolicy
         self.maximumResponseBodySize = max(0, maximumResponseBodySize)
         self.maximumStreamedBodySize = max(0, maximumStreamedBodySize)

@@ -56,10 +56,11 @@ public class Request: @unchecked Sendable {
     /// What the session's requests run on: held for the request's life
     /// (see ``SessionCore`` for why requests do not use `session` itself).
     let core: SessionCore
-    /// The session's event monitors, if any.
-    let eventMonitor: CompositeEventMonitor?
+    /// The session's event monitors, if any (read through the core: one
+    /// pointer less in every request).
+    var eventMonitor: CompositeEventMonitor? { core.eventMonitor }
     /// The session transport's serial callback queue.
-    let callbackQueue: DispatchQueue
+    var callbackQueue: DispatchQueue { core.callbackQueue }
     /// The session's running requests.
     var registry: RequestRegistry { core.registry }
     /// Where work that belongs with the handlers runs while the handler
@@ -97,7 +98,6 @@ public class Request: @unchecked Sendable {
         self.session = session
         let core = session.core
         self.core = core
-        (eventMonitor, callbackQueue) = (core.eventMonitor, core.transport.callbackQueue)
         self.urlRequest = urlRequest
         self.interceptor = interceptor
         self.timeoutIsAssigned = timeoutIsAssigned
@@ -117,7 +117,6 @@ public class Request: @unchecked Sendable {
         self.session = session
         let core = session.core
         self.core = core
-        (eventMonitor, callbackQueue) = (core.eventMonitor, core.transport.callbackQueue)
         self.urlRequest = nil
         self.interceptor = nil
         self.timeoutIsAssigned = false
