@@ -156,6 +156,36 @@ struct StreamTests {
         #expect(ended.events.first??.underlyingError is Stop, "\(ended.events)")
     }
 
+    /// A handler that cancels from its chunk sees its stream end cancelled,
+    /// by `stream.cancel()` or its token — even when the transfer ended before
+    /// the handler, on its own held queue, got to the chunk (as in Alamofire,
+    /// whose request waits for its stream handlers).
+    @Test(arguments: [false, true])
+    func aHandlerThatCancelsFromItsChunkEndsCancelled(byToken: Bool) async throws {
+        let server = try LoopbackServer { _ in .chunked(chunks: [Data("one".utf8)]) }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let ended = Recorder<String>()
+        let done = Latch()
+        let held = DispatchQueue(label: "held stream handler")
+        let release = DispatchSemaphore(value: 0)
+        held.async { _ = release.wait(timeout: .now() + 120) }
+        let request = session.streamRequest(server.url("/")).responseStream(on: held) { stream in
+            if let completion = stream.completion {
+                ended.append(completion.error?.kind ?? "whole body")
+                done.arrive()
+            } else if byToken {
+                stream.token.cancel()
+            } else {
+                stream.cancel()
+            }
+        }
+        #expect(await eventually { request.state == .finished }, "the transfer ended first")
+        release.signal()
+        #expect(await done.wait())
+        #expect(ended.events == ["cancelled"])
+    }
+
     @Test func aReaderThatPausesHoldsTheServerBack() async throws {
         try await MemoryHeavyWork.exclusively { try await pausedReader() }
     }

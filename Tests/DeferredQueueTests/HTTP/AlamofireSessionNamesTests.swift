@@ -67,6 +67,66 @@ struct AlamofireSessionNamesTests {
         #expect(configuration.headers.dictionary == ["X-Text": "t"], "only string fields are headers")
     }
 
+    /// A download's validator runs on its handler queue after the request
+    /// finished; the request stays alive until it ran, so one written as
+    /// Alamofire's tests write it (`[unowned self]`) reads it safely, even
+    /// when nothing else holds the request.
+    @Test func aDownloadValidatorMayHoldItsRequestUnowned() async throws {
+        let session = Session(transport: transport)
+        let file = try #require(await withCheckedContinuation { done in
+            session.download("http://api.invalid/file")
+                .validateFileIsWhereTheRequestSays()
+                .responseURL(queue: handlerQueue) { done.resume(returning: $0.fileURL) }
+        })
+        #expect(FileManager.default.fileExists(atPath: file.path), "validated, then handed over")
+        try? FileManager.default.removeItem(at: file)
+    }
+
+    /// A move that fails reports what `FileManager` would (Alamofire moves
+    /// with it): a missing directory is `CocoaError.fileNoSuchFile`.
+    @Test func aDestinationInAMissingDirectoryFailsAsFileManagerWould() async throws {
+        let session = Session(transport: transport)
+        let destination = FileManager.default.temporaryDirectory
+            .appendingPathComponent("missing-\(UUID().uuidString)").appendingPathComponent("file.json")
+        let result = await session.download("http://api.invalid/file", to: { _, _ in (destination, []) }).serializingDownloadedFileURL().result
+        guard case .failure(let error) = result, case .downloadedFileMoveFailed(let moveError, _, _)? = error.asHTTPError else {
+            Issue.record("the move fails: \(result)")
+            return
+        }
+        #expect((moveError as? CocoaError)?.code == .fileNoSuchFile, "\(moveError)")
+    }
+
+    /// A file upload checks its URL before its file, as Alamofire's; a
+    /// missing file fails a request that was built, and says so.
+    @Test func aFileUploadReportsABadURLFirstAndAMissingFileWithItsRequest() async throws {
+        let session = Session(transport: transport)
+        let missing = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)")
+        let badURL = await session.upload(missing, to: "not a url").serializingData().result
+        #expect(badURL.failure?.asHTTPError?.isInvalidURLError == true, "\(badURL)")
+        let response = await withCheckedContinuation { done in
+            session.upload(missing, to: "http://api.invalid/files").response(queue: handlerQueue) { done.resume(returning: $0) }
+        }
+        guard case .failure(.uploadFileUnavailable(let file)) = response.result else {
+            Issue.record("\(response.result)")
+            return
+        }
+        #expect(file == missing)
+        #expect(response.request?.url?.absoluteString == "http://api.invalid/files", "the request as built")
+        #expect(transport.requests.isEmpty, "nothing sent")
+    }
+
+    /// The content types a validation failure lists are sorted, as Alamofire's.
+    @Test func anUnacceptableContentTypeListsTheAcceptableOnesSorted() async throws {
+        let session = Session(transport: transport)
+        let result = await session.request("http://api.invalid/json")
+            .validate(contentType: ["text/plain", "image/png", "application/xml"]).serializingData().result
+        guard case .failure(let error) = result else {
+            Issue.record("application/json is not acceptable")
+            return
+        }
+        #expect(error.asHTTPError?.acceptableContentTypes == ["application/xml", "image/png", "text/plain"])
+    }
+
     /// `fileURL` is where the finished download's file is; `nil` before and on failure.
     @Test func aDownloadSaysWhereItsFileIs() async throws {
         let destinations = Recorder<URL>()
@@ -83,5 +143,13 @@ struct AlamofireSessionNamesTests {
         let refused = Session(transport: MockTransport { _ in .failure(.cannotConnectToHost) }).download("http://api.invalid/file")
         _ = try? await refused.serializingDownloadedFileURL().value
         #expect(refused.fileURL == nil)
+    }
+}
+
+extension DownloadRequest {
+    fileprivate func validateFileIsWhereTheRequestSays() -> Self {
+        validate { [unowned self] _, _, fileURL in
+            fileURL != nil && fileURL == self.fileURL ? .success(()) : .failure(TestError(1))
+        }
     }
 }

@@ -53,6 +53,20 @@ struct InterceptorTests {
         #expect(request.retryCount == 1)
     }
 
+    /// `response {}` is not a serializer: as in Alamofire, its outcome is not
+    /// put to the retriers again once the request finished (a serializer's is).
+    @Test func theUnserializedResponseHandlerDoesNotAskTheRetriersAgain() async throws {
+        let fixture = pathFixture { _ in .text("failed", status: 500) }
+        let plain = Recorder<String>()
+        let session = fixture.makeSession(interceptor: ScriptedRetrier(name: "asked", order: plain))
+        _ = await response { session.request(fixture.url("/fail")).response(queue: handlerQueue, completionHandler: $0) }
+        #expect(plain.events == ["asked"], "once, about the attempt")
+        let serialized = Recorder<String>()
+        let other = fixture.makeSession(interceptor: ScriptedRetrier(name: "asked", order: serialized))
+        _ = await response { other.request(fixture.url("/fail")).validate().responseData(queue: handlerQueue, completionHandler: $0) }
+        #expect(serialized.events == ["asked", "asked"], "about the attempt, then about the serializer's failure")
+    }
+
     @Test func sessionRetriersAreAskedBeforeRequestRetriersAsInAlamofire() async throws {
         let fixture = pathFixture { _ in .text("failed", status: 500) }
         let order = Recorder<String>()

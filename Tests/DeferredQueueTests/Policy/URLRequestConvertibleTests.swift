@@ -114,6 +114,28 @@ struct URLRequestConvertibleTests {
         #expect(transport.attempts[1].bodyFile != nil, "over its threshold: sent from a file")
     }
 
+    /// A retry calls `asURLRequest()` again, as Alamofire's does: a router
+    /// that stamps or signs its requests stamps the retry afresh. A form
+    /// upload's rebuilt request gets the form's `Content-Type` again.
+    @Test func aRetryRebuildsTheRequestFromItsConvertible() async throws {
+        let transport = MockTransport { request in
+            ["/first", "/form"].contains(request.url?.path ?? "") ? .text("busy", status: 503) : .json(#"{"ok":true}"#)
+        }
+        let session = Session(transport: transport, retryPolicy: RetryPolicy(retryLimit: 1, exponentialBackoffScale: 0.001))
+        let sequence = Sequenced(paths: ["/first", "/second"])
+        let request = session.request(sequence)
+        _ = try await request.serializingData().value
+        #expect(transport.requests.map { $0.url?.path } == ["/first", "/second"])
+        #expect(sequence.calls == 2, "once as the request was made, once for the retry")
+
+        let form = Sequenced(paths: ["/form", "/form-again"])
+        _ = try await session.upload(multipartFormData: { $0.append(Data("v".utf8), withName: "k") }, with: form)
+            .serializingData().value
+        let sent = transport.requests.suffix(2)
+        #expect(sent.map { $0.url?.path } == ["/form", "/form-again"])
+        #expect(sent.allSatisfy { $0.value(forHTTPHeaderField: "Content-Type")?.hasPrefix("multipart/form-data") == true })
+    }
+
     @Test func everyFactoryTakesARouter() async throws {
         let session = Session(transport: transport)
         let entry = try await session.request(Router.entry(id: 1)).serializingJSON().value
@@ -173,5 +195,23 @@ struct URLRequestConvertibleTests {
         #expect(request.asURLRequest() == request)
         #expect(Router.entry(id: 2).urlRequest?.url?.path == "/entries/2")
         #expect(Router.broken.urlRequest == nil)
+    }
+}
+
+/// A convertible that gives the next of its paths each time it is asked
+/// (the last one from then on), as Alamofire's tests' endpoint sequences do.
+private final class Sequenced: URLRequestConvertible, Sendable {
+    private let paths: [String]
+    private let asked = Counter()
+
+    init(paths: [String]) {
+        self.paths = paths
+    }
+
+    var calls: Int { asked.count }
+
+    func asURLRequest() throws -> URLRequest {
+        let index = min(asked.increment() - 1, paths.count - 1)
+        return URLRequest(url: URL(string: "http://api.invalid\(paths[index])")!)
     }
 }

@@ -66,13 +66,22 @@ extension Session {
         _ fileURL: URL, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
         shouldAutomaticallyResume: Bool? = nil, fileManager: FileManager = .default
     ) -> UploadRequest {
-        guard Self.isReadableFile(fileURL) else {
-            return UploadRequest(session: self, failedWith: .uploadFileUnavailable(fileURL), fileManager: fileManager, madeFrom: convertible)
+        // The request first, as Alamofire: one that cannot be built is the error to report.
+        switch makeURLRequest(from: convertible) {
+        case .failure(let error):
+            return UploadRequest(session: self, failedWith: error, fileManager: fileManager, madeFrom: convertible)
+        case .success(let urlRequest):
+            guard Self.isReadableFile(fileURL) else {
+                return UploadRequest(
+                    session: self, failedWith: .uploadFileUnavailable(fileURL), urlRequest: urlRequest, fileManager: fileManager,
+                    madeFrom: convertible
+                )
+            }
+            return UploadRequest(
+                session: self, urlRequest: urlRequest, uploadable: .file(fileURL), interceptor: interceptor, fileManager: fileManager,
+                madeFrom: convertible
+            ).resumes(automatically: shouldAutomaticallyResume)
         }
-        return makeUpload(
-            .file(fileURL), with: convertible, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume,
-            fileManager: fileManager
-        )
     }
 
     /// Creates an upload of what `stream` holds with the request `convertible`

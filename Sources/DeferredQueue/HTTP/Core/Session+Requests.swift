@@ -162,6 +162,13 @@ extension Session {
 
     /// The request `convertible` makes, with a URL a session sends to.
     func makeURLRequest(from convertible: any URLRequestConvertible) -> Result<URLRequest, HTTPError> {
+        SessionCore.urlRequest(from: convertible)
+    }
+}
+
+extension SessionCore {
+    /// The request `convertible` makes, with a URL a session sends to.
+    static func urlRequest(from convertible: any URLRequestConvertible) -> Result<URLRequest, HTTPError> {
         let urlRequest: URLRequest
         do {
             urlRequest = try convertible.asURLRequest()
@@ -173,7 +180,9 @@ extension Session {
         }
         return .success(urlRequest)
     }
+}
 
+extension Session {
     /// A `URLRequest` for `url` with the method, headers and idle timeout
     /// (always assigned: see ``Request/timeoutIsAssigned``).
     func makeURLRequest(

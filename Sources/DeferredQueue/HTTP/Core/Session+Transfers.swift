@@ -86,13 +86,18 @@ extension Session {
         interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil,
         fileManager: FileManager = .default, timeout: Double? = nil, requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
-        guard Self.isReadableFile(fileURL) else {
-            return UploadRequest(session: self, failedWith: .uploadFileUnavailable(fileURL), fileManager: fileManager)
+        // The URL first, as Alamofire: a bad one is the error to report.
+        let urlRequest: URLRequest
+        do {
+            urlRequest = try makeURLRequest(url, method: method, headers: headers, timeout: timeout, modifier: requestModifier)
+        } catch {
+            return UploadRequest(session: self, failedWith: error as? HTTPError ?? .invalidURL("\(url)"), fileManager: fileManager)
         }
-        return makeUpload(
-            url, method: method, headers: headers, interceptor: interceptor, fileManager: fileManager,
-            shouldAutomaticallyResume: shouldAutomaticallyResume, timeout: timeout, modifier: requestModifier
-        ) { _ in .file(fileURL) }
+        guard Self.isReadableFile(fileURL) else {
+            return UploadRequest(session: self, failedWith: .uploadFileUnavailable(fileURL), urlRequest: urlRequest, fileManager: fileManager)
+        }
+        return UploadRequest(session: self, urlRequest: urlRequest, uploadable: .file(fileURL), interceptor: interceptor, fileManager: fileManager)
+            .resumes(automatically: shouldAutomaticallyResume)
     }
 
     /// Whether `fileURL` is a readable regular file (not a directory).

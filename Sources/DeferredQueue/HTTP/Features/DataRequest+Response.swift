@@ -19,7 +19,8 @@ extension DataRequest {
         queue: DispatchQueue = .main,
         completionHandler: @escaping @Sendable (DataResponse<Data?, HTTPError>) -> Void
     ) -> Self {
-        deliver(on: queue, { .success($0.data) }, completionHandler)
+        // Not a serializer: as in Alamofire, its outcome is never put to the retriers.
+        deliver(on: queue, retryable: false, { .success($0.data) }, completionHandler)
     }
 
     /// Adds a handler whose value is made by `responseSerializer`.
@@ -162,10 +163,11 @@ extension DataRequest {
     /// arrived and passed validation.
     func deliver<Value: Sendable>(
         on queue: DispatchQueue?,
+        retryable: Bool = true,
         _ serialize: @escaping @Sendable (RawResponse) -> Result<Value, HTTPError>,
         _ handler: @escaping @Sendable (DataResponse<Value, HTTPError>) -> Void
     ) -> Self {
-        deliverEveryOutcome(on: queue, { raw in raw.error.map { .failure($0) } ?? serialize(raw) }, handler)
+        deliverEveryOutcome(on: queue, retryable: retryable, { raw in raw.error.map { .failure($0) } ?? serialize(raw) }, handler)
     }
 
     /// Like ``deliver(on:_:_:)``, but `serialize` also runs for a transfer that
@@ -175,12 +177,13 @@ extension DataRequest {
     ///
     func deliverEveryOutcome<Value: Sendable>(
         on queue: DispatchQueue?,
+        retryable: Bool = true,
         _ serialize: @escaping @Sendable (RawResponse) -> Result<Value, HTTPError>,
         _ handler: @escaping @Sendable (DataResponse<Value, HTTPError>) -> Void
     ) -> Self {
         let start = self.start
         let monitor = eventMonitor
-        enqueueRetryableOutcome(on: queue, { [weak self] raw, settled in
+        let make: @Sendable (RawResponse, Bool) -> DataResponse<Value, HTTPError> = { [weak self] raw, settled in
             let response = DataResponse(
                 request: raw.request, response: raw.response, data: raw.data,
                 result: settled ? serialize(raw) : .failure(raw.error ?? .abandoned),
@@ -188,7 +191,14 @@ extension DataRequest {
             )
             if let monitor, let self { monitor.request(self, didParseResponse: response) }
             return response
-        }, failure: { $0.error }, replacingFailure: { response, error in response.mapError { _ in error } }, handler)
+        }
+        guard retryable else {
+            enqueueOutcome(on: queue, make, handler)
+            return self
+        }
+        enqueueRetryableOutcome(
+            on: queue, make, failure: { $0.error }, replacingFailure: { response, error in response.mapError { _ in error } }, handler
+        )
         return self
     }
 }

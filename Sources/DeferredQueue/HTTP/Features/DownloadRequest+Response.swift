@@ -21,7 +21,8 @@ extension DownloadRequest {
         queue: DispatchQueue = .main,
         completionHandler: @escaping @Sendable (DownloadResponse<URL?, HTTPError>) -> Void
     ) -> Self {
-        deliver(on: queue, { raw in raw.error.map { .failure($0) } ?? .success(raw.fileURL) }, completionHandler)
+        // Not a serializer: as in Alamofire, its outcome is never put to the retriers.
+        deliver(on: queue, retryable: false, { raw in raw.error.map { .failure($0) } ?? .success(raw.fileURL) }, completionHandler)
     }
 
     /// Adds a handler that receives where the downloaded file is.
@@ -99,12 +100,13 @@ extension DownloadRequest {
     /// where it was moved).
     func deliver<Value: Sendable>(
         on queue: DispatchQueue?,
+        retryable: Bool = true,
         _ serialize: @escaping @Sendable (RawResponse) -> Result<Value, HTTPError>,
         _ handler: @escaping @Sendable (DownloadResponse<Value, HTTPError>) -> Void
     ) -> Self {
         let start = self.start
         let monitor = eventMonitor
-        enqueueRetryableOutcome(on: queue, { [weak self] raw, settled in
+        let make: @Sendable (RawResponse, Bool) -> DownloadResponse<Value, HTTPError> = { [weak self] raw, settled in
             let response = DownloadResponse(
                 request: raw.request, response: raw.response, fileURL: raw.fileURL, resumeData: raw.resumeData ?? self?.resumeData,
                 result: settled ? serialize(raw) : .failure(raw.error ?? .abandoned),
@@ -112,7 +114,14 @@ extension DownloadRequest {
             )
             if let monitor, let self { monitor.request(self, didParseResponse: response) }
             return response
-        }, failure: { $0.error }, replacingFailure: { response, error in response.mapError { _ in error } }, handler)
+        }
+        guard retryable else {
+            enqueueOutcome(on: queue, make, handler)
+            return self
+        }
+        enqueueRetryableOutcome(
+            on: queue, make, failure: { $0.error }, replacingFailure: { response, error in response.mapError { _ in error } }, handler
+        )
         return self
     }
 }

@@ -60,18 +60,19 @@ extension Request {
             : .failure(HTTPError.responseValidationFailed(reason: .unacceptableStatusCode(code: statusCode)))
     }
 
+    /// The error lists the acceptable types sorted, as Alamofire's does.
     static func check(contentTypeOf response: HTTPURLResponse, isEmpty: Bool, in acceptable: [String]) -> Result<Void, any Error> {
         if isEmpty { return .success(()) }
         guard let header = response.value(forHTTPHeaderField: "Content-Type"),
               let mimeType = MIMEType(header)
         else {
-            return .failure(HTTPError.responseValidationFailed(reason: .missingContentType(acceptable: acceptable)))
+            return .failure(HTTPError.responseValidationFailed(reason: .missingContentType(acceptable: acceptable.sorted())))
         }
         if acceptable.compactMap(MIMEType.init).contains(where: { $0.matches(mimeType) }) {
             return .success(())
         }
         return .failure(HTTPError.responseValidationFailed(
-            reason: .unacceptableContentType(acceptable: acceptable, responseContentType: mimeType.description)
+            reason: .unacceptableContentType(acceptable: acceptable.sorted(), responseContentType: mimeType.description)
         ))
     }
 

@@ -176,6 +176,23 @@ struct RequestStateMachineTests {
         guard case .none = machine.cancel() else { Issue.record("cancel is idempotent"); return }
     }
 
+    /// Monitors heard of the attempt's task when it began: a cancel before
+    /// the transport attached it still reports that task as cancelled, and
+    /// the task attached afterwards is cancelled.
+    @Test func cancelBeforeTheTaskIsAttachedStillStopsTheAttemptInFlight() {
+        var machine = RequestStateMachine.running()
+        _ = machine.beginAttempt(path: "/a")
+        guard case .settleAndStop(let leftovers) = machine.cancel() else { Issue.record("stops what runs"); return }
+        #expect(leftovers.task == nil && leftovers.inFlight && leftovers.attempt == 1)
+        guard case .cancelTask = machine.attach(StubTask(), toAttempt: 1) else { Issue.record("the task attached late is cancelled"); return }
+        var waiting = RequestStateMachine.running()
+        _ = waiting.beginAttempt(path: "/a")
+        _ = waiting.attach(StubTask(), toAttempt: 1)
+        _ = waiting.completeAttempt(1, body: nil)
+        guard case .settleAndStop(let afterwards) = waiting.cancel() else { Issue.record("stops what runs"); return }
+        #expect(!afterwards.inFlight, "an attempt that completed has no task to cancel")
+    }
+
     @Test func cancelAfterFinishingDoesNothing() {
         var machine = RequestStateMachine.running()
         _ = machine.finish()

@@ -150,8 +150,8 @@ struct MultipartFormDataTests {
         let first = MultipartFormData()
         let second = MultipartFormData()
         #expect(first.boundary != second.boundary)
-        #expect(first.boundary.hasPrefix("deferredqueue.boundary."))
-        #expect(first.boundary.count == "deferredqueue.boundary.".count + 16)
+        #expect(first.boundary.hasPrefix("multipart.boundary."))
+        #expect(first.boundary.count == "multipart.boundary.".count + 16)
         #expect(first.contentType == "multipart/form-data; boundary=\(first.boundary)")
     }
 

@@ -101,12 +101,22 @@ extension Request {
         prepareAgain(after: seconds)
     }
 
-    /// Prepares the request's next attempt from scratch after `seconds`.
+    /// Prepares the request's next attempt from scratch after `seconds`:
+    /// from the request as built, or — for a request made from a
+    /// ``URLRequestConvertible`` — from what it builds now (Alamofire calls
+    /// `asURLRequest()` again for each retry, so a router that signs or
+    /// stamps its requests signs the retry afresh).
     private func prepareAgain(after seconds: Double) {
         guard let urlRequest else { return }
         let deadline = DispatchTime.after(seconds: seconds) ?? .now()
         callbackQueue.asyncAfter(deadline: deadline) {
-            self.prepareAttempt(from: urlRequest, timeoutIsAssigned: self.timeoutIsAssigned)
+            guard let convertible = self.madeFrom?.convertible, !(convertible is ResumedDownload) else {
+                return self.prepareAttempt(from: urlRequest, timeoutIsAssigned: self.timeoutIsAssigned)
+            }
+            switch SessionCore.urlRequest(from: convertible) {
+            case .success(let rebuilt): self.prepareAttempt(from: self.completingRebuilt(rebuilt), timeoutIsAssigned: false)
+            case .failure(let error): self.finish(failingWith: error)
+            }
         }
     }
 

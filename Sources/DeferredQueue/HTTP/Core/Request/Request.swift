@@ -317,7 +317,8 @@ public class Request: @unchecked Sendable {
                 monitor.requestDidFinish(self)
             case .settleAndStop(let leftovers):
                 monitor.requestDidCancel(self)
-                if leftovers.task != nil { monitor.request(self, didCancelTask: RequestTask(attempt: leftovers.attempt, request: state.request)) }
+                // Also a task not attached yet: the transport cancels it as it is attached.
+                if leftovers.inFlight { monitor.request(self, didCancelTask: RequestTask(attempt: leftovers.attempt, request: state.request)) }
                 monitor.requestDidFinish(self)
             case .none:
                 break
@@ -433,13 +434,15 @@ public class Request: @unchecked Sendable {
         if !outcome.isPending { keepAliveForHandlers() }
     }
 
-    /// With event monitors or something that may retry, keeps the request
-    /// alive until every handler enqueued so far has run: their validation
-    /// and parse events name it, a serializer's failure may retry it, and
-    /// nothing else may hold it by then (the handlers hold it weakly, so
-    /// that a request never started can still be released).
+    /// Keeps the request alive until every handler enqueued so far has run
+    /// when something there needs it: a validator on the handler queue may
+    /// hold it `unowned` (`validate { [unowned self] … }` in a
+    /// `DownloadRequest` extension, as Alamofire's tests write), validation
+    /// and parse events name it, a serializer's failure may retry it — and
+    /// nothing else may hold it by then (the handlers hold it weakly, so that
+    /// a request never started can still be released).
     func keepAliveForHandlers() {
-        guard eventMonitor != nil || mayRetry else { return }
+        guard eventMonitor != nil || mayRetry || mutableState.withLock(owner: self, { $0.validatesOnHandlerQueue }) else { return }
         outcome.queue.async { withExtendedLifetime(self) {} }
     }
 
@@ -467,6 +470,10 @@ public class Request: @unchecked Sendable {
 
     /// Whether ``prepareBody(_:)`` has anything to do (uploads of a file or a form).
     var preparesBody: Bool { false }
+
+    /// `rebuilt`, made again from the request's convertible for a retry,
+    /// with what the factory added to the request it built.
+    func completingRebuilt(_ rebuilt: URLRequest) -> URLRequest { rebuilt }
 
     /// Gets the request body ready before the first attempt, then calls
     /// `done` with what every attempt sends, or the failure.
@@ -560,6 +567,7 @@ public class Request: @unchecked Sendable {
         verdict index: Int? = nil, _ judge: @escaping @Sendable (RawResponse, HTTPURLResponse) -> ValidationResult
     ) {
         let monitor = eventMonitor
+        mutableState.withLock(owner: self) { $0.validatesOnHandlerQueue = true }
         appendStep { [weak self] raw in
             guard raw.error == nil, let response = raw.response else { return raw }
             let result: ValidationResult

@@ -37,14 +37,14 @@ enum DownloadMove {
         }
         try checkEntry(at: path, destination: destination, options: options)
         if rename(source.path, path) == 0 { return }
-        guard errno == EXDEV else { throw posixError() }
+        guard errno == EXDEV else { throw fileSystemError(at: destination) }
         // Another file system: copy next to the destination under a name
         // nobody can predict, then rename that into place.
         let sibling = directory.appendingPathComponent(".DeferredQueue-\(UUID().uuidString).part")
         do {
             try FileManager.default.copyItem(at: source, to: sibling)
             try checkEntry(at: path, destination: destination, options: options)
-            guard rename(sibling.path, path) == 0 else { throw posixError() }
+            guard rename(sibling.path, path) == 0 else { throw fileSystemError(at: destination) }
         } catch {
             try? FileManager.default.removeItem(at: sibling)
             throw error
@@ -72,7 +72,7 @@ enum DownloadMove {
         var status = stat()
         guard lstat(path, &status) == 0 else {
             if errno == ENOENT { return }
-            throw posixError()
+            throw fileSystemError(at: destination)
         }
         switch status.st_mode & S_IFMT {
         case S_IFREG:
@@ -86,7 +86,19 @@ enum DownloadMove {
         }
     }
 
-    private static func posixError() -> POSIXError {
-        POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+    /// `errno` as `FileManager.moveItem` reports it (Alamofire moves with
+    /// it): a `CocoaError` for the common failures, the POSIX error beneath.
+    private static func fileSystemError(at destination: URL) -> any Error {
+        let posix = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        let code: CocoaError.Code
+        switch posix.code {
+        case .ENOENT, .ENOTDIR: code = .fileNoSuchFile
+        case .EEXIST: code = .fileWriteFileExists
+        case .EACCES, .EPERM: code = .fileWriteNoPermission
+        case .ENOSPC, .EDQUOT: code = .fileWriteOutOfSpace
+        case .EROFS: code = .fileWriteVolumeReadOnly
+        default: return posix
+        }
+        return CocoaError(code, userInfo: [NSFilePathErrorKey: destination.path, NSUnderlyingErrorKey: posix])
     }
 }

@@ -59,7 +59,7 @@ public final class MultipartFormData: Sendable {
     public let fileManager: FileManager
 
     /// The boundary line that separates the parts, for example
-    /// `deferredqueue.boundary.3f9a0c12d4e5b678`.
+    /// `multipart.boundary.3f9a0c12d4e5b678`.
     public let boundary: String
 
     /// The `Content-Type` header value for this form: `multipart/form-data; boundary=…`
@@ -113,7 +113,7 @@ public final class MultipartFormData: Sendable {
     ///   - fileManager: The file manager that checks and measures file parts. Defaults to `.default`.
     ///   - boundary: The boundary between parts: 1 to 70 characters from letters, digits and
     ///     `'()+_,-./:=?` or a space (not last), as RFC 2046 allows. Defaults to a random
-    ///     `deferredqueue.boundary.<16 hex digits>`. An invalid one makes every encoding throw
+    ///     `multipart.boundary.<16 hex digits>`. An invalid one makes every encoding throw
     ///     ``HTTPError/MultipartEncodingFailureReason/boundaryInvalid(_:)``.
     public init(fileManager: FileManager = .default, boundary: String? = nil) {
         self.fileManager = fileManager
@@ -265,10 +265,11 @@ public final class MultipartFormData: Sendable {
         }
     }
 
-    /// `deferredqueue.boundary.` and 16 random hex digits.
+    /// `multipart.boundary.` and 16 random hex digits: as long as
+    /// Alamofire's `alamofire.boundary.…`, so a form's encoded length is the same.
     private static func randomBoundary() -> String {
         let hex = String(UInt64.random(in: .min ... .max), radix: 16)
-        return "deferredqueue.boundary." + String(repeating: "0", count: 16 - hex.count) + hex
+        return "multipart.boundary." + String(repeating: "0", count: 16 - hex.count) + hex
     }
 
     /// RFC 2046 §5.1.1: 1 to 70 `bchars`, the last not a space.

@@ -103,13 +103,20 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// Cancels the stream's request (held weakly).
     public struct CancellationToken: Sendable {
         weak let request: DataStreamRequest?
+        /// The handler the token was handed to: its stream ends cancelled.
+        fileprivate let handlersEnd: ThrownError
 
-        init(_ request: DataStreamRequest) {
+        fileprivate init(_ request: DataStreamRequest, endingWith handlersEnd: ThrownError) {
             self.request = request
+            self.handlersEnd = handlersEnd
         }
 
-        /// Cancels the request, if it still runs.
+        /// Cancels the request, if it still runs; the handler it was handed
+        /// to sees its stream end with ``HTTPError/cancelled`` even when the
+        /// transfer ended before the handler got to cancel (as in Alamofire,
+        /// where the request waits for its stream handlers).
         public func cancel() {
+            handlersEnd.record(.cancelled)
             request?.cancel()
         }
     }
@@ -197,12 +204,12 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         on queue: DispatchQueue, _ transform: @escaping @Sendable (Data) -> Result<Success, Failure>,
         _ stream: @escaping Handler<Success, Failure>
     ) -> Self {
-        let token = CancellationToken(self)
         let cancelsOnError = automaticallyCancelOnStreamError
-        // This handler's own throw: its completion reports it even when the
-        // transfer ended first (a small body may be complete before the
-        // handler, on its own queue, reached its first chunk).
+        // This handler's own throw or cancel: its completion reports it even
+        // when the transfer ended first (a small body may be complete before
+        // the handler, on its own queue, reached its first chunk).
         let thrown = ThrownError()
+        let token = CancellationToken(self, endingWith: thrown)
         addStreamHandler(StreamHandler(queue: queue, chunk: { [weak self] data in
             let result = transform(data)
             do {

@@ -99,12 +99,12 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     }
 
     init(
-        session: Session, failedWith error: HTTPError, fileManager: FileManager = .default,
+        session: Session, failedWith error: HTTPError, urlRequest: URLRequest? = nil, fileManager: FileManager = .default,
         madeFrom convertible: (any URLRequestConvertible)? = nil
     ) {
         self.source = .data(Data())
         self.fileManager = fileManager
-        super.init(session: session, failedWith: error, urlRequest: nil, madeFrom: convertible)
+        super.init(session: session, failedWith: error, urlRequest: urlRequest, madeFrom: convertible)
     }
 
     override func unobservedCopy(on session: Session) -> Request? {
@@ -137,6 +137,14 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
 
     /// Data is ready as it is (and reported ready as the request starts); a file, a form or a stream is prepared.
     override var preparesBody: Bool { true }
+
+    /// A form's `Content-Type`, unless the rebuilt request sets one.
+    override func completingRebuilt(_ rebuilt: URLRequest) -> URLRequest {
+        guard case .multipart(let form, _, _) = source, rebuilt.value(forHTTPHeaderField: "Content-Type") == nil else { return rebuilt }
+        var completed = rebuilt
+        completed.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
+        return completed
+    }
 
     override func prepareBody(_ done: @escaping @Sendable (Result<UploadBody, HTTPError>) -> Void) {
         switch source {

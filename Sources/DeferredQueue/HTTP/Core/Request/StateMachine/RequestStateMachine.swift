@@ -73,6 +73,9 @@ struct RequestStateMachine: Sendable {
     var httpResponseHandler: HTTPResponseHandler?
     /// Whether the first handler starts the request (`shouldAutomaticallyResume`).
     var resumesWithFirstHandler = true
+    /// A validator runs on the handler queue, after the request finished:
+    /// the request is kept alive until it ran (`keepAliveForHandlers`).
+    var validatesOnHandlerQueue = false
     /// The ``AuthenticationInterceptor`` whose refresh started the request
     /// (read from the starting task when it started).
     var refreshingInterceptor: ObjectIdentifier?
@@ -289,6 +292,9 @@ struct RequestStateMachine: Sendable {
         var owner: Session?
         /// The number of the attempt that ended.
         var attempt = 0
+        /// Whether that attempt was in flight (sent, its task attached or
+        /// about to be): a cancel stops its task.
+        var inFlight = false
         /// The transport waits to hear these held chunks were handled.
         var handled: [@Sendable () -> Void] = []
     }
@@ -372,7 +378,7 @@ struct RequestStateMachine: Sendable {
         leftovers.attempt = attempt.number
         for case .chunk(_, let handled?) in attempt.held ?? [] { leftovers.handled.append(handled) }
         attempt.held = nil
-        if case .sending(let task) = attempt.phase { leftovers.task = task }
+        if case .sending(let task) = attempt.phase { (leftovers.task, leftovers.inFlight) = (task, attempt.number > 0) }
         // A file being written is the writer's to remove: it finds the attempt over when it returns it.
         if case .file(.ready(let file)) = attempt.received { leftovers.downloadFile = file }
         leftovers.temporaryFile = takeTemporaryFile()
