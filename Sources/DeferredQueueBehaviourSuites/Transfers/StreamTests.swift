@@ -186,6 +186,32 @@ struct StreamTests {
         #expect(ended.events == ["cancelled"])
     }
 
+    /// `automaticallyCancelOnStreamError`: a chunk the serializer refuses
+    /// ends that handler's stream cancelled, even when the transfer ended
+    /// before the handler got to the chunk.
+    @Test func aRefusedChunkCancelsTheStreamEvenAfterTheTransferEnded() async throws {
+        struct Tick: Decodable, Sendable { let n: Int }
+        let server = try LoopbackServer { _ in .chunked(chunks: [Data("oops".utf8)]) }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let ended = Recorder<String>()
+        let done = Latch()
+        let held = DispatchQueue(label: "held stream handler")
+        let release = DispatchSemaphore(value: 0)
+        held.async { _ = release.wait(timeout: .now() + 120) }
+        let request = session.streamRequest(server.url("/"), automaticallyCancelOnStreamError: true)
+            .responseStreamDecodable(of: Tick.self, on: held) { stream in
+                if let completion = stream.completion {
+                    ended.append(completion.error?.kind ?? "whole body")
+                    done.arrive()
+                }
+            }
+        #expect(await eventually { request.state == .finished }, "the transfer ended first")
+        release.signal()
+        #expect(await done.wait())
+        #expect(ended.events == ["cancelled"])
+    }
+
     @Test func aReaderThatPausesHoldsTheServerBack() async throws {
         try await MemoryHeavyWork.exclusively { try await pausedReader() }
     }

@@ -219,7 +219,10 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
                 thrown.record(failure)
                 self?.finish(failingWith: failure)
             }
-            if case .failure = result, cancelsOnError { self?.cancel() }
+            if case .failure = result, cancelsOnError {
+                thrown.record(.cancelled)
+                self?.cancel()
+            }
         }, complete: { completion in
             let ended = thrown.error.map {
                 Completion(request: completion.request, response: completion.response, error: $0)
