@@ -139,10 +139,8 @@ struct StreamTests {
         struct Stop: Error {}
         let ended = Recorder<HTTPError?>()
         let stopped = Latch()
-        let held = DispatchQueue(label: "held stream handler")
-        let release = DispatchSemaphore(value: 0)
-        held.async { _ = release.wait(timeout: .now() + 120) }
-        let throwing = session.streamRequest(server.url("/")).responseStream(on: held) { stream in
+        let held = HeldQueue()
+        let throwing = session.streamRequest(server.url("/")).responseStream(on: held.queue) { stream in
             if let completion = stream.completion {
                 ended.append(completion.error)
                 stopped.arrive()
@@ -151,7 +149,7 @@ struct StreamTests {
             }
         }
         #expect(await eventually { throwing.state == .finished })
-        release.signal()
+        held.release()
         #expect(await stopped.wait())
         #expect(ended.events.first??.underlyingError is Stop, "\(ended.events)")
     }
@@ -167,10 +165,8 @@ struct StreamTests {
         let session = TestTransport.makeSession()
         let ended = Recorder<String>()
         let done = Latch()
-        let held = DispatchQueue(label: "held stream handler")
-        let release = DispatchSemaphore(value: 0)
-        held.async { _ = release.wait(timeout: .now() + 120) }
-        let request = session.streamRequest(server.url("/")).responseStream(on: held) { stream in
+        let held = HeldQueue()
+        let request = session.streamRequest(server.url("/")).responseStream(on: held.queue) { stream in
             if let completion = stream.completion {
                 ended.append(completion.error?.kind ?? "whole body")
                 done.arrive()
@@ -181,7 +177,7 @@ struct StreamTests {
             }
         }
         #expect(await eventually { request.state == .finished }, "the transfer ended first")
-        release.signal()
+        held.release()
         #expect(await done.wait())
         #expect(ended.events == ["cancelled"])
     }
@@ -196,18 +192,16 @@ struct StreamTests {
         let session = TestTransport.makeSession()
         let ended = Recorder<String>()
         let done = Latch()
-        let held = DispatchQueue(label: "held stream handler")
-        let release = DispatchSemaphore(value: 0)
-        held.async { _ = release.wait(timeout: .now() + 120) }
+        let held = HeldQueue()
         let request = session.streamRequest(server.url("/"), automaticallyCancelOnStreamError: true)
-            .responseStreamDecodable(of: Tick.self, on: held) { stream in
+            .responseStreamDecodable(of: Tick.self, on: held.queue) { stream in
                 if let completion = stream.completion {
                     ended.append(completion.error?.kind ?? "whole body")
                     done.arrive()
                 }
             }
         #expect(await eventually { request.state == .finished }, "the transfer ended first")
-        release.signal()
+        held.release()
         #expect(await done.wait())
         #expect(ended.events == ["cancelled"])
     }
@@ -280,5 +274,22 @@ struct StreamTests {
         }
         print("resident memory growth streaming \(length >> 20) MiB on \(TestTransport.name), \(interval == 0 ? "unpaced" : "paced") (\(Sanitizers.description)): \(growth) MiB")
         if !Sanitizers.any { #expect(growth <= TransferMemory.bound, "resident memory grew by \(growth) MiB") }
+    }
+}
+
+/// A serial queue whose first block waits until `release()` (120 s at most):
+/// a stream handler put on it reaches its chunks only once the test lets it,
+/// after the transfer ended.
+private struct HeldQueue {
+    let queue = DispatchQueue(label: "held stream handler")
+    private let gate = DispatchSemaphore(value: 0)
+
+    init() {
+        let gate = self.gate
+        queue.async { _ = gate.wait(timeout: .now() + 120) }
+    }
+
+    func release() {
+        gate.signal()
     }
 }

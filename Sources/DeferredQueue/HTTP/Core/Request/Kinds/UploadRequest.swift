@@ -148,32 +148,41 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
 
     override func prepareBody(_ done: @escaping @Sendable (Result<UploadBody, HTTPError>) -> Void) {
         switch source {
-        case .data(let data):
-            done(.success(.encoded(data)))
-        case .file(let url):
-            done(.success(.file(url)))
-        case .multipart(let form, let threshold, let directory):
-            // Encoding a big form reads whole files: never on the caller's thread.
+        case .data, .file:
+            done(Result { () throws(HTTPError) in try source.prepared(limit: 0) { false } })
+        case .multipart, .stream:
+            // Encoding a form reads whole files and reading a stream may
+            // block: never on the caller's thread.
+            let (source, limit) = (self.source, core.maximumStreamedBodySize)
             DispatchQueue.global().async {
-                do {
-                    switch try form.encodedForUpload(threshold: threshold, in: directory) {
-                    case .data(let data): done(.success(.encoded(data)))
-                    case .file(let file): done(.success(.temporaryFile(file)))
-                    }
-                } catch {
-                    done(.failure(error as? HTTPError ?? .multipartEncodingFailed(reason: .outputStreamWriteFailed(error: error))))
+                done(Result { () throws(HTTPError) in try source.prepared(limit: limit) { self.isCancelled } })
+            }
+        }
+    }
+}
+
+extension UploadRequest.Source {
+    /// What every attempt sends, made on the calling thread: data and a file
+    /// as they are, a form encoded (to a temporary file past its threshold),
+    /// a stream copied to a temporary file of at most `limit` bytes, stopped
+    /// when `isCancelled` says so.
+    func prepared(limit: Int, isCancelled: () -> Bool) throws(HTTPError) -> UploadBody {
+        switch self {
+        case .data(let data):
+            return .encoded(data)
+        case .file(let url):
+            return .file(url)
+        case .multipart(let form, let threshold, let directory):
+            do {
+                switch try form.encodedForUpload(threshold: threshold, in: directory) {
+                case .data(let data): return .encoded(data)
+                case .file(let file): return .temporaryFile(file)
                 }
+            } catch {
+                throw error as? HTTPError ?? .multipartEncodingFailed(reason: .outputStreamWriteFailed(error: error))
             }
         case .stream(let stream):
-            // Reading a stream may block: never on the caller's thread.
-            let limit = core.maximumStreamedBodySize
-            DispatchQueue.global().async {
-                do throws(HTTPError) {
-                    done(.success(.temporaryFile(try stream.spool(limit: limit) { self.isCancelled })))
-                } catch {
-                    done(.failure(error))
-                }
-            }
+            return .temporaryFile(try stream.spool(limit: limit, isCancelled: isCancelled))
         }
     }
 }

@@ -22,16 +22,8 @@ extension UploadRequest.Source: UploadableConvertible {
     /// yours to remove), a stream copied to a temporary file (yours too)
     /// within ``Session/defaultMaximumStreamedBodySize``.
     func createUploadable() throws -> UploadRequest.Uploadable {
-        switch self {
-        case .data(let data): return .data(data)
-        case .file(let url): return .file(url, shouldRemove: false)
-        case .multipart(let form, let threshold, let directory):
-            switch try form.encodedForUpload(threshold: threshold, in: directory) {
-            case .data(let data): return .data(data)
-            case .file(let file): return .file(file, shouldRemove: true)
-            }
-        case .stream(let stream):
-            return .file(try stream.spool(limit: Session.defaultMaximumStreamedBodySize) { false }, shouldRemove: true)
-        }
+        let body = try prepared(limit: Session.defaultMaximumStreamedBodySize) { false }
+        // `prepared` never leaves the body in the request.
+        return UploadRequest.Uploadable(body) ?? .data(Data())
     }
 }
