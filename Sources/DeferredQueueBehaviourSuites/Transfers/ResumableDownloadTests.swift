@@ -138,6 +138,26 @@ struct ResumableDownloadTests {
     }
 
     /// The usual chain keeps no reference to the request: the response still carries the resume data.
+    /// Alamofire's `didResumeAtOffset`: the partial file's length and the
+    /// whole entity's; the written progress then counts from there.
+    @Test func aResumedDownloadIsToldItsOffsetAndCountsOnFromIt() async throws {
+        let entity = try ResumableEntity(length: Self.length, cutFirstAt: Int(Self.length / 2))
+        let (_, data) = try await interrupted(entity, session: TestTransport.makeSession())
+        let resume = try DownloadResumeData(decoding: data)
+        let monitor = TransferMonitor()
+        let session = TestTransport.makeSession(eventMonitors: [monitor])
+        let resumed = try #require(await download(session.download(resumingWith: data)))
+        let file = try #require(resumed.fileURL, "\(String(describing: resumed.error))")
+        defer { try? FileManager.default.removeItem(at: file) }
+        await drained(monitor.queue)
+        #expect(monitor.events.events.filter { $0.hasPrefix("resumeAt") } == ["resumeAt:\(resume.bytes)/\(Self.length)"])
+        let written = monitor.written.events
+        #expect(written.first.map { $0.completed > resume.bytes } == true)
+        #expect(written.last?.completed == Self.length)
+        #expect(written.allSatisfy { $0.expected == Self.length })
+        #expect(monitor.receivedBytes == ResumableEntity.content(version: 1, in: resume.bytes..<Self.length))
+    }
+
     @Test func theResponseCarriesResumeDataWhenNobodyHoldsTheRequest() async throws {
         let entity = try ResumableEntity(length: Self.length, cutFirstAt: Int(Self.length / 2))
         let session = TestTransport.makeSession()

@@ -49,6 +49,25 @@ struct BasicAuthenticationTests {
         #expect(fixture.requests.first?.value(forHTTPHeaderField: "Authorization") == nil, "sent only once challenged")
     }
 
+    /// The answered challenge is an event (Alamofire's `taskDidReceiveChallenge`);
+    /// a 401 nobody answers is not.
+    @Test func anAnsweredChallengeIsToldToTheMonitors() async throws {
+        let heard = Recorder<String>()
+        let monitor = ClosureEventMonitor()
+        monitor.requestDidReceiveChallenge = { _, response in heard.append("challenge:\(response.statusCode)") }
+        monitor.requestDidReceiveResponse = { _, response in heard.append("response:\(response.statusCode)") }
+        let monitored = Session(transport: fixture.transport, eventMonitors: [monitor])
+        let answered = await response {
+            monitored.request(fixture.url("/basic")).authenticate(username: "user", password: "secret")
+                .responseString(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(answered?.value == "welcome")
+        let unanswered = await response { monitored.request(fixture.url("/basic")).responseString(queue: handlerQueue, completionHandler: $0) }
+        #expect(unanswered?.response?.statusCode == 401)
+        await drained(monitor.queue)
+        #expect(heard.events == ["response:401", "challenge:401", "response:200", "response:401"])
+    }
+
     /// Alamofire's `persistence:` is accepted and recorded; the credential
     /// still answers this request's challenge only, and is stored nowhere.
     @Test func aPermanentCredentialAnswersThisRequestOnlyAndIsNotStored() async throws {

@@ -108,6 +108,30 @@ struct SessionServerTrustTests {
         #expect(transport.mock.attempts.isEmpty)
     }
 
+    /// Alamofire's `didFailTask(_:earlyWithError:)`: a refused certificate,
+    /// told before the attempt's completion; an accepted one is not.
+    @Test func aRefusedCertificateIsToldAsAnEarlyFailureOfTheTask() async throws {
+        let heard = Recorder<String>()
+        let monitor = ClosureEventMonitor()
+        monitor.requestDidFailTaskEarlyWithError = { _, task, error in heard.append("early:\(task.attempt):\(error.kind)") }
+        monitor.requestDidCompleteTaskWithError = { _, task, error in heard.append("complete:\(task.attempt):\(error?.kind ?? "nil")") }
+        let other = try TLSCertificate(derEncoded: certificate.derBytes.enumerated().map { $0.offset == 15 ? $0.element ^ 1 : $0.element })
+        let manager = ServerTrustManager(evaluators: ["pinned.invalid": PinnedCertificatesTrustEvaluator(certificates: [certificate])])
+        let refusing = Session(transport: EvaluatingTransport(presenting: [other]), serverTrustManager: manager, eventMonitors: [monitor])
+        _ = try await refusing.request("https://pinned.invalid/").serializingResponse().value
+        await drained(monitor.queue)
+        #expect(heard.events == ["early:1:serverTrust(certificatePinningFailed)", "complete:1:serverTrust(certificatePinningFailed)"])
+
+        let accepted = Recorder<String>()
+        let quiet = ClosureEventMonitor()
+        quiet.requestDidFailTaskEarlyWithError = { _, _, _ in accepted.append("early") }
+        quiet.requestDidCompleteTaskWithError = { _, _, _ in accepted.append("complete") }
+        let trusting = Session(transport: EvaluatingTransport(presenting: [certificate]), serverTrustManager: manager, eventMonitors: [quiet])
+        _ = try await trusting.request("https://pinned.invalid/").serializingResponse().value
+        await drained(quiet.queue)
+        #expect(accepted.events == ["complete"])
+    }
+
     @Test func aRedirectToAnEvaluatedHostIsEvaluatedAndOneToAnUnlistedHostIsRefused() async throws {
         let transport = EvaluatingTransport(presenting: [certificate]) { request in
             switch request.url?.host {

@@ -259,6 +259,7 @@ public final class Session: Sendable {
     deinit {
         // No request of this session is running: each one keeps it alive.
         core.transport.shutdown()
+        core.eventMonitor?.sessionDidBecomeInvalid(withError: nil)
     }
 
     /// Cancels every running request of this session, then calls

@@ -153,7 +153,7 @@ struct RequestStateMachineBodyTests {
         guard case .write(to: nil) = machine.receiveDownloadChunk(count: 3, attempt: 1, sessionLimit: 100) else {
             Issue.record("the first chunk creates the file"); return
         }
-        guard case .report(let progress, _) = machine.downloadChunkWritten(file, attempt: 1) else { Issue.record("reports"); return }
+        guard case .report(let progress, _) = machine.downloadChunkWritten(file, attempt: 1, monitored: false) else { Issue.record("reports"); return }
         #expect(progress.completed == file.length)
         #expect(machine.download?.url == file.url)
         guard case .write(let handedOut?) = machine.receiveDownloadChunk(count: 3, attempt: 1, sessionLimit: 100) else {
@@ -163,7 +163,7 @@ struct RequestStateMachineBodyTests {
         guard case .writing(file.url) = machine.download else { Issue.record("the state knows it is out"); return }
         guard case .settle(let leftovers) = machine.finish() else { Issue.record("finishes"); return }
         #expect(leftovers.downloadFile == nil, "a file being written is its writer's to remove")
-        guard case .discard(let back) = machine.downloadChunkWritten(handedOut, attempt: 1) else {
+        guard case .discard(let back) = machine.downloadChunkWritten(handedOut, attempt: 1, monitored: false) else {
             Issue.record("handed back too late"); return
         }
         #expect(back.url == file.url)
@@ -212,16 +212,36 @@ struct RequestStateMachineBodyTests {
         machine.progressHandlers.append(.ignoring)
         _ = machine.beginAttempt(path: "/a")
         _ = machine.receiveHead(.make(200, headers: ["Content-Encoding": "gzip"]), attempt: 1)
-        guard case .report(let progress, _) = machine.downloadGrew(to: 3, of: 10, attempt: 1, sessionLimit: 5) else {
+        guard case .report(let progress, _) = machine.downloadGrew(to: 3, of: 10, attempt: 1, sessionLimit: 5, monitored: false) else {
             Issue.record("reports"); return
         }
         #expect(progress.completed == 3)
         #expect(progress.expected == nil, "a compressed length is not the file's")
-        guard case .fail(let error) = machine.downloadGrew(to: 6, of: 10, attempt: 1, sessionLimit: 5) else {
+        guard case .fail(let error) = machine.downloadGrew(to: 6, of: 10, attempt: 1, sessionLimit: 5, monitored: false) else {
             Issue.record("past the limit"); return
         }
         #expect(error.isResponseTooLarge(limit: 5))
-        guard case .none = machine.downloadGrew(to: 6, of: 10, attempt: 2, sessionLimit: 5) else { Issue.record("stale"); return }
+        guard case .none = machine.downloadGrew(to: 6, of: 10, attempt: 2, sessionLimit: 5, monitored: false) else { Issue.record("stale"); return }
+    }
+
+    /// Without progress handlers, growth is reported only for event monitors.
+    @Test func growthWithoutHandlersIsReportedOnlyWhenMonitored() {
+        var machine = RequestStateMachine.running(.download(fileURL: nil))
+        _ = machine.beginAttempt(path: "/a")
+        _ = machine.receiveHead(.make(200, headers: ["Content-Length": "10"]), attempt: 1)
+        guard case .none = machine.downloadGrew(to: 3, of: 10, attempt: 1, sessionLimit: 50, monitored: false) else {
+            Issue.record("nobody to tell"); return
+        }
+        guard case .report(let progress, let handlers) = machine.downloadGrew(to: 3, of: 10, attempt: 1, sessionLimit: 50, monitored: true) else {
+            Issue.record("the monitors hear it"); return
+        }
+        #expect(progress.completed == 3 && progress.expected == 10)
+        #expect(handlers.isEmpty)
+        #expect(machine.isInFlight(attempt: 1))
+        #expect(!machine.isInFlight(attempt: 2))
+        guard case .none = machine.downloadGrew(to: 4, of: 10, attempt: 2, sessionLimit: 50, monitored: true) else {
+            Issue.record("a stale attempt is not heard"); return
+        }
     }
 }
 

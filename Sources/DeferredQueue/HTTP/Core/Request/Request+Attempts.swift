@@ -168,8 +168,9 @@ extension Request {
         else { return }
         discarding?.discard()
         if bodyFile != nil { prepared.httpBody = nil }
+        // Monitors hear every chunk and every sent part: the transport hands them over.
         var attempt = HTTPTransportAttempt(
-            request: prepared, bodyFile: bodyFile, collectsBody: collectsBody, maximumBodySize: limit
+            request: prepared, bodyFile: bodyFile, collectsBody: collectsBody && eventMonitor == nil, maximumBodySize: limit
         )
         attempt.downloadsToFile = downloadsToFile && core.transport.supportsDownloadsToFile
         attempt.serverTrustEvaluator = evaluator
@@ -248,7 +249,12 @@ extension Request {
     }
 
     func attempt(_ number: Int, didSend bytes: Int64, of expected: Int64?) {
-        let handlers = mutableState.withLock(owner: self) { $0.uploadProgressHandlers(attempt: number) }
+        let handlers = mutableState.withLock(owner: self) { state in
+            if let monitor = eventMonitor, state.isInFlight(attempt: number) {
+                monitor.request(self, didSendBodyData: TransferProgress(completed: bytes, expected: expected))
+            }
+            return state.uploadProgressHandlers(attempt: number)
+        }
         guard !handlers.isEmpty else { return }
         Self.report(TransferProgress(completed: bytes, expected: expected), to: handlers)
     }
@@ -264,7 +270,11 @@ extension Request {
         let action = mutableState.withLock(owner: self) { state in
             let action = state.completeAttempt(number, body: body)
             if case .decide(let completed) = action, let monitor = eventMonitor {
-                monitor.request(self, didCompleteTask: RequestTask(attempt: number, request: completed.request), with: failure)
+                let task = RequestTask(attempt: number, request: completed.request)
+                if let failure, failure.isServerTrustEvaluationError, completed.response == nil {
+                    monitor.request(self, didFailTask: task, earlyWithError: failure)
+                }
+                monitor.request(self, didCompleteTask: task, with: failure)
             }
             return action
         }
@@ -289,7 +299,7 @@ extension Request {
         if let next = redirect(after: completed, response: response) {
             // A redirect that became a GET (303; 301/302 after a POST) leaves an upload's body behind.
             let dropsBody = next.httpMethod == "GET" && completed.request?.httpMethod != "GET"
-            return followRedirect(to: next, droppingBody: dropsBody)
+            return followRedirect(to: next, after: response, droppingBody: dropsBody)
         }
         if let partial = mutableState.withLock(owner: self, { $0.dropUnsatisfiableResume(after: response) }) {
             // The partial file cannot be continued: start again, whole.
@@ -297,7 +307,11 @@ extension Request {
             if let base = completed.base { return followRedirect(to: base) }
         }
         if let next = answerChallenge(after: completed, response: response) {
-            return prepare(next, after: mutableState.withLock(owner: self) { $0.answerChallenge() })
+            return prepare(next, after: mutableState.withLock(owner: self) { state in
+                let action = state.answerChallenge()
+                if case .prepareAttempt = action { eventMonitor?.request(self, didReceiveChallengeIn: response) }
+                return action
+            })
         }
         judge(completed, response: response)
     }
@@ -314,11 +328,15 @@ extension Request {
         return redirector.decide(candidate, response: response)
     }
 
-    private func followRedirect(to next: URLRequest, droppingBody: Bool = false) {
+    private func followRedirect(to next: URLRequest, after response: HTTPURLResponse? = nil, droppingBody: Bool = false) {
         var leftover: URL?
         let action = mutableState.withLock(owner: self) { state in
             if droppingBody { leftover = state.dropUploadBody() }
-            return state.followRedirect(limit: Session.redirectLimit)
+            let action = state.followRedirect(limit: Session.redirectLimit)
+            if case .prepareAttempt = action, let response, let monitor = eventMonitor {
+                monitor.request(self, willPerformHTTPRedirection: response, newRequest: next)
+            }
+            return action
         }
         Self.removeTemporaryFile(leftover)
         prepare(next, after: action)
@@ -366,8 +384,9 @@ extension Request {
     /// Settles the outcome with the attempt's response (and `error`, for a
     /// transport failure).
     func finish(with completed: CompletedAttempt, error: HTTPError?, verdicts: [ValidationResult]? = nil) {
-        guard case .settle(let leftovers) = mutableState.withLock(owner: self, { finish(&$0) }) else { return }
-        var raw = RawResponse(request: completed.request, response: completed.response, data: completed.data, error: error, end: Date())
+        let end = Date()
+        guard case .settle(let leftovers) = mutableState.withLock(owner: self, { finish(&$0, end: end) }) else { return }
+        var raw = RawResponse(request: completed.request, response: completed.response, data: completed.data, error: error, end: end)
         raw.verdicts = verdicts
         settle(raw, leftovers)
     }
@@ -377,20 +396,27 @@ extension Request {
     /// an adapter failed on).
     func finish(failingWith error: HTTPError, built: URLRequest? = nil) {
         var request: URLRequest?, response: HTTPURLResponse?
+        let end = Date()
         let action = mutableState.withLock(owner: self) { state in
-            let action = finish(&state)
+            let action = finish(&state, end: end)
             if case .settle = action { (request, response) = (built ?? state.request, state.response) }
             return action
         }
         guard case .settle(let leftovers) = action else { return }
-        settle(RawResponse(request: request, response: response, data: nil, error: error, end: Date()), leftovers)
+        settle(RawResponse(request: request, response: response, data: nil, error: error, end: end), leftovers)
     }
 
-    /// The transition to finished, under the lock, and its event.
-    private func finish(_ state: inout RequestStateMachine) -> RequestStateMachine.FinishAction {
+    /// The transition to finished, under the lock, and its events.
+    private func finish(_ state: inout RequestStateMachine, end: Date) -> RequestStateMachine.FinishAction {
         let action = state.finish()
-        if case .settle = action { eventMonitor?.requestDidFinish(self) }
+        if case .settle = action, let monitor = eventMonitor { tellFinished(monitor, end: end) }
         return action
+    }
+
+    /// The request's last two events: its timing, then that it finished.
+    func tellFinished(_ monitor: CompositeEventMonitor, end: Date = Date()) {
+        monitor.request(self, didGatherTiming: ResponseTiming(start: start, end: end))
+        monitor.requestDidFinish(self)
     }
 
     /// After the transition: stops what runs, resumes the handler queue with

@@ -314,12 +314,12 @@ public class Request: @unchecked Sendable {
             switch action {
             case .settle:
                 monitor.requestDidCancel(self)
-                monitor.requestDidFinish(self)
+                tellFinished(monitor)
             case .settleAndStop(let leftovers):
                 monitor.requestDidCancel(self)
                 // Also a task not attached yet: the transport cancels it as it is attached.
                 if leftovers.inFlight { monitor.request(self, didCancelTask: RequestTask(attempt: leftovers.attempt, request: state.request)) }
-                monitor.requestDidFinish(self)
+                tellFinished(monitor)
             case .none:
                 break
             }
@@ -491,7 +491,10 @@ public class Request: @unchecked Sendable {
 
     /// A chunk of attempt `number`'s body: kept in memory, within the limit.
     func consume(_ data: Data, attempt number: Int) {
-        perform(mutableState.withLock(owner: self) { $0.collect(data, attempt: number) })
+        perform(mutableState.withLock(owner: self) { state in
+            if let monitor = eventMonitor, state.isInFlight(attempt: number) { monitor.request(self, didReceive: data) }
+            return state.collect(data, attempt: number)
+        })
     }
 
     /// Reports a chunk's progress, or finishes with its failure.

@@ -48,6 +48,17 @@ public final class ClosureEventMonitor: EventMonitor {
         var requestDidCreateUploadable: (@Sendable (UploadRequest, UploadRequest.Uploadable) -> Void)?
         var requestDidFailToCreateUploadableWithError: (@Sendable (UploadRequest, HTTPError) -> Void)?
         var requestDidCreateDestinationURL: (@Sendable (DownloadRequest, URL) -> Void)?
+        var sessionDidBecomeInvalidWithError: (@Sendable ((any Error)?) -> Void)?
+        var requestDidFailTaskEarlyWithError: (@Sendable (Request, RequestTask, HTTPError) -> Void)?
+        var requestDidGatherTiming: (@Sendable (Request, ResponseTiming) -> Void)?
+        var requestDidReceiveChallenge: (@Sendable (Request, HTTPURLResponse) -> Void)?
+        var requestWillPerformHTTPRedirection: (@Sendable (Request, HTTPURLResponse, URLRequest) -> Void)?
+        var requestDidReceiveData: (@Sendable (Request, Data) -> Void)?
+        var requestDidSendBodyData: (@Sendable (Request, TransferProgress) -> Void)?
+        var requestDidWriteData: (@Sendable (DownloadRequest, TransferProgress) -> Void)?
+        var requestDidResumeAtOffset: (@Sendable (DownloadRequest, Int64, Int64?) -> Void)?
+        var requestDidFinishDownloadingUsingTaskWithResult: (@Sendable (DownloadRequest, RequestTask, Result<URL, HTTPError>) -> Void)?
+        var requestDidProvideInputStream: (@Sendable (UploadRequest, InputStream) -> Void)?
     }
 
     public let queue: DispatchQueue
@@ -78,7 +89,7 @@ public final class ClosureEventMonitor: EventMonitor {
         get { closures.withLock(owner: self) { $0.requestDidFinish } }
         set { closures.withLock(owner: self) { $0.requestDidFinish = newValue } }
     }
-    /// Called by ``request(_:didReceive:)``.
+    /// Called by ``request(_:didReceive:)-(Request,HTTPURLResponse)``.
     public var requestDidReceiveResponse: (@Sendable (Request, HTTPURLResponse) -> Void)? {
         get { closures.withLock(owner: self) { $0.requestDidReceiveResponse } }
         set { closures.withLock(owner: self) { $0.requestDidReceiveResponse = newValue } }
@@ -174,6 +185,61 @@ public final class ClosureEventMonitor: EventMonitor {
         get { closures.withLock(owner: self) { $0.requestDidCreateDestinationURL } }
         set { closures.withLock(owner: self) { $0.requestDidCreateDestinationURL = newValue } }
     }
+    /// Called by ``sessionDidBecomeInvalid(withError:)``.
+    public var sessionDidBecomeInvalidWithError: (@Sendable ((any Error)?) -> Void)? {
+        get { closures.withLock(owner: self) { $0.sessionDidBecomeInvalidWithError } }
+        set { closures.withLock(owner: self) { $0.sessionDidBecomeInvalidWithError = newValue } }
+    }
+    /// Called by ``request(_:didFailTask:earlyWithError:)``.
+    public var requestDidFailTaskEarlyWithError: (@Sendable (Request, RequestTask, HTTPError) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidFailTaskEarlyWithError } }
+        set { closures.withLock(owner: self) { $0.requestDidFailTaskEarlyWithError = newValue } }
+    }
+    /// Called by ``request(_:didGatherTiming:)``.
+    public var requestDidGatherTiming: (@Sendable (Request, ResponseTiming) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidGatherTiming } }
+        set { closures.withLock(owner: self) { $0.requestDidGatherTiming = newValue } }
+    }
+    /// Called by ``request(_:didReceiveChallengeIn:)``.
+    public var requestDidReceiveChallenge: (@Sendable (Request, HTTPURLResponse) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidReceiveChallenge } }
+        set { closures.withLock(owner: self) { $0.requestDidReceiveChallenge = newValue } }
+    }
+    /// Called by ``request(_:willPerformHTTPRedirection:newRequest:)``.
+    public var requestWillPerformHTTPRedirection: (@Sendable (Request, HTTPURLResponse, URLRequest) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestWillPerformHTTPRedirection } }
+        set { closures.withLock(owner: self) { $0.requestWillPerformHTTPRedirection = newValue } }
+    }
+    /// Called by `request(_:didReceive:)` with `Data`.
+    public var requestDidReceiveData: (@Sendable (Request, Data) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidReceiveData } }
+        set { closures.withLock(owner: self) { $0.requestDidReceiveData = newValue } }
+    }
+    /// Called by ``request(_:didSendBodyData:)``.
+    public var requestDidSendBodyData: (@Sendable (Request, TransferProgress) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidSendBodyData } }
+        set { closures.withLock(owner: self) { $0.requestDidSendBodyData = newValue } }
+    }
+    /// Called by ``request(_:didWriteData:)``.
+    public var requestDidWriteData: (@Sendable (DownloadRequest, TransferProgress) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidWriteData } }
+        set { closures.withLock(owner: self) { $0.requestDidWriteData = newValue } }
+    }
+    /// Called by ``request(_:didResumeAtOffset:expectedTotalBytes:)``.
+    public var requestDidResumeAtOffset: (@Sendable (DownloadRequest, Int64, Int64?) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidResumeAtOffset } }
+        set { closures.withLock(owner: self) { $0.requestDidResumeAtOffset = newValue } }
+    }
+    /// Called by ``request(_:didFinishDownloadingUsing:with:)``.
+    public var requestDidFinishDownloadingUsingTaskWithResult: (@Sendable (DownloadRequest, RequestTask, Result<URL, HTTPError>) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidFinishDownloadingUsingTaskWithResult } }
+        set { closures.withLock(owner: self) { $0.requestDidFinishDownloadingUsingTaskWithResult = newValue } }
+    }
+    /// Called by ``request(_:didProvideInputStream:)``.
+    public var requestDidProvideInputStream: (@Sendable (UploadRequest, InputStream) -> Void)? {
+        get { closures.withLock(owner: self) { $0.requestDidProvideInputStream } }
+        set { closures.withLock(owner: self) { $0.requestDidProvideInputStream = newValue } }
+    }
 
     /// Creates a monitor.
     ///
@@ -263,5 +329,38 @@ public final class ClosureEventMonitor: EventMonitor {
     }
     public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {
         requestDidCreateDestinationURL?(request, url)
+    }
+    public func sessionDidBecomeInvalid(withError error: (any Error)?) {
+        sessionDidBecomeInvalidWithError?(error)
+    }
+    public func request(_ request: Request, didFailTask task: RequestTask, earlyWithError error: HTTPError) {
+        requestDidFailTaskEarlyWithError?(request, task, error)
+    }
+    public func request(_ request: Request, didGatherTiming timing: ResponseTiming) {
+        requestDidGatherTiming?(request, timing)
+    }
+    public func request(_ request: Request, didReceiveChallengeIn response: HTTPURLResponse) {
+        requestDidReceiveChallenge?(request, response)
+    }
+    public func request(_ request: Request, willPerformHTTPRedirection response: HTTPURLResponse, newRequest: URLRequest) {
+        requestWillPerformHTTPRedirection?(request, response, newRequest)
+    }
+    public func request(_ request: Request, didReceive data: Data) {
+        requestDidReceiveData?(request, data)
+    }
+    public func request(_ request: Request, didSendBodyData progress: TransferProgress) {
+        requestDidSendBodyData?(request, progress)
+    }
+    public func request(_ request: DownloadRequest, didWriteData progress: TransferProgress) {
+        requestDidWriteData?(request, progress)
+    }
+    public func request(_ request: DownloadRequest, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64?) {
+        requestDidResumeAtOffset?(request, fileOffset, expectedTotalBytes)
+    }
+    public func request(_ request: DownloadRequest, didFinishDownloadingUsing task: RequestTask, with result: Result<URL, HTTPError>) {
+        requestDidFinishDownloadingUsingTaskWithResult?(request, task, result)
+    }
+    public func request(_ request: UploadRequest, didProvideInputStream stream: InputStream) {
+        requestDidProvideInputStream?(request, stream)
     }
 }

@@ -14,12 +14,18 @@ import FoundationNetworking
 /// ``request(_:didFailToAdaptURLRequest:withError:)``),
 /// ``request(_:didCreateURLRequest:)`` with the request as sent (or
 /// ``request(_:didFailToCreateURLRequestWithError:)`` when it may not be
-/// sent), ``request(_:didReceive:)`` and, before each retry,
-/// ``requestIsRetrying(_:)``; finally ``requestDidCancel(_:)`` (if cancelled)
-/// and ``requestDidFinish(_:)``, exactly once. Every method has an empty
-/// default implementation. The names are Alamofire's; its events about a
-/// `URLSessionTask` or a `URLSession` have no counterpart, since a transport
-/// need not have either.
+/// sent), ``request(_:didReceive:)-(Request,HTTPURLResponse)`` and, before each retry,
+/// ``requestIsRetrying(_:)``; finally ``requestDidCancel(_:)`` (if cancelled),
+/// ``request(_:didGatherTiming:)`` and ``requestDidFinish(_:)``, exactly
+/// once. Every method has an empty default implementation.
+///
+/// The names are Alamofire's. Its events about a `URLSession` and its tasks
+/// are here without either, since a transport need not have them: a task is
+/// a ``RequestTask`` (one attempt), and the transfer events name the request —
+/// the body's bytes (``request(_:didReceive:)-(Request,Data)``), upload and download
+/// progress, a followed redirect, an answered challenge, a resumed
+/// download's offset, a download's file, an upload's `InputStream`, and the
+/// session going away (``sessionDidBecomeInvalid(withError:)``).
 ///
 /// ```swift
 /// struct Logger: EventMonitor {
@@ -118,6 +124,51 @@ public protocol EventMonitor: Sendable {
     /// (``DownloadRequest/fileURL``); told before the outcome goes to the
     /// request's handlers.
     func request(_ request: DownloadRequest, didCreateDestinationURL url: URL)
+
+    // MARK: Transfer events (Alamofire's `URLSession` events, transport-neutral)
+
+    /// The session was deinitialised and its transport shut down (Alamofire's
+    /// `urlSession(_:didBecomeInvalidWithError:)`); `error` is `nil`: a
+    /// session is only ever invalidated by going away.
+    func sessionDidBecomeInvalid(withError error: (any Error)?)
+    /// Attempt `task` ended before a response, because the server's
+    /// certificate was refused (``HTTPError/serverTrustEvaluationFailed(reason:)``);
+    /// told before ``request(_:didCompleteTask:with:)``.
+    func request(_ request: Request, didFailTask task: RequestTask, earlyWithError error: HTTPError)
+    /// The request's attempts are over: `timing` spans the request, from its
+    /// creation to its outcome (Alamofire's metrics: a response's ``DataResponse/timing``).
+    /// Told once, just before ``requestDidFinish(_:)``.
+    func request(_ request: Request, didGatherTiming timing: ResponseTiming)
+    /// A `401` response offered a `Basic` challenge that the request answers
+    /// with its credential (``Request/authenticate(username:password:persistence:)``):
+    /// the request is sent again with it.
+    func request(_ request: Request, didReceiveChallengeIn response: HTTPURLResponse)
+    /// The session follows a redirect: `response` is the redirect, `newRequest`
+    /// what the ``Redirector`` made of it, sent next.
+    func request(_ request: Request, willPerformHTTPRedirection response: HTTPURLResponse, newRequest: URLRequest)
+    /// Bytes of the body arrived, chunk by chunk (in a session with monitors
+    /// the transport hands over every chunk); a download's and a stream's
+    /// included, except a download the transport writes to its file itself.
+    func request(_ request: Request, didReceive data: Data)
+    /// Request body bytes went out: the total so far and the total expected, if known.
+    func request(_ request: Request, didSendBodyData progress: TransferProgress)
+    /// A download's file grew: the bytes so far (a resumed download's
+    /// earlier ones included) and the total expected, if known.
+    func request(_ request: DownloadRequest, didWriteData progress: TransferProgress)
+    /// A resumed download's response continues its partial file of
+    /// `fileOffset` bytes; `expectedTotalBytes` is the whole file's size, if known.
+    func request(_ request: DownloadRequest, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64?)
+    /// A download's final attempt ended and its file was moved:
+    /// `.success` with the destination (then ``request(_:didCreateDestinationURL:)``
+    /// follows), or the failure to move it.
+    func request(_ request: DownloadRequest, didFinishDownloadingUsing task: RequestTask, with result: Result<URL, HTTPError>)
+    /// An upload's `InputStream` was read to its end and closed: it was
+    /// copied to a temporary file, within the session's size limit, which
+    /// is what is sent.
+    func request(_ request: UploadRequest, didProvideInputStream stream: InputStream)
+    /// A stream serializer (`responseStreamString`, `responseStreamDecodable`,
+    /// `responseStream(using:)`) made a value, or failed to, from a chunk.
+    func request<Value: Sendable>(_ request: DataStreamRequest, didParseStream result: Result<Value, HTTPError>)
 }
 
 /// The default queue of event monitors.
@@ -160,6 +211,18 @@ extension EventMonitor {
     public func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) {}
     public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: HTTPError) {}
     public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {}
+    public func sessionDidBecomeInvalid(withError error: (any Error)?) {}
+    public func request(_ request: Request, didFailTask task: RequestTask, earlyWithError error: HTTPError) {}
+    public func request(_ request: Request, didGatherTiming timing: ResponseTiming) {}
+    public func request(_ request: Request, didReceiveChallengeIn response: HTTPURLResponse) {}
+    public func request(_ request: Request, willPerformHTTPRedirection response: HTTPURLResponse, newRequest: URLRequest) {}
+    public func request(_ request: Request, didReceive data: Data) {}
+    public func request(_ request: Request, didSendBodyData progress: TransferProgress) {}
+    public func request(_ request: DownloadRequest, didWriteData progress: TransferProgress) {}
+    public func request(_ request: DownloadRequest, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64?) {}
+    public func request(_ request: DownloadRequest, didFinishDownloadingUsing task: RequestTask, with result: Result<URL, HTTPError>) {}
+    public func request(_ request: UploadRequest, didProvideInputStream stream: InputStream) {}
+    public func request<Value: Sendable>(_ request: DataStreamRequest, didParseStream result: Result<Value, HTTPError>) {}
 }
 
 /// Forwards each event to every monitor of a session, on its own queue.
@@ -245,5 +308,43 @@ struct CompositeEventMonitor: Sendable {
     }
     func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {
         each { $0.request(request, didCreateDestinationURL: url) }
+    }
+    func sessionDidBecomeInvalid(withError error: (any Error)?) {
+        each { $0.sessionDidBecomeInvalid(withError: error) }
+    }
+    func request(_ request: Request, didFailTask task: RequestTask, earlyWithError error: HTTPError) {
+        each { $0.request(request, didFailTask: task, earlyWithError: error) }
+    }
+    func request(_ request: Request, didGatherTiming timing: ResponseTiming) {
+        each { $0.request(request, didGatherTiming: timing) }
+    }
+    func request(_ request: Request, didReceiveChallengeIn response: HTTPURLResponse) {
+        each { $0.request(request, didReceiveChallengeIn: response) }
+    }
+    func request(_ request: Request, willPerformHTTPRedirection response: HTTPURLResponse, newRequest: URLRequest) {
+        each { $0.request(request, willPerformHTTPRedirection: response, newRequest: newRequest) }
+    }
+    func request(_ request: Request, didReceive data: Data) {
+        each { $0.request(request, didReceive: data) }
+    }
+    func request(_ request: Request, didSendBodyData progress: TransferProgress) {
+        each { $0.request(request, didSendBodyData: progress) }
+    }
+    func request(_ request: DownloadRequest, didWriteData progress: TransferProgress) {
+        each { $0.request(request, didWriteData: progress) }
+    }
+    func request(_ request: DownloadRequest, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64?) {
+        each { $0.request(request, didResumeAtOffset: fileOffset, expectedTotalBytes: expectedTotalBytes) }
+    }
+    func request(_ request: DownloadRequest, didFinishDownloadingUsing task: RequestTask, with result: Result<URL, HTTPError>) {
+        each { $0.request(request, didFinishDownloadingUsing: task, with: result) }
+    }
+    func request(_ request: UploadRequest, didProvideInputStream stream: InputStream) {
+        // Told once the copy closed the stream: nothing here reads it any more.
+        nonisolated(unsafe) let stream = stream
+        each { $0.request(request, didProvideInputStream: stream) }
+    }
+    func request<Value: Sendable>(_ request: DataStreamRequest, didParseStream result: Result<Value, HTTPError>) {
+        each { $0.request(request, didParseStream: result) }
     }
 }

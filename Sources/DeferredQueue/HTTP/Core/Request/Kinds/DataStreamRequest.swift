@@ -177,7 +177,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         using serializer: Serializer, on queue: DispatchQueue = .main,
         stream: @escaping Handler<Serializer.SerializedObject, HTTPError>
     ) -> Self {
-        addStream(on: queue, { data in
+        addStream(on: queue, parsing { data in
             Result { try serializer.serialize(data) }.mapError { HTTPError(serializationStep: $0) }
         }, stream)
     }
@@ -186,7 +186,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// replaced) and starts the request.
     @discardableResult
     public func responseStreamString(on queue: DispatchQueue = .main, stream: @escaping Handler<String, Never>) -> Self {
-        addStream(on: queue, { .success(String(decoding: $0, as: UTF8.self)) }, stream)
+        addStream(on: queue, parsing { .success(String(decoding: $0, as: UTF8.self)) }, stream)
     }
 
     /// Adds a stream handler of each chunk decoded as `type` and starts the
@@ -197,6 +197,18 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         preprocessor: any DataPreprocessor = PassthroughPreprocessor(), stream: @escaping Handler<T, HTTPError>
     ) -> Self {
         responseStream(using: DecodableStreamSerializer<T>(decoder: decoder, dataPreprocessor: preprocessor), on: queue, stream: stream)
+    }
+
+    /// `parse`, telling the monitors each result (``EventMonitor/request(_:didParseStream:)``).
+    private func parsing<Success: Sendable, Failure: Error>(
+        _ parse: @escaping @Sendable (Data) -> Result<Success, Failure>
+    ) -> @Sendable (Data) -> Result<Success, Failure> {
+        guard let monitor = eventMonitor else { return parse }
+        return { [weak self] data in
+            let result = parse(data)
+            if let self { monitor.request(self, didParseStream: result.mapError { HTTPError(serializationStep: $0) }) }
+            return result
+        }
     }
 
     /// Registers a handler whose chunks `transform` turns into results.
@@ -284,8 +296,10 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
 
     override func consume(_ data: Data, attempt number: Int, handled: (@Sendable () -> Void)?) {
         let sessionLimit = streamedBodyLimit
-        let action = mutableState.withLock(owner: self) {
-            $0.receiveStreamChunk(count: data.count, attempt: number, sessionLimit: sessionLimit)
+        let action = mutableState.withLock(owner: self) { state in
+            let action = state.receiveStreamChunk(count: data.count, attempt: number, sessionLimit: sessionLimit)
+            if case .deliver = action { eventMonitor?.request(self, didReceive: data) }
+            return action
         }
         switch action {
         case .deliver(let handlers):
@@ -312,8 +326,11 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         // and one for those run here.
         let countdown = handled.map { Countdown(later + 1, then: $0) }
         for handler in handlers where handler.queue !== callbackQueue {
+            // The request lives until its chunk was handled: a handler's
+            // cancel and the monitors' parse events name it (nothing else may
+            // hold it once the transfer ended).
             handler.queue.async {
-                handler.chunk(data)
+                withExtendedLifetime(self) { handler.chunk(data) }
                 countdown?.arrive()
             }
         }

@@ -167,8 +167,11 @@ public final class DownloadRequest: Request, @unchecked Sendable {
 
     override func attempt(_ number: Int, didDownload bytes: Int64, of expected: Int64?) {
         let sessionLimit = streamedBodyLimit
-        perform(mutableState.withLock(owner: self) {
-            $0.downloadGrew(to: bytes, of: expected, attempt: number, sessionLimit: sessionLimit)
+        let monitor = eventMonitor
+        perform(mutableState.withLock(owner: self) { state in
+            let action = state.downloadGrew(to: bytes, of: expected, attempt: number, sessionLimit: sessionLimit, monitored: monitor != nil)
+            if let monitor, case .report(let progress, _) = action { monitor.request(self, didWriteData: progress) }
+            return action
         })
     }
 
@@ -211,7 +214,16 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             file.discard()
             return finish(failingWith: Self.writeFailure)
         }
-        switch mutableState.withLock(owner: self, { $0.downloadChunkWritten(file, attempt: number) }) {
+        let monitor = eventMonitor
+        let written = mutableState.withLock(owner: self) { state in
+            let action = state.downloadChunkWritten(file, attempt: number, monitored: monitor != nil)
+            if let monitor, case .report(let progress, _) = action {
+                monitor.request(self, didReceive: data)
+                monitor.request(self, didWriteData: progress)
+            }
+            return action
+        }
+        switch written {
         case .report(let progress, let handlers): Self.report(progress, to: handlers)
         case .discard(let file): file.discard()
         case .none: break
@@ -221,7 +233,16 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     /// The file of an attempt whose first chunk arrived: after a resumed
     /// download's partial file when the response continues it, else new.
     private func startFile() throws -> DownloadFile {
-        switch mutableState.withLock(owner: self, { $0.startDownloadFile() }) {
+        let monitor = eventMonitor
+        let start = mutableState.withLock(owner: self) { state in
+            let action = state.startDownloadFile()
+            if let monitor, case .resume(let point) = action {
+                let whole = state.response?.value(forHTTPHeaderField: "Content-Range").flatMap(ContentRange.init)?.complete
+                monitor.request(self, didResumeAtOffset: point.data.bytes, expectedTotalBytes: whole)
+            }
+            return action
+        }
+        switch start {
         case .resume(let point):
             return try DownloadFile(resuming: point.data.partialFile, at: point.data.bytes)
         case .fresh(let partial):
@@ -269,10 +290,13 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             try DownloadMove.move(temporary, to: destination, options: options)
             raw.fileURL = destination
             mutableState.withLock(owner: self) { $0.kind = .download(fileURL: destination) }
-            eventMonitor?.request(self, didCreateDestinationURL: destination)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             raw.error = .downloadedFileMoveFailed(error: error, source: temporary, destination: destination)
+        }
+        if let monitor = eventMonitor, let task {
+            monitor.request(self, didFinishDownloadingUsing: task, with: raw.fileURL.map { .success($0) } ?? .failure(raw.error ?? .abandoned))
+            if let destination = raw.fileURL { monitor.request(self, didCreateDestinationURL: destination) }
         }
         return raw
     }

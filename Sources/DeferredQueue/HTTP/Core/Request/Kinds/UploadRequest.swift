@@ -149,13 +149,17 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     override func prepareBody(_ done: @escaping @Sendable (Result<UploadBody, HTTPError>) -> Void) {
         switch source {
         case .data, .file:
-            done(Result { () throws(HTTPError) in try source.prepared(limit: 0) { false } })
+            done(Result { () throws(HTTPError) in try source.prepared(limit: 0, isCancelled: { false }) })
         case .multipart, .stream:
             // Encoding a form reads whole files and reading a stream may
             // block: never on the caller's thread.
             let (source, limit) = (self.source, core.maximumStreamedBodySize)
             DispatchQueue.global().async {
-                done(Result { () throws(HTTPError) in try source.prepared(limit: limit) { self.isCancelled } })
+                done(Result { () throws(HTTPError) in
+                    try source.prepared(limit: limit, isCancelled: { self.isCancelled }) { stream in
+                        self.eventMonitor?.request(self, didProvideInputStream: stream)
+                    }
+                })
             }
         }
     }
@@ -165,8 +169,8 @@ extension UploadRequest.Source {
     /// What every attempt sends, made on the calling thread: data and a file
     /// as they are, a form encoded (to a temporary file past its threshold),
     /// a stream copied to a temporary file of at most `limit` bytes, stopped
-    /// when `isCancelled` says so.
-    func prepared(limit: Int, isCancelled: () -> Bool) throws(HTTPError) -> UploadBody {
+    /// when `isCancelled` says so (and handed to `read` once read and closed).
+    func prepared(limit: Int, isCancelled: () -> Bool, read: (InputStream) -> Void = { _ in }) throws(HTTPError) -> UploadBody {
         switch self {
         case .data(let data):
             return .encoded(data)
@@ -182,7 +186,7 @@ extension UploadRequest.Source {
                 throw error as? HTTPError ?? .multipartEncodingFailed(reason: .outputStreamWriteFailed(error: error))
             }
         case .stream(let stream):
-            return .temporaryFile(try stream.spool(limit: limit, isCancelled: isCancelled))
+            return .temporaryFile(try stream.spool(limit: limit, isCancelled: isCancelled, read: read))
         }
     }
 }

@@ -51,9 +51,10 @@ struct UploadStream: Sendable {
     /// - Parameters:
     ///   - limit: The most bytes copied; a longer stream fails.
     ///   - isCancelled: Asked before each chunk: `true` stops the copy.
+    ///   - read: Given the stream once it was read and closed, copied or not.
     /// - Returns: The file, which the caller removes.
     /// - Throws: ``HTTPError/createUploadableFailed(error:)`` with a ``Failure``.
-    func spool(limit: Int, isCancelled: () -> Bool) throws(HTTPError) -> URL {
+    func spool(limit: Int, isCancelled: () -> Bool, read: (InputStream) -> Void) throws(HTTPError) -> URL {
         guard let stream = source.stream.withLock(owner: source, { $0.take() }) else {
             throw .createUploadableFailed(error: Failure.alreadyRead)
         }
@@ -62,6 +63,7 @@ struct UploadStream: Sendable {
             throw .createUploadableFailed(error: Failure.spoolFailed(CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])))
         }
         do {
+            defer { read(stream) }
             try copy(stream, to: file, limit: limit, isCancelled: isCancelled)
             return file
         } catch {

@@ -22,7 +22,7 @@ extension UploadRequest.Source: UploadableConvertible {
     /// yours to remove), a stream copied to a temporary file (yours too)
     /// within ``Session/defaultMaximumStreamedBodySize``.
     func createUploadable() throws -> UploadRequest.Uploadable {
-        let body = try prepared(limit: Session.defaultMaximumStreamedBodySize) { false }
+        let body = try prepared(limit: Session.defaultMaximumStreamedBodySize, isCancelled: { false })
         // `prepared` never leaves the body in the request.
         return UploadRequest.Uploadable(body) ?? .data(Data())
     }

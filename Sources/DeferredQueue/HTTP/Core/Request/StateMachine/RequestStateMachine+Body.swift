@@ -35,13 +35,14 @@ extension RequestStateMachine {
     }
 
     /// The transport's file of attempt `number` grew to `bytes` (downloads the
-    /// transport writes itself).
-    func downloadGrew(to bytes: Int64, of expected: Int64?, attempt number: Int, sessionLimit: Int) -> ChunkAction {
+    /// transport writes itself). `monitored`: report the progress even
+    /// without handlers, for the event monitors.
+    func downloadGrew(to bytes: Int64, of expected: Int64?, attempt number: Int, sessionLimit: Int, monitored: Bool) -> ChunkAction {
         guard case .running(let attempt) = state, attempt.isInFlight(number) else { return .none }
         let limit = bodyLimit(session: sessionLimit)
         // Past the limit: stop it now (its file goes with the cancelled task).
         if bytes > Int64(limit) { return .fail(.responseTooLarge(limit: limit)) }
-        guard !progressHandlers.isEmpty else { return .none }
+        guard monitored || !progressHandlers.isEmpty else { return .none }
         let encoded = attempt.response.map { Request.decodedLength(of: $0) == nil } ?? false
         return .report(TransferProgress(completed: bytes, expected: encoded ? nil : expected), to: progressHandlers)
     }
@@ -83,7 +84,7 @@ extension RequestStateMachine {
 
     enum DownloadChunkAction: Sendable {
         /// Write the chunk to `file` (to a new one when `nil`) after the lock,
-        /// then hand the file back with ``downloadChunkWritten(_:attempt:)``.
+        /// then hand the file back with ``downloadChunkWritten(_:attempt:monitored:)``.
         case write(to: DownloadFile?)
         /// The file would grow past its limit: finish with the error (nothing
         /// more is written; the file is removed as the request finishes).
@@ -123,11 +124,11 @@ extension RequestStateMachine {
     }
 
     /// `file` is back from a write for attempt `number`.
-    mutating func downloadChunkWritten(_ file: DownloadFile, attempt number: Int) -> DownloadChunkWrittenAction {
+    mutating func downloadChunkWritten(_ file: DownloadFile, attempt number: Int, monitored: Bool) -> DownloadChunkWrittenAction {
         let handlers = progressHandlers
         return updateAttempt(inFlight: number) { attempt -> DownloadChunkWrittenAction in
             attempt.received = .file(.ready(file))
-            guard !handlers.isEmpty else { return .none }
+            guard monitored || !handlers.isEmpty else { return .none }
             return .report(attempt.progress(completed: file.length), to: handlers)
         } ?? .discard(file)
     }
