@@ -39,9 +39,15 @@ struct TaskEventTests {
         let request = session.request(fixture.url("/flaky"), shouldAutomaticallyResume: false)
         #expect(request.task == nil, "no attempt yet")
         #expect(request.tasks.isEmpty)
-        _ = await response(within: 120) { request.resume().response(queue: handlerQueue, completionHandler: $0) }
+        #expect(request.firstTask == nil && request.lastTask == nil && request.performedRequests.isEmpty)
+        #expect(request.timing == nil, "no outcome yet")
+        let got = await response(within: 120) { request.resume().response(queue: handlerQueue, completionHandler: $0) }
         #expect(await monitor.finished.wait(seconds: 120))
         #expect(request.task?.attempt == 3, "the latest attempt")
+        #expect(request.firstTask?.attempt == 1)
+        #expect(request.lastTask?.attempt == 3)
+        #expect(request.performedRequests.map { $0.url?.path } == ["/flaky", "/flaky", "/flaky"])
+        #expect(request.timing != nil && request.timing == got?.timing, "the responses' timing")
         #expect(request.task?.request?.url?.path == "/flaky")
         #expect(request.tasks.map(\.attempt) == [1, 2, 3], "every attempt, in order")
         #expect(request.tasks.allSatisfy { $0.request?.url?.path == "/flaky" })

@@ -216,6 +216,22 @@ public class Request: @unchecked Sendable {
         mutableState.withLock(owner: self) { $0.tasks }
     }
 
+    /// The first attempt, or `nil` before it was sent.
+    public var firstTask: RequestTask? { tasks.first }
+
+    /// The latest attempt (``task``).
+    public var lastTask: RequestTask? { task }
+
+    /// The request each attempt sent, in order (Alamofire's `performedRequests`).
+    public var performedRequests: [URLRequest] { tasks.compactMap(\.request) }
+
+    /// When the request started and when its outcome was ready (Alamofire's
+    /// `metrics`), or `nil` until then; its responses carry the same.
+    public var timing: ResponseTiming? {
+        guard !outcome.isPending, case .success(let raw) = outcome.outcomeOnceSettled() else { return nil }
+        return ResponseTiming(start: start, end: raw.end)
+    }
+
     /// The latest attempt's response, or `nil` before one arrived.
     public var response: HTTPURLResponse? {
         mutableState.withLock(owner: self) { $0.response }
