@@ -159,7 +159,9 @@ struct ValidationAndParseEventTests {
         let monitor = SerializationMonitor()
         let session = TestTransport.makeSession(eventMonitors: [monitor])
         let done = Latch(count: 2)
-        session.download(fixture.url("/json"))
+        let download = session.download(fixture.url("/json"))
+        defer { removeDownloadedFiles(of: download) }
+        download
             .validate(statusCode: 200..<300)
             .response(queue: handlerQueue) { _ in }
             .responseData(queue: handlerQueue) { _ in done.arrive() }

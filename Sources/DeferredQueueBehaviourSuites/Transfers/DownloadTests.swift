@@ -120,7 +120,9 @@ struct DownloadTests {
         let session = TestTransport.makeSession()
         let order = Recorder<String>()
         let done = Latch(count: 3)
-        session.download(fixture.url("/json"))
+        let download = session.download(fixture.url("/json"))
+        defer { removeDownloadedFiles(of: download) }
+        download
             .responseData(queue: handlerQueue) { order.append("data:\($0.value?.count ?? -1)"); done.arrive() }
             .responseJSON(queue: handlerQueue) { order.append("json:\($0.value?["title"].string ?? "-")"); done.arrive() }
             .responseString(queue: handlerQueue) { order.append("string:\($0.value?.hasPrefix("{") == true)"); done.arrive() }

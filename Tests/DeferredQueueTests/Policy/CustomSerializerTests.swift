@@ -190,17 +190,24 @@ struct CustomSerializerTests {
     }
 
     @Test func eachSerializerProtocolServesItsKindOfRequest() async throws {
-        let size = try await session.download(fixture.url("/json")).serializingDownload(using: FileSizeSerializer()).value
+        // Downloads without a destination: their files are ours to remove.
+        let sized = session.download(fixture.url("/json"))
+        defer { removeDownloadedFiles(of: sized) }
+        let size = try await sized.serializingDownload(using: FileSizeSerializer()).value
         #expect(size == Int64(#"{"title":"hello","count":3,"tags":["a","b"]}"#.utf8.count))
         let url = try await session.download(fixture.url("/json")).serializingDownload(using: URLResponseSerializer()).value
         #expect(FileManager.default.fileExists(atPath: url.path))
         try? FileManager.default.removeItem(at: url)
         let count = try await session.request(fixture.url("/json")).serializingResponse(using: CountSerializer()).value
         #expect(count.value == Int(size))
-        #expect(try await session.download(fixture.url("/json")).serializingDownload(using: SourceSerializer()).value == "file true")
+        let described = session.download(fixture.url("/json"))
+        defer { removeDownloadedFiles(of: described) }
+        #expect(try await described.serializingDownload(using: SourceSerializer()).value == "file true")
         #expect(try await session.request(fixture.url("/json")).serializingResponse(using: SourceSerializer()).value.value == "body")
         // The default for a ResponseSerializer reads the file.
-        #expect(try await session.download(fixture.url("/json")).serializingDownload(using: .string).value.contains("hello"))
+        let read = session.download(fixture.url("/json"))
+        defer { removeDownloadedFiles(of: read) }
+        #expect(try await read.serializingDownload(using: .string).value.contains("hello"))
     }
 }
 

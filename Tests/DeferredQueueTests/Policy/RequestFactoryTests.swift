@@ -87,6 +87,8 @@ struct RequestFactoryTests {
             }
         }
         #expect(await done.wait())
+        // The downloads have no destination: their files are ours to remove.
+        defer { removeDownloadedFiles(of: requests.compactMap { $0 as? DownloadRequest }) }
         let sent = fixture.requests.sorted { ($0.url?.path ?? "") < ($1.url?.path ?? "") }
         #expect(sent.map { $0.url?.path } == ["/d", "/e", "/r", "/s", "/t", "/u"])
         #expect(sent.allSatisfy { $0.value(forHTTPHeaderField: "X-A") == "1" && $0.value(forHTTPHeaderField: "X-M") == "m" })
@@ -130,6 +132,7 @@ struct ManualResumeTests {
     @Test func eachFactoryCanDecideForItsRequest() async throws {
         let fixture = PolicyFixture { _ in .json(#"{"ok":true}"#) }
         let waiting = fixture.session.download(fixture.url("/wait"), shouldAutomaticallyResume: false)
+        defer { removeDownloadedFiles(of: waiting) }
         let downloaded = Latch()
         waiting.responseURL(queue: handlerQueue) { _ in downloaded.arrive() }
         let eager = Session(transport: fixture.transport, startRequestsImmediately: false)
@@ -159,6 +162,7 @@ extension ManualResumeTests {
         let fixture = PolicyFixture { _ in .json(#"{"ok":true}"#) }
         let session = Session(transport: fixture.transport, startRequestsImmediately: false)
         let download = session.download(fixture.url("/d")).downloadProgress(queue: handlerQueue) { _ in }
+        defer { removeDownloadedFiles(of: download) }
         let upload = session.upload(Data("u".utf8), to: fixture.url("/u")).uploadProgress(queue: handlerQueue) { _ in }
         #expect(download.state == .initialized)
         #expect(upload.state == .initialized)

@@ -127,7 +127,12 @@ struct RetryingFailuresTests {
         let order = Recorder<String>()
         let files = Recorder<URL>()
         let done = Latch()
-        let request = session.download(fixture.url("/flaky"))
+        // Every attempt's file lands in a directory the test removes: the
+        // first attempt's, which no handler sees, with the others.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("DeferredQueueTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let request = session.download(fixture.url("/flaky"), to: { _, _ in (directory.appendingPathComponent(UUID().uuidString), []) })
             .responseDecodable(of: [String: Bool].self, queue: handlerQueue) { response in
                 order.append("decoded:\(response.value?["ok"].map(String.init) ?? "failed")")
                 if let url = response.fileURL { files.append(url) }
