@@ -59,7 +59,7 @@ struct RequestStartTests {
         let after = await response { session.request(fixture.url("/json")).responseData(queue: handlerQueue, completionHandler: $0) }
         #expect(after?.value != nil)
         #expect(fixture.server.requestCount == 1)
-        #expect(session.runningRequestCount == 0)
+        #expect(await eventually { session.runningRequestCount == 0 }, "the session lets it go once its handlers are on their way")
     }
 
     @Test func aProgressHandlerAddedAfterTheStartGetsOneFinalUpdate() async throws {
