@@ -86,6 +86,23 @@ struct TransferEventTests {
         #expect(monitor.events.events.last == "invalid:nil")
     }
 
+    /// Without monitors, validators or handlers that read it, no
+    /// `HTTPURLResponse` is made on a transport that reports heads
+    /// (AsyncHTTPClient); reading `response` makes it, once.
+    @Test func theResponseIsMadeOnlyWhenAHandlerReadsIt() async throws {
+        let fixture = try Fixture()
+        let session = TestTransport.makeSession()
+        let got = try #require(await response(within: 120) {
+            session.request(fixture.url("/json")).validate().responseDecodable(of: JSON.self, queue: handlerQueue, completionHandler: $0)
+        })
+        let head = try #require(got.head)
+        #expect(got.value?["count"].int == 3)
+        if head.isFromTheWire { #expect(!head.isResponseMade, "validation, serialization and the session judged the head alone") }
+        #expect(got.response?.statusCode == 200)
+        #expect(head.isResponseMade)
+        #expect(got.response === got.response)
+    }
+
     @Test func aFollowedRedirectIsToldWithTheRequestSentNext() async throws {
         let fixture = try Fixture()
         let monitor = TransferMonitor()

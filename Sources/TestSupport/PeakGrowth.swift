@@ -18,12 +18,14 @@ public enum TransferMemory {
 }
 
 /// How much resident memory `work` adds at its peak, in MiB: the smallest
-/// of up to `attempts` runs, so that a neighbouring test's burst (all test
-/// targets share one process) is not blamed on `work`; a real regression
-/// adds its cost to every run. Stops early once a run stays under `bound`.
-public func peakGrowth(attempts: Int = 3, bound: Double, _ work: () async throws -> Void) async rethrows -> Double {
+/// of up to `attempts` runs, a pause before each retry, so that a
+/// neighbouring test's burst (all test targets share one process) is not
+/// blamed on `work`; a real regression adds its cost to every run. Stops
+/// early once a run stays under `bound`.
+public func peakGrowth(attempts: Int = 5, bound: Double, _ work: () async throws -> Void) async rethrows -> Double {
     var smallest = Double.infinity
-    for _ in 0..<attempts {
+    for attempt in 0..<attempts {
+        if attempt > 0 { try? await Task.sleep(nanoseconds: 250_000_000) }
         ResidentMemory.trim()
         let before = ResidentMemory.mebibytes() ?? 0
         let peak = PeakMemory()

@@ -185,9 +185,9 @@ struct RetryPolicyRetrierTests {
         #expect(fixture.requests.count == 4, "a POST is sent once")
     }
 
-    private func head(retryAfter: String?) throws -> HTTPURLResponse? {
-        HTTPURLResponse(url: try #require(URL(string: "http://127.0.0.1/")), statusCode: 503, httpVersion: "HTTP/1.1",
-                        headerFields: retryAfter.map { ["Retry-After": $0] } ?? [:])
+    private func head(retryAfter: String?) throws -> ResponseHead? {
+        ResponseHead(url: try #require(URL(string: "http://127.0.0.1/")), statusCode: 503, httpVersion: "HTTP/1.1",
+                     headerFields: retryAfter.map { [(name: "Retry-After", value: $0)] } ?? [])
     }
 }
 

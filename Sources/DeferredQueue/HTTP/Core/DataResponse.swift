@@ -24,7 +24,11 @@ public struct DataResponse<Success: Sendable, Failure: Error>: Sendable {
     /// The request as sent (after the session applied its defaults), if one was built.
     public let request: URLRequest?
     /// The server's response, or `nil` when none arrived (e.g. no connection, cancelled).
-    public let response: HTTPURLResponse?
+    ///
+    /// Made from the head the transport received when first read.
+    public var response: HTTPURLResponse? { head?.response }
+    /// The response head.
+    let head: ResponseHead?
     /// The body bytes received, or `nil` when none arrived.
     public let data: Data?
     /// The serialized value, or the error that prevented it.
@@ -41,8 +45,12 @@ public struct DataResponse<Success: Sendable, Failure: Error>: Sendable {
     ///   - result: The serialized value or the error.
     ///   - timing: When it started and finished.
     public init(request: URLRequest?, response: HTTPURLResponse?, data: Data?, result: Result<Success, Failure>, timing: Timing) {
+        self.init(request: request, head: response.map(ResponseHead.init), data: data, result: result, timing: timing)
+    }
+
+    init(request: URLRequest?, head: ResponseHead?, data: Data?, result: Result<Success, Failure>, timing: Timing) {
         self.request = request
-        self.response = response
+        self.head = head
         self.data = data
         self.result = result
         self.timing = timing
@@ -113,7 +121,7 @@ public struct DataResponse<Success: Sendable, Failure: Error>: Sendable {
     private func with<NewSuccess: Sendable, NewFailure: Error>(
         _ result: Result<NewSuccess, NewFailure>
     ) -> DataResponse<NewSuccess, NewFailure> {
-        DataResponse<NewSuccess, NewFailure>(request: request, response: response, data: data, result: result, timing: timing)
+        DataResponse<NewSuccess, NewFailure>(request: request, head: head, data: data, result: result, timing: timing)
     }
 }
 
@@ -127,7 +135,7 @@ extension DataResponse: CustomStringConvertible, CustomDebugStringConvertible {
     /// A password in the URL reads `***` (see <doc:Security>).
     public var description: String {
         ResponseSummary.line(
-            request: request, response: response, detail: data.map { "\($0.count) bytes" }, timing: timing, error: error
+            request: request, response: head, detail: data.map { "\($0.count) bytes" }, timing: timing, error: error
         )
     }
 
@@ -140,7 +148,7 @@ extension DataResponse: CustomStringConvertible, CustomDebugStringConvertible {
     /// request with its secrets.
     public var debugDescription: String {
         ResponseSummary.debugText(
-            request: request, response: response,
+            request: request, response: head,
             extra: ["[Data]: " + (data.map { "\($0.count) bytes" } ?? "None"), "[Timing]: \(timing)"], error: error
         )
     }

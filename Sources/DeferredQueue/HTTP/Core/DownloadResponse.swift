@@ -9,7 +9,11 @@ public struct DownloadResponse<Success: Sendable, Failure: Error>: Sendable {
     /// The request as last sent, if one was built.
     public let request: URLRequest?
     /// The server's response, or `nil` when none arrived.
-    public let response: HTTPURLResponse?
+    ///
+    /// Made from the head the transport received when first read.
+    public var response: HTTPURLResponse? { head?.response }
+    /// The response head.
+    let head: ResponseHead?
     /// Where the body is, once moved to its destination; `nil` on failure.
     public let fileURL: URL?
     /// What to resume a failed or cancelled download from (``DownloadRequest/resumeData``).
@@ -32,8 +36,18 @@ public struct DownloadResponse<Success: Sendable, Failure: Error>: Sendable {
         request: URLRequest?, response: HTTPURLResponse?, fileURL: URL?, resumeData: Data?,
         result: Result<Success, Failure>, timing: ResponseTiming
     ) {
+        self.init(
+            request: request, head: response.map(ResponseHead.init), fileURL: fileURL, resumeData: resumeData,
+            result: result, timing: timing
+        )
+    }
+
+    init(
+        request: URLRequest?, head: ResponseHead?, fileURL: URL?, resumeData: Data?,
+        result: Result<Success, Failure>, timing: ResponseTiming
+    ) {
         self.request = request
-        self.response = response
+        self.head = head
         self.fileURL = fileURL
         self.resumeData = resumeData
         self.result = result
@@ -79,7 +93,7 @@ public struct DownloadResponse<Success: Sendable, Failure: Error>: Sendable {
         _ result: Result<NewSuccess, NewFailure>
     ) -> DownloadResponse<NewSuccess, NewFailure> {
         DownloadResponse<NewSuccess, NewFailure>(
-            request: request, response: response, fileURL: fileURL, resumeData: resumeData, result: result, timing: timing
+            request: request, head: head, fileURL: fileURL, resumeData: resumeData, result: result, timing: timing
         )
     }
 
@@ -106,7 +120,7 @@ extension DownloadResponse: CustomStringConvertible, CustomDebugStringConvertibl
     /// A password in the URL reads `***` (see <doc:Security>).
     public var description: String {
         ResponseSummary.line(
-            request: request, response: response, detail: fileURL.map { "file \($0.path)" }, timing: timing, error: error
+            request: request, response: head, detail: fileURL.map { "file \($0.path)" }, timing: timing, error: error
         )
     }
 
@@ -115,7 +129,7 @@ extension DownloadResponse: CustomStringConvertible, CustomDebugStringConvertibl
     /// hidden as in ``DataResponse/debugDescription``.
     public var debugDescription: String {
         ResponseSummary.debugText(
-            request: request, response: response,
+            request: request, response: head,
             extra: ["[File URL]: " + (fileURL?.path ?? "None"), "[Timing]: \(timing)"], error: error
         )
     }

@@ -8,7 +8,8 @@ import FoundationNetworking
 struct RawResponse: Sendable {
     /// The request as last sent (after redirects).
     var request: URLRequest?
-    var response: HTTPURLResponse?
+    /// The final response head.
+    var head: ResponseHead?
     /// The body received; `nil` when no response arrived at all.
     var data: Data?
     /// A transport failure, cancellation or invalid URL; `nil` when a
@@ -24,4 +25,20 @@ struct RawResponse: Sendable {
     /// validation step reads its verdict here rather than judging again.
     var verdicts: [Request.ValidationResult]? = nil
 
+    init(
+        request: URLRequest?, response head: ResponseHead?, data: Data?, error: HTTPError?, end: Date,
+        fileURL: URL? = nil, resumeData: Data? = nil, verdicts: [Request.ValidationResult]? = nil
+    ) {
+        self.request = request
+        self.head = head
+        self.data = data
+        self.error = error
+        self.end = end
+        self.fileURL = fileURL
+        self.resumeData = resumeData
+        self.verdicts = verdicts
+    }
+
+    /// The head's `HTTPURLResponse`, made if it was not yet.
+    var response: HTTPURLResponse? { head?.response }
 }

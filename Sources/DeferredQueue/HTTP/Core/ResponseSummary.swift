@@ -12,7 +12,7 @@ enum ResponseSummary {
     ///   - detail: What the response holds (`"1532 bytes"`, `"file /tmp/x"`), if anything.
     ///   - error: The failure, or `nil` for a success.
     static func line(
-        request: URLRequest?, response: HTTPURLResponse?, detail: String?, timing: ResponseTiming?, error: (any Error)?
+        request: URLRequest?, response: ResponseHead?, detail: String?, timing: ResponseTiming?, error: (any Error)?
     ) -> String {
         let status = response.map { String($0.statusCode) } ?? "no response"
         let details = [detail, timing.map { "\($0)" }].compactMap { $0 }.joined(separator: ", ")
@@ -22,7 +22,7 @@ enum ResponseSummary {
 
     /// The request line and both header blocks, one field per line,
     /// credentials and cookies hidden; never a body (it may hold a token).
-    static func debugText(request: URLRequest?, response: HTTPURLResponse?, extra: [String], error: (any Error)?) -> String {
+    static func debugText(request: URLRequest?, response: ResponseHead?, extra: [String], error: (any Error)?) -> String {
         var lines = ["[Request]: " + (request == nil ? "None" : target(of: request, response: response))]
         lines += fieldLines(request?.allHTTPHeaderFields ?? [:])
         if let response {
@@ -39,7 +39,7 @@ enum ResponseSummary {
     }
 
     /// `GET https://user:***@example.com/path`.
-    static func target(of request: URLRequest?, response: HTTPURLResponse?) -> String {
+    static func target(of request: URLRequest?, response: ResponseHead?) -> String {
         let method = request?.httpMethod ?? "GET"
         let url = (request?.url ?? response?.url).map(Redaction.url) ?? "(no URL)"
         return "\(method) \(url)"

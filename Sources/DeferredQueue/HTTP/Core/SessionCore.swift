@@ -124,7 +124,7 @@ final class SessionCore: Sendable {
     }
 
     /// Stores the cookies `response` sets, if the session keeps cookies.
-    func storeCookies(from response: HTTPURLResponse) {
+    func storeCookies(from response: ResponseHead) {
         cookieStore?.storeCookies(from: response)
     }
 

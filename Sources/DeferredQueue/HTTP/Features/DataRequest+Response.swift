@@ -185,7 +185,7 @@ extension DataRequest {
         let monitor = eventMonitor
         let make: @Sendable (RawResponse, Bool) -> DataResponse<Value, HTTPError> = { [weak self] raw, settled in
             let response = DataResponse(
-                request: raw.request, response: raw.response, data: raw.data,
+                request: raw.request, head: raw.head, data: raw.data,
                 result: settled ? serialize(raw) : .failure(raw.error ?? .abandoned),
                 timing: ResponseTiming(start: start, end: raw.end)
             )

@@ -108,7 +108,7 @@ extension DownloadRequest {
         let monitor = eventMonitor
         let make: @Sendable (RawResponse, Bool) -> DownloadResponse<Value, HTTPError> = { [weak self] raw, settled in
             let response = DownloadResponse(
-                request: raw.request, response: raw.response, fileURL: raw.fileURL, resumeData: raw.resumeData ?? self?.resumeData,
+                request: raw.request, head: raw.head, fileURL: raw.fileURL, resumeData: raw.resumeData ?? self?.resumeData,
                 result: settled ? serialize(raw) : .failure(raw.error ?? .abandoned),
                 timing: ResponseTiming(start: start, end: raw.end)
             )

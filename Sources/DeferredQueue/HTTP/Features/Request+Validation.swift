@@ -13,7 +13,7 @@ extension Request {
 
     /// The form every validator takes inside: request, response, body in
     /// memory (`nil` for downloads and streams).
-    typealias RawValidation = @Sendable (URLRequest?, HTTPURLResponse, Data?) -> ValidationResult
+    typealias RawValidation = @Sendable (URLRequest?, ResponseHead, Data?) -> ValidationResult
 
     /// Fails the handlers chained after it unless the status is 2xx and, when
     /// the request sent an `Accept` header, the response's content type is
@@ -61,7 +61,7 @@ extension Request {
     }
 
     /// The error lists the acceptable types sorted, as Alamofire's does.
-    static func check(contentTypeOf response: HTTPURLResponse, isEmpty: Bool, in acceptable: [String]) -> Result<Void, any Error> {
+    static func check(contentTypeOf response: ResponseHead, isEmpty: Bool, in acceptable: [String]) -> Result<Void, any Error> {
         if isEmpty { return .success(()) }
         guard let header = response.value(forHTTPHeaderField: "Content-Type"),
               let mimeType = MIMEType(header)
@@ -121,7 +121,7 @@ extension DataRequest {
     /// - Returns: The request, for chaining.
     @discardableResult
     public func validate(_ validation: @escaping Validation) -> Self {
-        addValidation(validation)
+        addValidation { request, head, data in validation(request, head.response, data) }
         return self
     }
 }
@@ -138,7 +138,7 @@ extension DownloadRequest {
     /// - Returns: The request, for chaining.
     @discardableResult
     public func validate(_ validation: @escaping Validation) -> Self {
-        appendValidationStep { raw, response in validation(raw.request, response, raw.fileURL) }
+        appendValidationStep { raw, head in validation(raw.request, head.response, raw.fileURL) }
         return self
     }
 }
@@ -155,7 +155,7 @@ extension DataStreamRequest {
     /// - Returns: The request, for chaining.
     @discardableResult
     public func validate(_ validation: @escaping Validation) -> Self {
-        addValidation { request, response, _ in validation(request, response) }
+        addValidation { request, head, _ in validation(request, head.response) }
         return self
     }
 }

@@ -8,7 +8,15 @@ import FoundationNetworking
 public protocol HTTPTransportEvents: Sendable {
     /// The response head arrived. Reported for every attempt that got one,
     /// collecting or not, before anything else about the response.
+    ///
+    /// For a transport that gets an `HTTPURLResponse` from its client; one
+    /// that reads the head itself reports ``didReceive(head:)``.
     func didReceive(response: HTTPURLResponse)
+
+    /// The response head arrived, as read off the wire (the alternative to
+    /// ``didReceive(response:)``; report one of the two): the session makes
+    /// an `HTTPURLResponse` of it only when a handler or monitor asks.
+    func didReceive(head: ResponseHead)
 
     /// A chunk of the decoded body arrived (streamed attempts only).
     ///
@@ -38,4 +46,12 @@ public protocol HTTPTransportEvents: Sendable {
     ///     failure before the head, and a body past its limit.
     ///   - error: Why the attempt failed, `nil` when it did not.
     func didComplete(body: Data?, error: (any Error)?)
+}
+
+extension HTTPTransportEvents {
+    /// Reports the head's `HTTPURLResponse` (made now): receivers that keep
+    /// heads as they are (the session's) implement it themselves.
+    public func didReceive(head: ResponseHead) {
+        didReceive(response: head.response)
+    }
 }

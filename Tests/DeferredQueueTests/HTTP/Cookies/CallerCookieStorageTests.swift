@@ -12,9 +12,9 @@ struct CallerCookieStorageTests {
         return (SystemCookieStore(storage: storage), storage)
     }
 
-    static func response(_ url: String, setCookie: String) throws -> HTTPURLResponse {
+    static func response(_ url: String, setCookie: String) throws -> ResponseHead {
         let url = try #require(URL(string: url))
-        return try #require(HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Set-Cookie": setCookie]))
+        return ResponseHead(try #require(HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Set-Cookie": setCookie])))
     }
 
     static func cookie(_ name: String, domain: String, path: String = "/", secure: Bool = false) throws -> HTTPCookie {

@@ -47,6 +47,16 @@ extension HTTPURLResponse {
     }
 }
 
+extension ResponseHead {
+    /// A head as read off the wire (its response made only when asked).
+    static func make(_ status: Int, headers: [String: String] = [:]) -> ResponseHead {
+        ResponseHead(
+            url: URL(string: "http://127.0.0.1/")!, statusCode: status, httpVersion: "HTTP/1.1",
+            headerFields: headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+        )
+    }
+}
+
 extension ProgressHandler {
     static var ignoring: ProgressHandler { ProgressHandler(queue: .global(), handler: { _ in }) }
 }

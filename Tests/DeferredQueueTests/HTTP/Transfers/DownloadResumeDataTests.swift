@@ -10,8 +10,8 @@ import Testing
 struct DownloadResumeDataTests {
     static let url = URL(string: "https://downloads.invalid/big.iso")!
 
-    func response(_ status: Int, _ headers: [String: String]) -> HTTPURLResponse {
-        HTTPURLResponse(url: Self.url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
+    func response(_ status: Int, _ headers: [String: String]) -> ResponseHead {
+        ResponseHead(HTTPURLResponse(url: Self.url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!)
     }
 
     var get: URLRequest { URLRequest(url: Self.url) }

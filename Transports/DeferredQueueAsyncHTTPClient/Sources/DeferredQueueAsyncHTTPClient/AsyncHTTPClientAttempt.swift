@@ -190,7 +190,7 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
             let events = self.events
             let url = self.url
             queue.async {
-                if let response = RequestConversion.response(head, url: url) { events.didReceive(response: response) }
+                events.didReceive(head: RequestConversion.response(head, url: url))
             }
         }
         return task.eventLoop.makeSucceededVoidFuture()
@@ -305,12 +305,12 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         let collectsBody = self.collectsBody
         let body = collectsBody ? ending.collector.body : nil
         queue.async {
-            guard let head = ending.head, let response = RequestConversion.response(head, url: url) else {
+            guard let head = ending.head.map({ RequestConversion.response($0, url: url) }) else {
                 let error = URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url])
                 return events.didComplete(body: nil, error: error)
             }
             // A collecting attempt reports its head here: one hop for both.
-            if collectsBody { events.didReceive(response: response) }
+            if collectsBody { events.didReceive(head: head) }
             events.didComplete(body: body, error: nil)
         }
     }
@@ -359,8 +359,8 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         let events = self.events
         let url = self.url
         queue.async {
-            if collectsBody, let response = ending.head.flatMap({ RequestConversion.response($0, url: url) }) {
-                events.didReceive(response: response)
+            if collectsBody, let head = ending.head {
+                events.didReceive(head: RequestConversion.response(head, url: url))
             }
             events.didComplete(body: body, error: failure)
         }

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import DeferredQueue
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -89,63 +90,13 @@ enum RequestConversion {
         }
     }
 
-    /// The `HTTPURLResponse` for a response head received for `url`.
-    static func response(_ head: HTTPResponseHead, url: URL) -> HTTPURLResponse? {
-        HTTPURLResponse(
+    /// The head of a response received for `url`, its fields as they came
+    /// (the session makes an `HTTPURLResponse` of it only when asked).
+    static func response(_ head: HTTPResponseHead, url: URL) -> ResponseHead {
+        ResponseHead(
             url: url, statusCode: Int(head.status.code),
-            httpVersion: "HTTP/\(head.version.major).\(head.version.minor)", headerFields: headerFields(head.headers)
+            httpVersion: "HTTP/\(head.version.major).\(head.version.minor)",
+            headerFields: head.headers.map { (name: $0.name, value: $0.value) }
         )
-    }
-
-    /// The most fields compared pairwise for repeats; more are matched
-    /// through a dictionary of lower-cased names instead.
-    static let pairwiseFieldLimit = 32
-
-    /// `headers` as `HTTPURLResponse` takes them: repeated fields are joined
-    /// with ", " under the first spelling seen (as URLSession does), so
-    /// `value(forHTTPHeaderField:)` finds them all.
-    ///
-    /// A head rarely repeats a field, and rarely has many: names are compared
-    /// with the ones kept so far, ignoring ASCII case, without lower-casing
-    /// (allocating) each of them.
-    static func headerFields(_ headers: HTTPHeaders) -> [String: String] {
-        var fields: [String: String] = [:]
-        fields.reserveCapacity(headers.count)
-        guard headers.count <= pairwiseFieldLimit else {
-            var spellings: [String: String] = [:]
-            for (name, value) in headers {
-                let key = name.lowercased()
-                if let first = spellings[key], let existing = fields[first] {
-                    fields[first] = existing + ", " + value
-                } else {
-                    fields[name] = value
-                    spellings[key] = name
-                }
-            }
-            return fields
-        }
-        for (name, value) in headers {
-            if let existing = fields[name] {
-                fields[name] = existing + ", " + value
-            } else if let first = fields.keys.first(where: { $0.isEqualIgnoringASCIICase(to: name) }), let existing = fields[first] {
-                fields[first] = existing + ", " + value
-            } else {
-                fields[name] = value
-            }
-        }
-        return fields
-    }
-}
-
-extension String {
-    /// Whether the two are equal when ASCII letters are compared without case
-    /// (what header names need; other bytes must be equal).
-    func isEqualIgnoringASCIICase(to other: String) -> Bool {
-        guard utf8.count == other.utf8.count else { return false }
-        for (a, b) in zip(utf8, other.utf8) where a != b {
-            let lowered = a | 0x20
-            guard lowered == b | 0x20, lowered >= UInt8(ascii: "a"), lowered <= UInt8(ascii: "z") else { return false }
-        }
-        return true
     }
 }

@@ -16,7 +16,11 @@ final class AttemptEvents: HTTPTransportEvents {
     }
 
     func didReceive(response: HTTPURLResponse) {
-        request.attempt(attempt, didReceive: response)
+        request.attempt(attempt, didReceive: ResponseHead(response))
+    }
+
+    func didReceive(head: ResponseHead) {
+        request.attempt(attempt, didReceive: head)
     }
 
     func didReceive(data: Data, handled: (@Sendable () -> Void)?) {

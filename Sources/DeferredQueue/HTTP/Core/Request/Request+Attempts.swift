@@ -182,14 +182,14 @@ extension Request {
 
     // MARK: - Transport events (on the transport's callback queue)
 
-    func attempt(_ number: Int, didReceive response: HTTPURLResponse) {
+    func attempt(_ number: Int, didReceive response: ResponseHead) {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
         var headHandler: HTTPResponseHandler?
         let action = mutableState.withLock(owner: self) { state in
             let action = state.receiveHead(response, attempt: number)
             switch action {
             case .report, .reportAndValidate:
-                eventMonitor?.request(self, didReceive: response)
+                eventMonitor?.request(self, didReceive: response.response)
                 if let handler = state.httpResponseHandler, !RedirectRules.isRedirect(response) {
                     headHandler = handler
                     state.awaitDisposition(attempt: number)
@@ -216,11 +216,11 @@ extension Request {
 
     /// Asks `handler` whether attempt `number`'s body may follow `response`;
     /// meanwhile its events wait (a transport that waits for `handled` stops).
-    private func askDisposition(of response: HTTPURLResponse, attempt number: Int, from handler: HTTPResponseHandler) {
+    private func askDisposition(of response: ResponseHead, attempt number: Int, from handler: HTTPResponseHandler) {
         let callbackQueue = self.callbackQueue
         let dispose: @Sendable (Bool) -> Void = { [weak self] allowing in self?.dispose(attempt: number, allowing: allowing) }
         handler.queue.async {
-            handler.handler(response) { disposition in
+            handler.handler(response.response) { disposition in
                 callbackQueue.async { dispose(disposition != .cancel) }
             }
         }
@@ -309,7 +309,7 @@ extension Request {
         if let next = answerChallenge(after: completed, response: response) {
             return prepare(next, after: mutableState.withLock(owner: self) { state in
                 let action = state.answerChallenge()
-                if case .prepareAttempt = action { eventMonitor?.request(self, didReceiveChallengeIn: response) }
+                if case .prepareAttempt = action { eventMonitor?.request(self, didReceiveChallengeIn: response.response) }
                 return action
             })
         }
@@ -320,7 +320,7 @@ extension Request {
 
     /// The next request when `response` is a redirect this request follows;
     /// `nil` to deliver `response` as it is.
-    private func redirect(after completed: CompletedAttempt, response: HTTPURLResponse) -> URLRequest? {
+    private func redirect(after completed: CompletedAttempt, response: ResponseHead) -> URLRequest? {
         guard let sent = completed.request,
               let candidate = RedirectRules.nextRequest(after: sent, base: completed.base, response: response)
         else { return nil }
@@ -328,13 +328,13 @@ extension Request {
         return redirector.decide(candidate, response: response)
     }
 
-    private func followRedirect(to next: URLRequest, after response: HTTPURLResponse? = nil, droppingBody: Bool = false) {
+    private func followRedirect(to next: URLRequest, after response: ResponseHead? = nil, droppingBody: Bool = false) {
         var leftover: URL?
         let action = mutableState.withLock(owner: self) { state in
             if droppingBody { leftover = state.dropUploadBody() }
             let action = state.followRedirect(limit: Session.redirectLimit)
             if case .prepareAttempt = action, let response, let monitor = eventMonitor {
-                monitor.request(self, willPerformHTTPRedirection: response, newRequest: next)
+                monitor.request(self, willPerformHTTPRedirection: response.response, newRequest: next)
             }
             return action
         }
@@ -355,7 +355,7 @@ extension Request {
     /// The same request with `Authorization: Basic …` when `response` is a
     /// `Basic` challenge from the request's own origin and a credential is
     /// waiting to be sent.
-    private func answerChallenge(after completed: CompletedAttempt, response: HTTPURLResponse) -> URLRequest? {
+    private func answerChallenge(after completed: CompletedAttempt, response: ResponseHead) -> URLRequest? {
         guard response.statusCode == 401, let credential = completed.credential,
               let user = credential.user, let password = credential.password,
               BasicChallenge.isOffered(by: response),
@@ -395,7 +395,7 @@ extension Request {
     /// `built`: the request the outcome names when no attempt was sent (one
     /// an adapter failed on).
     func finish(failingWith error: HTTPError, built: URLRequest? = nil) {
-        var request: URLRequest?, response: HTTPURLResponse?
+        var request: URLRequest?, response: ResponseHead?
         let end = Date()
         let action = mutableState.withLock(owner: self) { state in
             let action = finish(&state, end: end)
@@ -441,7 +441,7 @@ extension Request {
     /// The decoded body length a response announces, or `nil` when unknown —
     /// also when the body is compressed (`Content-Length` then counts
     /// compressed bytes, though transports hand over decoded ones).
-    static func decodedLength(of response: HTTPURLResponse) -> Int64? {
+    static func decodedLength(of response: ResponseHead) -> Int64? {
         let encoding = response.value(forHTTPHeaderField: "Content-Encoding")?.lowercased() ?? "identity"
         guard encoding == "identity", response.expectedContentLength >= 0 else { return nil }
         return response.expectedContentLength

@@ -22,6 +22,6 @@ extension DataStreamRequest.Completion: CustomStringConvertible {
     /// One line: method, URL, status and outcome, a password in the URL
     /// reading `***`, e.g. `GET https://example.com/events -> 200: success`.
     public var description: String {
-        ResponseSummary.line(request: request, response: response, detail: nil, timing: nil, error: error)
+        ResponseSummary.line(request: request, response: response.map(ResponseHead.init), detail: nil, timing: nil, error: error)
     }
 }

@@ -67,7 +67,7 @@ extension Request {
     /// the request as last sent, the head if one arrived, and the failure.
     static func unsettled(_ error: any Error, of request: Request?, built urlRequest: URLRequest?) -> RawResponse {
         RawResponse(
-            request: request?.request ?? urlRequest, response: request?.response, data: nil,
+            request: request?.request ?? urlRequest, response: request?.responseHead, data: nil,
             error: HTTPError(unsettledOutcome: error), end: Date()
         )
     }

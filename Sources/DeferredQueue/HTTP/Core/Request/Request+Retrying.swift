@@ -127,7 +127,7 @@ extension Request {
     /// the retriers, otherwise the request finishes. Checks of the head run
     /// here; any other validator moves the judging to the handlers' queue
     /// (validators may read a large body), and the decision comes back.
-    func judge(_ completed: CompletedAttempt, response: HTTPURLResponse) {
+    func judge(_ completed: CompletedAttempt, response: ResponseHead) {
         let validators = completed.validators
         guard !validators.isEmpty else { return decide(completed, response: response, verdicts: nil) }
         guard validators.allSatisfy(\.inline) else {
@@ -143,7 +143,7 @@ extension Request {
     /// Each validator's verdict, in order, up to the first failure; the
     /// monitors hear each.
     private func verdicts(
-        of completed: CompletedAttempt, response: HTTPURLResponse, by validators: [PipelineValidator]
+        of completed: CompletedAttempt, response: ResponseHead, by validators: [PipelineValidator]
     ) -> [ValidationResult] {
         let monitor = eventMonitor
         let raw = monitor.map { _ in
@@ -160,7 +160,7 @@ extension Request {
         return verdicts
     }
 
-    private func decide(_ completed: CompletedAttempt, response: HTTPURLResponse, verdicts: [ValidationResult]?) {
+    private func decide(_ completed: CompletedAttempt, response: ResponseHead, verdicts: [ValidationResult]?) {
         if case .failure(let error) = verdicts?.last {
             return decideAfterFailure(completed, error: Self.validationFailure(error), verdicts: verdicts)
         }

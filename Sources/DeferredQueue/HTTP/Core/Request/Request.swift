@@ -234,6 +234,11 @@ public class Request: @unchecked Sendable {
 
     /// The latest attempt's response, or `nil` before one arrived.
     public var response: HTTPURLResponse? {
+        mutableState.withLock(owner: self) { $0.response }?.response
+    }
+
+    /// The latest attempt's response head (``response`` made only when asked).
+    var responseHead: ResponseHead? {
         mutableState.withLock(owner: self) { $0.response }
     }
 
@@ -583,12 +588,12 @@ public class Request: @unchecked Sendable {
     /// a failure fail the outcome later handlers see and record it as the
     /// request's ``error``.
     func appendValidationStep(
-        verdict index: Int? = nil, _ judge: @escaping @Sendable (RawResponse, HTTPURLResponse) -> ValidationResult
+        verdict index: Int? = nil, _ judge: @escaping @Sendable (RawResponse, ResponseHead) -> ValidationResult
     ) {
         let monitor = eventMonitor
         mutableState.withLock(owner: self) { $0.validatesOnHandlerQueue = true }
         appendStep { [weak self] raw in
-            guard raw.error == nil, let response = raw.response else { return raw }
+            guard raw.error == nil, let response = raw.head else { return raw }
             let result: ValidationResult
             if let index, let verdicts = raw.verdicts, index < verdicts.count {
                 result = verdicts[index]
@@ -605,11 +610,11 @@ public class Request: @unchecked Sendable {
 
     /// Tells `monitor` a validator judged `raw`: the data or download event,
     /// by the request's kind.
-    func report(validation result: ValidationResult, of raw: RawResponse, response: HTTPURLResponse, to monitor: CompositeEventMonitor) {
+    func report(validation result: ValidationResult, of raw: RawResponse, response: ResponseHead, to monitor: CompositeEventMonitor) {
         if let download = self as? DownloadRequest {
-            monitor.request(download, didValidateRequest: raw.request, response: response, fileURL: raw.fileURL, withResult: result)
+            monitor.request(download, didValidateRequest: raw.request, response: response.response, fileURL: raw.fileURL, withResult: result)
         } else if let data = self as? DataRequest {
-            monitor.request(data, didValidateRequest: raw.request, response: response, data: raw.data, withResult: result)
+            monitor.request(data, didValidateRequest: raw.request, response: response.response, data: raw.data, withResult: result)
         }
     }
 
@@ -629,7 +634,7 @@ public class Request: @unchecked Sendable {
 
     /// Adds a validator of the response head and whether the body is empty
     /// (in memory here; a download judges its file).
-    func addContentValidation(_ check: @escaping @Sendable (HTTPURLResponse, _ isEmpty: Bool) -> Result<Void, any Error>) {
+    func addContentValidation(_ check: @escaping @Sendable (ResponseHead, _ isEmpty: Bool) -> Result<Void, any Error>) {
         addValidation(inline: true) { _, response, data in check(response, data?.isEmpty ?? true) }
     }
 

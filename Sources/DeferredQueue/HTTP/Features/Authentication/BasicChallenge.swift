@@ -12,7 +12,7 @@ import FoundationNetworking
 /// (upstream issue #5456).
 enum BasicChallenge {
     /// Whether one of the response's challenges uses the `Basic` scheme.
-    static func isOffered(by response: HTTPURLResponse) -> Bool {
+    static func isOffered(by response: ResponseHead) -> Bool {
         guard let header = response.value(forHTTPHeaderField: "WWW-Authenticate") else { return false }
         // Challenges and their parameters are both comma-separated; a
         // challenge starts with its scheme token, a parameter with `name=`.

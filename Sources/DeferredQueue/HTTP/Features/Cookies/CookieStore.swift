@@ -13,23 +13,15 @@ protocol CookieStore: Sendable {
     /// The `Cookie` header value for a request to `url`, or `nil` for none.
     func cookieHeader(for url: URL) -> String?
     /// Stores the cookies `response` sets, those the rules accept.
-    func storeCookies(from response: HTTPURLResponse)
+    func storeCookies(from response: ResponseHead)
 }
 
 extension CookieStore {
     /// The cookies a response's `Set-Cookie` fields set, parsed by
     /// ``SetCookieParser`` (never by Foundation, whose acceptance rules are
     /// looser). Every field spelled `Set-Cookie` in any case is read.
-    static func setCookies(in response: HTTPURLResponse) -> [ParsedSetCookie] {
-        // A case-insensitive lookup first: building `allHeaderFields` costs
-        // every response (most set no cookie) ten times as much.
-        guard response.value(forHTTPHeaderField: "Set-Cookie") != nil else { return [] }
-        var cookies: [ParsedSetCookie] = []
-        for case let (name as String, value as String) in response.allHeaderFields
-        where name.utf8.count == 10 && name.lowercased() == "set-cookie" {
-            cookies += SetCookieParser.cookies(in: value)
-        }
-        return cookies
+    static func setCookies(in response: ResponseHead) -> [ParsedSetCookie] {
+        response.values(forHTTPHeaderField: "Set-Cookie").flatMap(SetCookieParser.cookies(in:))
     }
 }
 
@@ -58,9 +50,10 @@ final class InMemoryCookieStore: CookieStore {
         return CookieJar.header(for: cookies)
     }
 
-    func storeCookies(from response: HTTPURLResponse) {
+    func storeCookies(from response: ResponseHead) {
         let received = Self.setCookies(in: response)
-        guard !received.isEmpty, let url = response.url else { return }
+        guard !received.isEmpty else { return }
+        let url = response.url
         let now = Date()
         jar.withLock(owner: self) { jar in
             jar.store(received, from: url, at: now)

@@ -33,9 +33,9 @@ struct SystemCookieStore: CookieStore {
         return CookieJar.header(for: CookieJar.capped(matching, headerSize: limits.headerSize))
     }
 
-    func storeCookies(from response: HTTPURLResponse) {
+    func storeCookies(from response: ResponseHead) {
         let received = Self.setCookies(in: response)
-        guard !received.isEmpty, let url = response.url, let origin = CookieRules.Origin(url) else { return }
+        guard !received.isEmpty, let origin = CookieRules.Origin(response.url) else { return }
         let now = Date()
         let secureOrigin = origin.isSecure
         let existing = (storage.cookies ?? []).map { (cookie: $0, stored: Self.storedCookie($0, creation: 0)) }

@@ -86,7 +86,7 @@ struct DownloadResumeData: Codable, Sendable, Equatable {
     /// `response`'s body, sent for `request`: `nil` unless the server could
     /// send the rest of the same entity (a `GET`, a `200` or `206` with a
     /// strong `ETag` or a `Last-Modified`, no content coding).
-    static func validator(request: URLRequest?, response: HTTPURLResponse?) -> String? {
+    static func validator(request: URLRequest?, response: ResponseHead?) -> String? {
         guard let request, (request.httpMethod ?? "GET").uppercased() == "GET", let response,
               response.statusCode == 200 || response.statusCode == 206
         else { return nil }
@@ -137,7 +137,7 @@ struct ResumePoint: Sendable, Equatable {
 
     /// Whether `response` sends the rest of the entity from this point: a
     /// `206` whose `Content-Range` starts at ``DownloadResumeData/bytes``.
-    func isContinued(by response: HTTPURLResponse) -> Bool {
+    func isContinued(by response: ResponseHead) -> Bool {
         guard response.statusCode == 206, let range = response.value(forHTTPHeaderField: "Content-Range") else { return false }
         return ContentRange(range)?.first == data.bytes
     }

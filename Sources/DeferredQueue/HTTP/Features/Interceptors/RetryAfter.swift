@@ -8,7 +8,7 @@ import FoundationNetworking
 enum RetryAfter {
     /// The seconds to wait that `response` asks for, or `nil` when it has no
     /// readable `Retry-After`. A date in the past gives 0.
-    static func delay(in response: HTTPURLResponse?, now: Date = Date()) -> Double? {
+    static func delay(in response: ResponseHead?, now: Date = Date()) -> Double? {
         guard let value = response?.value(forHTTPHeaderField: "Retry-After") else { return nil }
         return delay(from: value, now: now)
     }

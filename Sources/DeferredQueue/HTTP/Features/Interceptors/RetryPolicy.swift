@@ -153,7 +153,7 @@ public struct RetryPolicy: Sendable {
     /// policy knows is used: ``shouldRetry``, `Retry-After` in the request's
     /// latest ``Request/response``, backoff and jitter.
     func delay(for request: Request, dueTo error: HTTPError) -> Double? {
-        let response = request.response
+        let response = request.responseHead
         let urlError = error.urlError
         let statusCode = urlError == nil ? error.responseCode ?? response?.statusCode : nil
         if let shouldRetry {
@@ -176,7 +176,7 @@ public struct RetryPolicy: Sendable {
     ///   - error: The transport error, if the task failed.
     ///   - response: The response, whose `Retry-After` is honoured.
     func delay(
-        beforeRetry retry: Int, method: HTTPMethod, statusCode: Int?, error: URLError?, response: HTTPURLResponse?
+        beforeRetry retry: Int, method: HTTPMethod, statusCode: Int?, error: URLError?, response: ResponseHead?
     ) -> Double? {
         guard retry >= 0, UInt(retry) < retryLimit, isRetryable(method: method, statusCode: statusCode, error: error) else {
             return nil
@@ -200,7 +200,7 @@ public struct RetryPolicy: Sendable {
 
     /// The wait before a retry that was decided: what `Retry-After` asks
     /// (`nil` when that is over ``maximumDelay``), else the jittered backoff.
-    func wait(beforeRetry retry: Int, response: HTTPURLResponse?) -> Double? {
+    func wait(beforeRetry retry: Int, response: ResponseHead?) -> Double? {
         let cap = maximumDelay.isNaN ? 0 : max(0, maximumDelay)
         if let asked = RetryAfter.delay(in: response) {
             return asked <= cap ? asked : nil

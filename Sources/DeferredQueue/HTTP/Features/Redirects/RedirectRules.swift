@@ -23,14 +23,14 @@ enum RedirectRules {
     /// Whether `response` looks like a redirect the session may follow (a
     /// redirect status with a `Location`): `onHTTPResponse` handlers hear
     /// only final responses, as URLSession's delegates do.
-    static func isRedirect(_ response: HTTPURLResponse) -> Bool {
+    static func isRedirect(_ response: ResponseHead) -> Bool {
         redirectStatuses.contains(response.statusCode) && response.value(forHTTPHeaderField: "Location") != nil
     }
 
     /// The next request when `response` redirects `sent`; built from `base`
     /// (the attempt before session defaults and adapters). `nil` when the
     /// response is no redirect or its `Location` is not an http(s) URL.
-    static func nextRequest(after sent: URLRequest, base: URLRequest?, response: HTTPURLResponse) -> URLRequest? {
+    static func nextRequest(after sent: URLRequest, base: URLRequest?, response: ResponseHead) -> URLRequest? {
         guard redirectStatuses.contains(response.statusCode),
               let location = response.value(forHTTPHeaderField: "Location"),
               let from = sent.url,

@@ -49,11 +49,11 @@ public struct Redirector: Sendable {
     }
 
     /// The request to send next, or `nil` to deliver `response`.
-    func decide(_ next: URLRequest, response: HTTPURLResponse) -> URLRequest? {
+    func decide(_ next: URLRequest, response: ResponseHead) -> URLRequest? {
         switch behavior {
         case .follow: return next
         case .doNotFollow: return nil
-        case .modify(let modify): return modify(next, response)
+        case .modify(let modify): return modify(next, response.response)
         }
     }
 }

@@ -43,6 +43,11 @@ public struct DataResponseSerializer: ResponseSerializer {
     /// - Returns: The body, or `Data()` for an allowed empty body.
     /// - Throws: `error`, or an ``HTTPError`` for a disallowed empty body.
     public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: HTTPError?) throws -> Data {
-        try preparedBody(request: request, response: response, data: data, error: error) ?? Data()
+        try serialize(request: request, head: response.map(ResponseHead.init), data: data, error: error)
+    }
+
+    /// The same from the response's head (the session's call: no response is made).
+    public func serialize(request: URLRequest?, head: ResponseHead?, data: Data?, error: HTTPError?) throws -> Data {
+        try preparedBody(request: request, head: head, data: data, error: error) ?? Data()
     }
 }

@@ -61,11 +61,16 @@ public struct DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSeri
     /// - Throws: `error`, or an ``HTTPError``: an empty body `T` cannot stand for, or
     ///   ``HTTPError/SerializationFailureReason/decodingFailed(error:)``.
     public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: HTTPError?) throws -> T {
+        try serialize(request: request, head: response.map(ResponseHead.init), data: data, error: error)
+    }
+
+    /// The same from the response's head (the session's call: no response is made).
+    public func serialize(request: URLRequest?, head: ResponseHead?, data: Data?, error: HTTPError?) throws -> T {
         // Asking for `Empty` says the body does not matter: no body is fine whatever the status.
         if error == nil, data?.isEmpty ?? true, let empty = Empty.value as? T {
             return empty
         }
-        guard let body = try preparedBody(request: request, response: response, data: data, error: error) else {
+        guard let body = try preparedBody(request: request, head: head, data: data, error: error) else {
             guard let emptyType = T.self as? any EmptyResponse.Type, let value = emptyType.emptyValue() as? T else {
                 throw HTTPError.responseSerializationFailed(reason: .invalidEmptyResponse(type: "\(T.self)"))
             }

@@ -47,7 +47,12 @@ public struct JSONResponseSerializer: ResponseSerializer {
     /// - Returns: The JSON value, ``JSON/null`` for an allowed empty body.
     /// - Throws: `error`, or an ``HTTPError`` for a disallowed empty body or invalid JSON.
     public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: HTTPError?) throws -> JSON {
-        guard let body = try preparedBody(request: request, response: response, data: data, error: error) else {
+        try serialize(request: request, head: response.map(ResponseHead.init), data: data, error: error)
+    }
+
+    /// The same from the response's head (the session's call: no response is made).
+    public func serialize(request: URLRequest?, head: ResponseHead?, data: Data?, error: HTTPError?) throws -> JSON {
+        guard let body = try preparedBody(request: request, head: head, data: data, error: error) else {
             return .emptyValue()
         }
         do {

@@ -65,6 +65,21 @@ public protocol DataResponseSerializerProtocol<SerializedObject>: Sendable {
     /// - Throws: `error` when it is given, otherwise whatever keeps the body from becoming
     ///   a ``SerializedObject``, preferably an ``HTTPError``.
     func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: HTTPError?) throws -> SerializedObject
+
+    /// The same from the response's head: what the session calls. A
+    /// serializer that reads only the status and fields implements it, so
+    /// that no `HTTPURLResponse` is made for it (on AsyncHTTPClient that is
+    /// most of a small request's cost); by default it calls
+    /// ``serialize(request:response:data:error:)`` with the head's response.
+    func serialize(request: URLRequest?, head: ResponseHead?, data: Data?, error: HTTPError?) throws -> SerializedObject
+}
+
+extension DataResponseSerializerProtocol {
+    /// Calls ``serialize(request:response:data:error:)`` with `head`'s
+    /// response, made now.
+    public func serialize(request: URLRequest?, head: ResponseHead?, data: Data?, error: HTTPError?) throws -> SerializedObject {
+        try serialize(request: request, response: head?.response, data: data, error: error)
+    }
 }
 
 // The defaults, built once: they are default arguments of every `response…`
@@ -111,10 +126,14 @@ extension ResponseSerializer {
     ///   - response: The server's response.
     /// - Returns: `true` when an empty body is a success rather than an error.
     public func emptyResponseAllowed(forRequest request: URLRequest?, response: HTTPURLResponse?) -> Bool {
+        emptyResponseAllowed(forRequest: request, statusCode: response?.statusCode)
+    }
+
+    func emptyResponseAllowed(forRequest request: URLRequest?, statusCode: Int?) -> Bool {
         if let method = request?.httpMethod, emptyRequestMethods.contains(HTTPMethod(rawValue: method)) {
             return true
         }
-        if let code = response?.statusCode, emptyResponseCodes.contains(code) {
+        if let statusCode, emptyResponseCodes.contains(statusCode) {
             return true
         }
         return false
@@ -124,10 +143,10 @@ extension ResponseSerializer {
     /// for an empty body returns `nil` where ``emptyResponseAllowed(forRequest:response:)``
     /// and throws ``HTTPError/SerializationFailureReason/inputDataNilOrZeroLength(serializer:)``
     /// elsewhere; otherwise returns the body run through ``dataPreprocessor``.
-    func preparedBody(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: HTTPError?) throws -> Data? {
+    func preparedBody(request: URLRequest?, head: ResponseHead?, data: Data?, error: HTTPError?) throws -> Data? {
         if let error { throw error }
         guard let data, !data.isEmpty else {
-            guard emptyResponseAllowed(forRequest: request, response: response) else {
+            guard emptyResponseAllowed(forRequest: request, statusCode: head?.statusCode) else {
                 throw HTTPError.responseSerializationFailed(reason: .inputDataNilOrZeroLength(serializer: "\(Self.self)"))
             }
             return nil
@@ -142,7 +161,7 @@ extension DataResponseSerializerProtocol {
     /// ``HTTPError`` becomes ``HTTPError/SerializationFailureReason/customSerializationFailed(error:)``.
     func result(for raw: RawResponse) -> Result<SerializedObject, HTTPError> {
         do {
-            return .success(try serialize(request: raw.request, response: raw.response, data: raw.data, error: raw.error))
+            return .success(try serialize(request: raw.request, head: raw.head, data: raw.data, error: raw.error))
         } catch let error as HTTPError {
             return .failure(error)
         } catch {
@@ -150,3 +169,4 @@ extension DataResponseSerializerProtocol {
         }
     }
 }
+

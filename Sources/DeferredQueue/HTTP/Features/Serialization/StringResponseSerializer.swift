@@ -55,7 +55,12 @@ public struct StringResponseSerializer: ResponseSerializer {
     /// - Throws: `error`, or an ``HTTPError`` for a disallowed empty body or text that is
     ///   not valid in the given or declared encoding.
     public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: HTTPError?) throws -> String {
-        guard let body = try preparedBody(request: request, response: response, data: data, error: error) else { return "" }
-        return try decodeText(body, explicit: encoding, contentType: response?.value(forHTTPHeaderField: "Content-Type")).get()
+        try serialize(request: request, head: response.map(ResponseHead.init), data: data, error: error)
+    }
+
+    /// The same from the response's head (the session's call: no response is made).
+    public func serialize(request: URLRequest?, head: ResponseHead?, data: Data?, error: HTTPError?) throws -> String {
+        guard let body = try preparedBody(request: request, head: head, data: data, error: error) else { return "" }
+        return try decodeText(body, explicit: encoding, contentType: head?.value(forHTTPHeaderField: "Content-Type")).get()
     }
 }

@@ -283,10 +283,10 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     }
 
     /// The first failure of a stream's head `validators`, if any (run outside the lock).
-    func headError(_ validators: [RawValidation], request: URLRequest?, response: HTTPURLResponse) -> HTTPError? {
+    func headError(_ validators: [RawValidation], request: URLRequest?, response: ResponseHead) -> HTTPError? {
         for check in validators {
             let result = check(request, response, nil)
-            eventMonitor?.request(self, didValidateRequest: request, response: response, withResult: result)
+            eventMonitor?.request(self, didValidateRequest: request, response: response.response, withResult: result)
             if case .failure(let error) = result {
                 return error as? HTTPError ?? .responseValidationFailed(reason: .customValidationFailed(error: error))
             }

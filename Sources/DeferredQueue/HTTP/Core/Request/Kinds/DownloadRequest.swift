@@ -137,7 +137,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     }
 
     /// Keeps `file` (when it can be resumed) and records the resume data.
-    private func keepForResuming(_ file: DownloadFile?, request: URLRequest?, response: HTTPURLResponse?) {
+    private func keepForResuming(_ file: DownloadFile?, request: URLRequest?, response: ResponseHead?) {
         // Only the session's own file, with bytes, of an entity the server can continue.
         let validator = DownloadResumeData.validator(request: request, response: response)
         var keptName: String?
@@ -158,7 +158,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     }
 
     /// The body is the downloaded file: empty when there is none or it has no bytes.
-    override func addContentValidation(_ check: @escaping @Sendable (HTTPURLResponse, _ isEmpty: Bool) -> Result<Void, any Error>) {
+    override func addContentValidation(_ check: @escaping @Sendable (ResponseHead, _ isEmpty: Bool) -> Result<Void, any Error>) {
         appendValidationStep { raw, response in
             let size = raw.fileURL.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? NSNumber }
             return check(response, (size?.int64Value ?? 0) == 0)
@@ -262,12 +262,12 @@ public final class DownloadRequest: Request, @unchecked Sendable {
 
     override func finalOutcome(_ raw: RawResponse, file: DownloadFile?) -> RawResponse {
         var raw = raw
-        guard raw.error == nil, let response = raw.response else {
+        guard raw.error == nil, let head = raw.head else {
             if case .responseTooLarge = raw.error {
                 // Resuming would only reach the limit again.
                 file?.discard()
             } else {
-                keepForResuming(file, request: raw.request, response: raw.response)
+                keepForResuming(file, request: raw.request, response: raw.head)
                 raw.resumeData = resumeData
             }
             return raw
@@ -284,7 +284,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             raw.error = .downloadedFileMoveFailed(error: error, source: nil, destination: nil)
             return raw
         }
-        let (destination, options) = destination?(temporary, response)
+        let (destination, options) = destination?(temporary, head.response)
             ?? (FileManager.default.temporaryDirectory.appendingPathComponent("DeferredQueue-download-\(UUID().uuidString)"), [])
         do {
             try DownloadMove.move(temporary, to: destination, options: options)

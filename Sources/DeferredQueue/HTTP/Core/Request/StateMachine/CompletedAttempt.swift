@@ -14,7 +14,7 @@ final class CompletedAttempt: Sendable {
     let request: URLRequest?
     /// Before adapters and session defaults.
     let base: URLRequest?
-    let response: HTTPURLResponse?
+    let response: ResponseHead?
     let body: Data
     let redirector: Redirector?
     /// The credential, if it has not been sent yet.
@@ -26,7 +26,7 @@ final class CompletedAttempt: Sendable {
     let validators: [PipelineValidator]
 
     init(
-        request: URLRequest?, base: URLRequest?, response: HTTPURLResponse?, body: Data,
+        request: URLRequest?, base: URLRequest?, response: ResponseHead?, body: Data,
         redirector: Redirector?, credential: URLCredential?, progressHandlers: [ProgressHandler],
         maximumResponseBodySize: Int?, validators: [PipelineValidator]
     ) {

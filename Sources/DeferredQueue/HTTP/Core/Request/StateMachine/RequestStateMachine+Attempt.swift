@@ -25,7 +25,7 @@ extension RequestStateMachine {
         /// redirects and authentication build the next attempt from.
         var base: URLRequest?
         /// The response head, once it arrived.
-        var response: HTTPURLResponse?
+        var response: ResponseHead?
         var received = Received.nothing
         /// Redirects followed since the request started or was last retried.
         var redirectCount = 0

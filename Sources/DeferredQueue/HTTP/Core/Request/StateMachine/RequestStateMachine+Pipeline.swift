@@ -123,7 +123,7 @@ extension RequestStateMachine {
     }
 
     /// Attempt `number`'s response head arrived.
-    mutating func receiveHead(_ response: HTTPURLResponse, attempt number: Int) -> ReceiveHeadAction {
+    mutating func receiveHead(_ response: ResponseHead, attempt number: Int) -> ReceiveHeadAction {
         guard updateAttempt(inFlight: number, { $0.response = response }) != nil else { return .ignore }
         if case .stream(let stream) = kind, !stream.headValidators.isEmpty {
             return .reportAndValidate(stream.headValidators, request: request)

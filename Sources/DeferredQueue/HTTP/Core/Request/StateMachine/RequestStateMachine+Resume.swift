@@ -40,7 +40,7 @@ extension RequestStateMachine {
     /// A response that says the partial file cannot be continued (`416
     /// Range Not Satisfiable`): the partial file to remove before the
     /// request starts again without a range; `nil` otherwise.
-    mutating func dropUnsatisfiableResume(after response: HTTPURLResponse) -> URL? {
+    mutating func dropUnsatisfiableResume(after response: ResponseHead) -> URL? {
         guard response.statusCode == 416, let point = resumePoint else { return nil }
         resumePoint = nil
         return point.data.partialFile
@@ -51,7 +51,7 @@ extension RequestStateMachine {
     /// continues the version `validator` names; with no file kept, the unused
     /// resume point's data, if any.
     mutating func recordResumeData(
-        file: DownloadFile?, keptName: String?, validator: String?, request: URLRequest?, response: HTTPURLResponse?
+        file: DownloadFile?, keptName: String?, validator: String?, request: URLRequest?, response: ResponseHead?
     ) {
         guard let file, let keptName, let validator, let url = request?.url else {
             resumeData = resumePoint?.data.encoded()

@@ -42,9 +42,9 @@ struct RequestStateMachine: Sendable {
         case running(Attempt)
         /// Settled with its final outcome. The last attempt's request and
         /// response stay readable (``Request/request``, ``Request/response``).
-        case finished(request: URLRequest?, response: HTTPURLResponse?)
+        case finished(request: URLRequest?, response: ResponseHead?)
         /// Cancelled before it finished.
-        case cancelled(request: URLRequest?, response: HTTPURLResponse?)
+        case cancelled(request: URLRequest?, response: ResponseHead?)
         /// Never seen outside a transition: the running attempt is being
         /// changed in place.
         case modifying
@@ -216,7 +216,7 @@ struct RequestStateMachine: Sendable {
     }
 
     /// The latest attempt's response head.
-    var response: HTTPURLResponse? {
+    var response: ResponseHead? {
         switch state {
         case .initialized: return nil
         case .running(let attempt): return attempt.response

@@ -1,0 +1,195 @@
+import Foundation
+import LockSupport
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A response head as a transport received it — status, fields, URL — whose
+/// `HTTPURLResponse` is made only when something asks for one.
+///
+/// The session judges a response (redirects, cookies, validation, retries,
+/// the built-in serializers) from its head alone. An `HTTPURLResponse` is
+/// what handlers, monitors and validators written against Alamofire's API
+/// receive; corelibs Foundation canonicalises every field name as it makes
+/// one, which costs more than the rest of a small request's handling, so a
+/// transport that does not get one for free (AsyncHTTPClient) reports the
+/// head, and the response is made once, on first use, and kept.
+///
+/// A transport that already has an `HTTPURLResponse` (URLSession) reports
+/// it: its head then reads it, and costs no allocation.
+public struct ResponseHead: Sendable {
+    private let storage: Storage
+
+    private enum Storage: Sendable {
+        /// A transport's own response: nothing to make, nothing allocated.
+        case response(HTTPURLResponse)
+        case wire(WireHead)
+    }
+
+    /// A head read off the wire, and the response made of it once asked
+    /// for (its one lock: ``made``).
+    private final class WireHead: Sendable {
+        let url: URL
+        let statusCode: Int
+        let httpVersion: String
+        let fields: [(name: String, value: String)]
+        let made = Mutex<HTTPURLResponse?>(nil)
+
+        init(url: URL, statusCode: Int, httpVersion: String, fields: [(name: String, value: String)]) {
+            self.url = url
+            self.statusCode = statusCode
+            self.httpVersion = httpVersion
+            self.fields = fields
+        }
+
+        var response: HTTPURLResponse {
+            made.withLock(owner: self) { made in
+                if let made { return made }
+                let response = HTTPURLResponse(
+                    url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: ResponseHead.joined(fields)
+                ) ?? HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: nil)!
+                made = response
+                return response
+            }
+        }
+    }
+
+    /// A head read off the wire.
+    ///
+    /// - Parameters:
+    ///   - url: The URL the response answers.
+    ///   - statusCode: The status code.
+    ///   - httpVersion: The version, e.g. `"HTTP/1.1"`.
+    ///   - headerFields: The fields in the order received; repeated names
+    ///     stay separate here and are joined with `", "` where one value is
+    ///     asked for (as URLSession does).
+    public init(url: URL, statusCode: Int, httpVersion: String, headerFields: [(name: String, value: String)]) {
+        storage = .wire(WireHead(url: url, statusCode: statusCode, httpVersion: httpVersion, fields: headerFields))
+    }
+
+    /// The head of a response a transport already has.
+    public init(_ response: HTTPURLResponse) {
+        storage = .response(response)
+    }
+
+    /// The URL the response answers.
+    public var url: URL {
+        switch storage {
+        case .response(let response): return response.url ?? URL(fileURLWithPath: "/")
+        case .wire(let head): return head.url
+        }
+    }
+
+    /// The status code, e.g. `200`.
+    public var statusCode: Int {
+        switch storage {
+        case .response(let response): return response.statusCode
+        case .wire(let head): return head.statusCode
+        }
+    }
+
+    /// The `HTTPURLResponse`, made on first use (then the same object).
+    public var response: HTTPURLResponse {
+        switch storage {
+        case .response(let response): return response
+        case .wire(let head): return head.response
+        }
+    }
+
+    /// Whether the head was read off the wire rather than given as a response (tests).
+    var isFromTheWire: Bool {
+        if case .wire = storage { return true }
+        return false
+    }
+
+    /// Whether ``response`` was made (tests).
+    var isResponseMade: Bool {
+        switch storage {
+        case .response: return true
+        case .wire(let head): return head.made.withLock(owner: head) { $0 != nil }
+        }
+    }
+
+    /// The value of the field `name` (any case); repeated fields joined with `", "`.
+    public func value(forHTTPHeaderField name: String) -> String? {
+        switch storage {
+        case .response(let response):
+            return response.value(forHTTPHeaderField: name)
+        case .wire(let head):
+            let fields = head.fields
+            var found: String?
+            for field in fields where Self.sameName(field.name, name) {
+                found = found.map { "\($0), \(field.value)" } ?? field.value
+            }
+            return found
+        }
+    }
+
+    /// Every value of the fields named `name` (any case), each as received
+    /// (a response made by a transport that joins repeats gives one).
+    func values(forHTTPHeaderField name: String) -> [String] {
+        switch storage {
+        case .response(let response):
+            // A case-insensitive lookup first: `allHeaderFields` costs ten times as much.
+            guard response.value(forHTTPHeaderField: name) != nil else { return [] }
+            return response.allHeaderFields.compactMap { key, value in
+                guard let key = key as? String, Self.sameName(key, name) else { return nil }
+                return value as? String
+            }
+        case .wire(let head):
+            let fields = head.fields
+            return fields.compactMap { Self.sameName($0.name, name) ? $0.value : nil }
+        }
+    }
+
+    /// Every field, a repeated name once (its values joined), by name.
+    var allHeaderFields: [String: String] {
+        switch storage {
+        case .response(let response):
+            return response.allHeaderFields.reduce(into: [:]) { fields, field in
+                if let name = field.key as? String, let value = field.value as? String { fields[name] = value }
+            }
+        case .wire(let head):
+            let fields = head.fields
+            return Self.joined(fields)
+        }
+    }
+
+    /// The length `Content-Length` announces, `-1` when it is absent or not a number.
+    var expectedContentLength: Int64 {
+        switch storage {
+        case .response(let response):
+            return response.expectedContentLength
+        case .wire:
+            guard let text = value(forHTTPHeaderField: "Content-Length")?.trimmingCharacters(in: .whitespaces),
+                  !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let length = Int64(text)
+            else { return -1 }
+            return length
+        }
+    }
+
+    /// Repeated names joined under their first spelling, as URLSession hands them over.
+    fileprivate static func joined(_ fields: [(name: String, value: String)]) -> [String: String] {
+        var joined: [String: String] = [:]
+        var spellings: [String: String] = [:]
+        for (name, value) in fields {
+            let key = name.lowercased()
+            if let spelling = spellings[key] {
+                joined[spelling] = joined[spelling].map { "\($0), \(value)" } ?? value
+            } else {
+                spellings[key] = name
+                joined[name] = value
+            }
+        }
+        return joined
+    }
+
+    /// Whether two field names are the same, ignoring ASCII case, without allocating.
+    private static func sameName(_ lhs: String, _ rhs: String) -> Bool {
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
+        return zip(lhs.utf8, rhs.utf8).allSatisfy { left, right in
+            left == right || (left | 0x20 == right | 0x20 && (left | 0x20) >= 0x61 && (left | 0x20) <= 0x7A)
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+@testable import DeferredQueue
+
+/// A head read off the wire answers the session's questions itself and
+/// makes its `HTTPURLResponse` once, when asked.
+@Suite("ResponseHead: the fields as received, the response made on first use")
+struct ResponseHeadTests {
+    let url = URL(string: "https://example.com/a")!
+
+    private func head(_ fields: [(name: String, value: String)], status: Int = 200) -> ResponseHead {
+        ResponseHead(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: fields)
+    }
+
+    @Test func namesMatchIgnoringTheCaseOfASCIILettersOnly() {
+        let fields = [(name: "Content-Type", value: "text/plain"), (name: "a-b", value: "1"), (name: "[", value: "2"), (name: "é", value: "3")]
+        let head = head(fields)
+        #expect(head.value(forHTTPHeaderField: "cONTENT-tYPE") == "text/plain")
+        #expect(head.value(forHTTPHeaderField: "Content-Typ") == nil)
+        #expect(head.value(forHTTPHeaderField: "a\rb") == nil, "bytes that differ only in the 0x20 bit but are not letters")
+        #expect(head.value(forHTTPHeaderField: "{") == nil)
+        #expect(head.value(forHTTPHeaderField: "É") == nil, "only ASCII letters fold")
+    }
+
+    @Test func repeatsAreJoinedForOneValueAndKeptApartForCookies() {
+        let head = head([(name: "Set-Cookie", value: "a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT"), (name: "set-cookie", value: "b=2")])
+        #expect(head.value(forHTTPHeaderField: "SET-COOKIE") == "a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT, b=2")
+        #expect(head.values(forHTTPHeaderField: "Set-Cookie") == ["a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT", "b=2"])
+        #expect(head.allHeaderFields == ["Set-Cookie": "a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT, b=2"])
+        #expect(head.values(forHTTPHeaderField: "Date").isEmpty)
+    }
+
+    @Test(arguments: [("1234", Int64(1234)), (" 7 ", 7), ("", -1), ("12a", -1), ("-5", -1), ("99999999999999999999", -1)])
+    func theAnnouncedLengthIsANumberOrMinusOne(value: String, expected: Int64) {
+        #expect(head([(name: "Content-Length", value: value)]).expectedContentLength == expected)
+        #expect(head([]).expectedContentLength == -1)
+    }
+
+    @Test func theResponseIsMadeOnceWithTheSameAnswers() {
+        let head = head([(name: "Content-Type", value: "application/json; charset=utf-8"), (name: "Content-Length", value: "2")], status: 201)
+        let response = head.response
+        #expect(response === head.response)
+        #expect(response.statusCode == 201)
+        #expect(response.url == url)
+        #expect(response.value(forHTTPHeaderField: "content-type") == head.value(forHTTPHeaderField: "content-type"))
+        #expect(response.expectedContentLength == head.expectedContentLength)
+        #expect(response.mimeType == "application/json")
+        #expect(response.textEncodingName == "utf-8")
+    }
+
+    @Test func aHeadOfAResponseReadsIt() throws {
+        let response = try #require(HTTPURLResponse(url: url, statusCode: 404, httpVersion: "HTTP/1.1", headerFields: ["Set-Cookie": "a=1", "X-Id": "7"]))
+        let head = ResponseHead(response)
+        #expect(head.response === response)
+        #expect(head.statusCode == 404 && head.url == url)
+        #expect(head.value(forHTTPHeaderField: "x-id") == "7")
+        #expect(head.values(forHTTPHeaderField: "set-cookie") == ["a=1"])
+    }
+
+    /// The library's serializers judge an empty body by the head's status
+    /// alone: no response is made for them.
+    @Test func theLibrarysSerializersLeaveTheResponseUnmade() throws {
+        let head = head([], status: 204)
+        #expect(try DataResponseSerializer().serialize(request: nil, head: head, data: nil, error: nil) == Data())
+        #expect(try StringResponseSerializer().serialize(request: nil, head: head, data: nil, error: nil) == "")
+        #expect(head.isResponseMade == false)
+        _ = head.response
+        #expect(head.isResponseMade)
+    }
+}
