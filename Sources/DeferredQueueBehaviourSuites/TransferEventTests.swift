@@ -1,3 +1,4 @@
+import DeferredQueueTesting
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -185,6 +186,37 @@ struct TransferEventTests {
         #expect(String(decoding: monitor.receivedBytes, as: UTF8.self) == "héllo wörld")
         #expect(monitor.parsed.events == strings.events)
         #expect(monitor.parsed.events.joined() == "héllo wörld")
+    }
+
+    /// ClosureEventMonitor has a closure for each transfer event.
+    @Test func closureMonitorsHearEveryTransferEvent() async throws {
+        let fixture = try Fixture()
+        let heard = Recorder<String>()
+        let monitor = ClosureEventMonitor()
+        monitor.sessionDidBecomeInvalidWithError = { _ in heard.append("invalid") }
+        monitor.requestDidGatherTiming = { _, _ in heard.append("timing") }
+        monitor.requestWillPerformHTTPRedirection = { _, _, _ in heard.append("redirect") }
+        monitor.requestDidReceiveData = { _, _ in heard.append("data") }
+        monitor.requestDidSendBodyData = { _, _ in heard.append("sent") }
+        monitor.requestDidWriteData = { _, _ in heard.append("written") }
+        monitor.requestDidFinishDownloadingUsingTaskWithResult = { _, _, _ in heard.append("downloaded") }
+        monitor.requestDidProvideInputStream = { _, _ in heard.append("stream") }
+        var session: Session? = TestTransport.makeSession(eventMonitors: [monitor])
+        _ = await response(within: 120) { session!.request(fixture.url("/redirect")).responseData(queue: handlerQueue, completionHandler: $0) }
+        _ = await response(within: 120) {
+            session!.upload(Data(repeating: 1, count: 100_000), to: fixture.url("/echo")).responseData(queue: handlerQueue, completionHandler: $0)
+        }
+        _ = await response(within: 120) {
+            session!.upload(InputStream(data: Data("x".utf8)), to: fixture.url("/echo")).responseData(queue: handlerQueue, completionHandler: $0)
+        }
+        let downloaded = await downloadResponse(within: 120) { session!.download(fixture.url("/json")).responseURL(queue: handlerQueue, completionHandler: $0) }
+        if let file = downloaded?.fileURL { try? FileManager.default.removeItem(at: file) }
+        session = nil
+        #expect(await eventually { heard.events.contains("invalid") })
+        await drained(monitor.queue)
+        #expect(Set(heard.events) == ["invalid", "timing", "redirect", "data", "sent", "written", "downloaded", "stream"])
+        #expect(heard.events.filter { $0 == "timing" }.count == 4, "once per request")
+        #expect(heard.events.filter { $0 == "invalid" }.count == 1)
     }
 
     @Test func anInputStreamIsToldOnceReadAndClosed() async throws {
