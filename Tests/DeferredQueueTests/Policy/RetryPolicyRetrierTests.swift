@@ -187,7 +187,7 @@ struct RetryPolicyRetrierTests {
 
     private func head(retryAfter: String?) throws -> ResponseHead? {
         ResponseHead(url: try #require(URL(string: "http://127.0.0.1/")), statusCode: 503, httpVersion: "HTTP/1.1",
-                     headerFields: retryAfter.map { [(name: "Retry-After", value: $0)] } ?? [])
+                     headers: retryAfter.map { ["Retry-After": $0] } ?? [:])
     }
 }
 

@@ -133,8 +133,12 @@ public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral, 
     /// - Parameter name: The field name.
     public subscript(name: String) -> String? {
         get {
-            let values = values(for: name)
-            return values.isEmpty ? nil : values.joined(separator: ", ")
+            // No array for the usual single field: heads are read this way on every request.
+            var joined: String?
+            for field in fields where Self.namesMatch(field.name, name) {
+                joined = joined.map { "\($0), \(field.value)" } ?? field.value
+            }
+            return joined
         }
         set {
             if let newValue {
@@ -281,7 +285,7 @@ public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral, 
     }
 
     /// ASCII case-insensitive comparison, without allocating (field names are ASCII tokens).
-    private static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
+    static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
         lhs.utf8.count == rhs.utf8.count
             && zip(lhs.utf8, rhs.utf8).allSatisfy { a, b in
                 a == b || (a | 0x20 == b | 0x20 && (a | 0x20) &- UInt8(ascii: "a") < 26)

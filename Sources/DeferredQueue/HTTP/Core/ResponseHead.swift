@@ -33,21 +33,23 @@ public struct ResponseHead: Sendable {
         let url: URL
         let statusCode: Int
         let httpVersion: String
-        let fields: [(name: String, value: String)]
+        let headers: HTTPHeaders
         let made = Mutex<HTTPURLResponse?>(nil)
 
-        init(url: URL, statusCode: Int, httpVersion: String, fields: [(name: String, value: String)]) {
+        init(url: URL, statusCode: Int, httpVersion: String, headers: HTTPHeaders) {
             self.url = url
             self.statusCode = statusCode
             self.httpVersion = httpVersion
-            self.fields = fields
+            self.headers = headers
         }
 
         var response: HTTPURLResponse {
             made.withLock(owner: self) { made in
                 if let made { return made }
+                // Repeated names joined under their first spelling, as URLSession hands them over.
+                // The initialiser is failable in name only: neither corelibs' nor Darwin's returns nil.
                 let response = HTTPURLResponse(
-                    url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: ResponseHead.joined(fields)
+                    url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headers.dictionary
                 ) ?? HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: nil)!
                 made = response
                 return response
@@ -61,11 +63,11 @@ public struct ResponseHead: Sendable {
     ///   - url: The URL the response answers.
     ///   - statusCode: The status code.
     ///   - httpVersion: The version, e.g. `"HTTP/1.1"`.
-    ///   - headerFields: The fields in the order received; repeated names
-    ///     stay separate here and are joined with `", "` where one value is
-    ///     asked for (as URLSession does).
-    public init(url: URL, statusCode: Int, httpVersion: String, headerFields: [(name: String, value: String)]) {
-        storage = .wire(WireHead(url: url, statusCode: statusCode, httpVersion: httpVersion, fields: headerFields))
+    ///   - headers: The fields in the order received; repeated names stay
+    ///     separate here and are joined with `", "` where one value is asked
+    ///     for (as URLSession does).
+    public init(url: URL, statusCode: Int, httpVersion: String, headers: HTTPHeaders) {
+        storage = .wire(WireHead(url: url, statusCode: statusCode, httpVersion: httpVersion, headers: headers))
     }
 
     /// The head of a response a transport already has.
@@ -117,12 +119,7 @@ public struct ResponseHead: Sendable {
         case .response(let response):
             return response.value(forHTTPHeaderField: name)
         case .wire(let head):
-            let fields = head.fields
-            var found: String?
-            for field in fields where Self.sameName(field.name, name) {
-                found = found.map { "\($0), \(field.value)" } ?? field.value
-            }
-            return found
+            return head.headers[name]
         }
     }
 
@@ -134,12 +131,11 @@ public struct ResponseHead: Sendable {
             // A case-insensitive lookup first: `allHeaderFields` costs ten times as much.
             guard response.value(forHTTPHeaderField: name) != nil else { return [] }
             return response.allHeaderFields.compactMap { key, value in
-                guard let key = key as? String, Self.sameName(key, name) else { return nil }
+                guard let key = key as? String, HTTPHeaders.namesMatch(key, name) else { return nil }
                 return value as? String
             }
         case .wire(let head):
-            let fields = head.fields
-            return fields.compactMap { Self.sameName($0.name, name) ? $0.value : nil }
+            return head.headers.values(for: name)
         }
     }
 
@@ -151,8 +147,7 @@ public struct ResponseHead: Sendable {
                 if let name = field.key as? String, let value = field.value as? String { fields[name] = value }
             }
         case .wire(let head):
-            let fields = head.fields
-            return Self.joined(fields)
+            return head.headers.dictionary
         }
     }
 
@@ -166,30 +161,6 @@ public struct ResponseHead: Sendable {
                   !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let length = Int64(text)
             else { return -1 }
             return length
-        }
-    }
-
-    /// Repeated names joined under their first spelling, as URLSession hands them over.
-    fileprivate static func joined(_ fields: [(name: String, value: String)]) -> [String: String] {
-        var joined: [String: String] = [:]
-        var spellings: [String: String] = [:]
-        for (name, value) in fields {
-            let key = name.lowercased()
-            if let spelling = spellings[key] {
-                joined[spelling] = joined[spelling].map { "\($0), \(value)" } ?? value
-            } else {
-                spellings[key] = name
-                joined[name] = value
-            }
-        }
-        return joined
-    }
-
-    /// Whether two field names are the same, ignoring ASCII case, without allocating.
-    private static func sameName(_ lhs: String, _ rhs: String) -> Bool {
-        guard lhs.utf8.count == rhs.utf8.count else { return false }
-        return zip(lhs.utf8, rhs.utf8).allSatisfy { left, right in
-            left == right || (left | 0x20 == right | 0x20 && (left | 0x20) >= 0x61 && (left | 0x20) <= 0x7A)
         }
     }
 }

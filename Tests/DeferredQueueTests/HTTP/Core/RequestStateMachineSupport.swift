@@ -52,7 +52,7 @@ extension ResponseHead {
     static func make(_ status: Int, headers: [String: String] = [:]) -> ResponseHead {
         ResponseHead(
             url: URL(string: "http://127.0.0.1/")!, statusCode: status, httpVersion: "HTTP/1.1",
-            headerFields: headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+            headers: HTTPHeaders(headers.sorted { $0.key < $1.key }.map { HTTPHeader(name: $0.key, value: $0.value) })
         )
     }
 }

@@ -9,10 +9,10 @@ import Testing
 /// makes its `HTTPURLResponse` once, when asked.
 @Suite("ResponseHead: the fields as received, the response made on first use")
 struct ResponseHeadTests {
-    let url = URL(string: "https://example.com/a")!
+    let url = URL(string: "http://127.0.0.1/a")!
 
     private func head(_ fields: [(name: String, value: String)], status: Int = 200) -> ResponseHead {
-        ResponseHead(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: fields)
+        ResponseHead(url: url, statusCode: status, httpVersion: "HTTP/1.1", headers: HTTPHeaders(fields.map { HTTPHeader(name: $0.name, value: $0.value) }))
     }
 
     @Test func namesMatchIgnoringTheCaseOfASCIILettersOnly() {

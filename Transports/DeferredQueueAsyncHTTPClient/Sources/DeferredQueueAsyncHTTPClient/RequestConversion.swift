@@ -96,7 +96,7 @@ enum RequestConversion {
         ResponseHead(
             url: url, statusCode: Int(head.status.code),
             httpVersion: "HTTP/\(head.version.major).\(head.version.minor)",
-            headerFields: head.headers.map { (name: $0.name, value: $0.value) }
+            headers: DeferredQueue.HTTPHeaders(head.headers.map { DeferredQueue.HTTPHeader(name: $0.name, value: $0.value) })
         )
     }
 }
