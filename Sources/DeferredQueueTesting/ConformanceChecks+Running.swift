@@ -17,13 +17,13 @@ extension ConformanceChecks {
     /// Fails when the attempt does not complete, or broke the contract.
     static func run(
         _ conformance: HTTPTransportConformance, request: URLRequest, collects: Bool,
-        limit: Int? = nil, bodyFile: URL? = nil,
+        limit: Int? = nil, bodyFile: URL? = nil, takesDirectCompletions: Bool = false,
         during: (any HTTPTransportTask) async throws -> Void = { _ in },
         after: (any HTTPTransportTask) -> Void = { _ in }
     ) async throws -> ConformanceEventLog {
         let transport = conformance.makeTransport()
         defer { transport.shutdown() }
-        let log = ConformanceEventLog(expecting: transport.callbackQueue)
+        let log = ConformanceEventLog(expecting: transport.callbackQueue, takesDirectCompletions: takesDirectCompletions)
         let attempt = HTTPTransportAttempt(request: request, bodyFile: bodyFile, collectsBody: collects, maximumBodySize: limit)
         let task = transport.startAttempt(attempt, events: log)
         try await during(task)
@@ -40,19 +40,23 @@ extension ConformanceChecks {
     }
 
     /// Runs one `GET /` attempt against `server`.
-    static func run(_ conformance: HTTPTransportConformance, server: LoopbackServer, collects: Bool, limit: Int? = nil) async throws -> ConformanceEventLog {
+    static func run(
+        _ conformance: HTTPTransportConformance, server: LoopbackServer, collects: Bool, limit: Int? = nil,
+        takesDirectCompletions: Bool = false
+    ) async throws -> ConformanceEventLog {
         var request = URLRequest(url: server.url("/"))
         request.timeoutInterval = deadline
-        return try await run(conformance, request: request, collects: collects, limit: limit)
+        return try await run(conformance, request: request, collects: collects, limit: limit, takesDirectCompletions: takesDirectCompletions)
     }
 
     /// Runs one `GET /` attempt against a server answering with `reply`.
     static func run(
-        _ conformance: HTTPTransportConformance, reply: @escaping RequestHandler, collects: Bool, limit: Int? = nil
+        _ conformance: HTTPTransportConformance, reply: @escaping RequestHandler, collects: Bool, limit: Int? = nil,
+        takesDirectCompletions: Bool = false
     ) async throws -> ConformanceEventLog {
         let server = try LoopbackServer(handler: reply)
         defer { server.shutdown() }
-        return try await run(conformance, server: server, collects: collects, limit: limit)
+        return try await run(conformance, server: server, collects: collects, limit: limit, takesDirectCompletions: takesDirectCompletions)
     }
 
     // MARK: - Expectations

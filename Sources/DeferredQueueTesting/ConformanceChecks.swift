@@ -13,6 +13,7 @@ enum ConformanceChecks {
 
     static let all: [Check] = [
         Check(name: "a collected body arrives whole in the completion, after its head", body: collectedBody),
+        Check(name: "a collected body offered off the callback queue arrives whole, once, last", body: collectedBodyTakenDirectly),
         Check(name: "a streamed body arrives in order between its head and its completion", body: streamedBody),
         Check(name: "a compressed body arrives decoded", body: compressedBody),
         Check(name: "a collected body past its limit stops with responseTooLarge", body: bodyPastTheLimit),
@@ -33,6 +34,17 @@ enum ConformanceChecks {
     static func collectedBody(_ conformance: HTTPTransportConformance) async throws {
         let json = #"{"title":"hello","count":3,"tags":["a","b"]}"#
         let log = try await run(conformance, reply: { _ in .json(json) }, collects: true)
+        try expect(log.heads.map(\.statusCode) == [200], "expected one head with 200, got \(log.heads.map(\.statusCode))")
+        try expect(log.chunks.isEmpty, "a collecting attempt reported \(log.chunks.count) data events")
+        try expectSuccess(log)
+        try expect(log.completion?.body == Data(json.utf8), "the completion's body is \(describe(log.completion?.body))")
+    }
+
+    /// The same with a receiver that takes a completion offered off the
+    /// queue (`didCompleteDirectly`): taken or not, one head and one whole body.
+    static func collectedBodyTakenDirectly(_ conformance: HTTPTransportConformance) async throws {
+        let json = #"{"title":"hello","count":3,"tags":["a","b"]}"#
+        let log = try await run(conformance, reply: { _ in .json(json) }, collects: true, takesDirectCompletions: true)
         try expect(log.heads.map(\.statusCode) == [200], "expected one head with 200, got \(log.heads.map(\.statusCode))")
         try expect(log.chunks.isEmpty, "a collecting attempt reported \(log.chunks.count) data events")
         try expectSuccess(log)

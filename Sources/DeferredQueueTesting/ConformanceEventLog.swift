@@ -29,12 +29,19 @@ final class ConformanceEventLog: HTTPTransportEvents {
     private let state = Mutex(State())
     private let key: DispatchSpecificKey<ObjectIdentifier>
     private let queueMark: ObjectIdentifier
+    /// Whether ``didCompleteDirectly(head:body:)`` takes the completion.
+    private let takesDirectCompletions: Bool
 
-    /// - Parameter queue: The transport's callback queue, where every event must run.
-    init(expecting queue: DispatchQueue) {
+    /// - Parameters:
+    ///   - queue: The transport's callback queue, where every event must run.
+    ///   - takesDirectCompletions: Whether a completion offered off the
+    ///     queue is taken (as a session takes it when it runs none of the
+    ///     caller's code) or refused (the transport must then report on the queue).
+    init(expecting queue: DispatchQueue, takesDirectCompletions: Bool = false) {
         key = DispatchSpecificKey()
         queueMark = ObjectIdentifier(queue)
         queue.setSpecific(key: key, value: queueMark)
+        self.takesDirectCompletions = takesDirectCompletions
     }
 
     var events: [Event] { state.withLock(owner: self) { $0.events } }
@@ -62,8 +69,8 @@ final class ConformanceEventLog: HTTPTransportEvents {
         return nil
     }
 
-    private func record(_ event: Event, _ name: String) {
-        let onQueue = DispatchQueue.getSpecific(key: key) == queueMark
+    private func record(_ event: Event, _ name: String, direct: Bool = false) {
+        let onQueue = direct || DispatchQueue.getSpecific(key: key) == queueMark
         state.withLock(owner: self) { state in
             if !onQueue { state.violations.append("\(name) ran off the transport's callback queue") }
             if state.inEvent { state.violations.append("\(name) ran while another event was running") }
@@ -124,5 +131,16 @@ final class ConformanceEventLog: HTTPTransportEvents {
     func didComplete(body: Data?, error: (any Error)?) {
         record(.complete(body: body, error: error), "didComplete(body:error:)")
         leave()
+    }
+
+    /// Records the head and the completion at once, off the queue, when the
+    /// log takes direct completions; a refused offer records nothing.
+    func didCompleteDirectly(head: ResponseHead, body: Data) -> Bool {
+        guard takesDirectCompletions else { return false }
+        record(.head(head.response), "didCompleteDirectly(head:body:)", direct: true)
+        leave()
+        record(.complete(body: body, error: nil), "didCompleteDirectly(head:body:)", direct: true)
+        leave()
+        return true
     }
 }

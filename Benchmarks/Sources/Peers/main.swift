@@ -109,6 +109,14 @@ enum Client: String, CaseIterable {
     case rawAHCAsync = "raw AHC (async)"
     case oursAHC = "DeferredQueue · AHC"
 
+    /// The raw transport this client's ratios are to.
+    var raw: Client {
+        switch self {
+        case .rawURLSession, .rawURLSessionDelegate, .oursURLSession: .rawURLSession
+        case .rawAHC, .rawAHCAsync, .oursAHC: .rawAHC
+        }
+    }
+
     /// One GET of `url`; `done` once its whole body (`size` bytes) arrived.
     func get(_ url: URL, size: Int, done: @escaping @Sendable () -> Void) {
         switch self {
@@ -251,25 +259,30 @@ default:
 }
 
 let rounds = arguments.first.flatMap(Int.init) ?? 5
+// `DQ_BENCH_CLIENTS=rawAHC,oursAHC`: those clients only (their raw peer
+// included, for the ratios), and no every-core table.
+let chosen = ProcessInfo.processInfo.environment["DQ_BENCH_CLIENTS"].map { $0.split(separator: ",").map(String.init) }
+let clients = Client.allCases.filter { client in
+    chosen.map { names in names.contains("\(client)") || Client.allCases.contains { names.contains("\($0)") && $0.raw == client } } ?? true
+}
 print("Peers: \(rounds) interleaved rounds against \(ProcessInfo.processInfo.environment["DQ_BENCH_BASE"] ?? "LoopbackServer (in process)"), \(ProcessInfo.processInfo.activeProcessorCount) cores")
 var table: [String] = [
     "| scenario | client | wall µs/request | CPU µs/request | wall ÷ raw | CPU ÷ raw |",
     "|:--|:--|--:|--:|--:|--:|",
 ]
 for scenario in Scenario.allCases {
-    for client in Client.allCases { _ = client.run(scenario, requests: scenario.requests / 10) }   // warm up
+    for client in clients { _ = client.run(scenario, requests: scenario.requests / 10) }   // warm up
     var samples: [Client: [(wall: Double, cpu: Double)]] = [:]
     for _ in 0..<rounds {
-        for client in Client.allCases { samples[client, default: []].append(client.run(scenario)) }
+        for client in clients { samples[client, default: []].append(client.run(scenario)) }
     }
     func perRequest(_ client: Client) -> (wall: Double, cpu: Double) {
         let runs = samples[client, default: []]
         return (median(runs.map(\.wall)) * 1e6 / Double(scenario.requests), median(runs.map(\.cpu)) * 1e6 / Double(scenario.requests))
     }
-    for client in Client.allCases {
+    for client in clients {
         let mine = perRequest(client)
-        let raw: Client = switch client { case .rawURLSession, .rawURLSessionDelegate, .oursURLSession: .rawURLSession; default: .rawAHC }
-        let floor = perRequest(raw)
+        let floor = perRequest(client.raw)
         table.append(String(format: "| %@ | %@ | %.1f | %.1f | %.2f× | %.2f× |", scenario.rawValue, client.rawValue,
                             mine.wall, mine.cpu, mine.wall / floor.wall, mine.cpu / floor.cpu))
     }
@@ -289,13 +302,12 @@ func bytesInFreshProcess(_ client: Client) -> Double {
 }
 var bytes: [Client: [Double]] = [:]
 for _ in 0..<3 {
-    for client in Client.allCases { bytes[client, default: []].append(bytesInFreshProcess(client)) }
+    for client in clients { bytes[client, default: []].append(bytesInFreshProcess(client)) }
 }
-for client in Client.allCases {
-    let raw: Client = switch client { case .rawURLSession, .rawURLSessionDelegate, .oursURLSession: .rawURLSession; default: .rawAHC }
+for client in clients {
     table.append(String(format: "| resident bytes per in-flight request (2,000 waiting) | %@ | %.0f B | | %.2f× | |", client.rawValue,
-                        median(bytes[client, default: []]), median(bytes[client, default: []]) / median(bytes[raw, default: []])))
+                        median(bytes[client, default: []]), median(bytes[client, default: []]) / median(bytes[client.raw, default: []])))
 }
 print(table.joined(separator: "\n"))
-print(try EveryCore.table(rounds: 3, requests: 8, megabytes: 2).joined(separator: "\n"))
+if chosen == nil { print(try EveryCore.table(rounds: 3, requests: 8, megabytes: 2).joined(separator: "\n")) }
 try rawClient.syncShutdown()

@@ -1,4 +1,9 @@
+import DeferredQueueTesting
+import Dispatch
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 @testable import DeferredQueue
 
@@ -52,5 +57,35 @@ struct DefaultHeadersTests {
             let tag = part.split(separator: ";").first.map(String.init) ?? ""
             #expect(tag.range(of: #"^[a-z]{2,3}(-[A-Za-z0-9]+)*$"#, options: .regularExpression) != nil, "\(part)")
         }
+    }
+}
+
+/// The session checks its default fields once, when it is made, rather than
+/// on every attempt: one the RFC 9110 syntax refuses is left out instead of
+/// being sent (or failing every request).
+@Suite("Default headers: checked once, a malformed one left out")
+struct DefaultHeaderSyntaxTests {
+    /// A transport that names a malformed `acceptEncoding` and otherwise answers as `MockTransport`.
+    final class MalformedEncodingTransport: HTTPTransport {
+        let inner = MockTransport(replying: .status(200))
+        var callbackQueue: DispatchQueue { inner.callbackQueue }
+        let acceptEncoding: String? = "gzip\r\nX-Injected: 1"
+
+        func startAttempt(_ attempt: HTTPTransportAttempt, events: any HTTPTransportEvents) -> any HTTPTransportTask {
+            inner.startAttempt(attempt, events: events)
+        }
+
+        func shutdown() { inner.shutdown() }
+    }
+
+    @Test func aMalformedDefaultFieldIsLeftOutAndTheRequestStillGoes() async throws {
+        let transport = MalformedEncodingTransport()
+        let session = Session(transport: transport)
+        let status = try await session.request("http://defaults.test/").serializingResponse().value.response?.statusCode
+        #expect(status == 200)
+        let sent = try #require(transport.inner.requests.first)
+        #expect(sent.value(forHTTPHeaderField: "Accept-Encoding") == nil)
+        #expect(sent.value(forHTTPHeaderField: "X-Injected") == nil)
+        #expect(sent.value(forHTTPHeaderField: "User-Agent")?.contains("DeferredQueue/") == true, "the valid defaults stay")
     }
 }

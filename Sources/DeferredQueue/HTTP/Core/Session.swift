@@ -31,6 +31,17 @@ import FoundationNetworking
 /// make them wait for another request of the same session, which could then
 /// never complete.
 ///
+/// One shortcut: a transport may offer a collected response's completion
+/// from its own thread (`AsyncHTTPClientTransport` does, from its event
+/// loop), and the session finishes the request there, one thread hop
+/// sooner, when that runs none of your code: no event monitor, a `2xx`
+/// status (no redirector, challenge or retrier to ask), no cookie to store,
+/// only the library's checks of the head as validators (and none when a
+/// retrier could be asked about their verdict), and the request neither
+/// suspended nor waiting on an `onHTTPResponse` handler. Anything else goes
+/// through the callback queue as above. Either way the request's own handler
+/// queue runs its validators, serializers and handlers.
+///
 /// Each request's own serial handler queue runs its validators and
 /// serializers, in the order they were chained. By default those queues
 /// target a global concurrent queue, so different requests validate and

@@ -67,9 +67,18 @@ final class SessionCore: Sendable {
         self.configuredHeaders = configuredHeaders
         self.configuredHeadersError = RequestSyntax.violation(in: configuredHeaders)
         let configured = Set(configuredHeaders.map { $0.name.lowercased() })
+        // Checked here once, not on every attempt (`prepare` checks the
+        // caller's fields only); one the syntax refuses (a process name with
+        // a control character in the User-Agent) is left out.
         self.defaultHeaders = DefaultHeaders.make(acceptEncoding: transport.acceptEncoding)
-            .filter { !configured.contains($0.name.lowercased()) }
-            .map { (name: $0.name, lowercasedName: $0.name.lowercased(), value: $0.value) }
+            .filter { !configured.contains($0.name.lowercased()) && RequestSyntax.isToken($0.name) }
+            .compactMap { header in
+                switch RequestSyntax.check(value: header.value) {
+                case .valid: (name: header.name, lowercasedName: header.name.lowercased(), value: header.value)
+                case .trimmed(let value): (name: header.name, lowercasedName: header.name.lowercased(), value: value)
+                case .invalid: nil
+                }
+            }
         self.defaultHeaderFields = Dictionary(defaultHeaders.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -96,6 +105,8 @@ final class SessionCore: Sendable {
         // One assignment of the whole header dictionary: each
         // `setValue(_:forHTTPHeaderField:)` compares every field's name.
         var fields = request.allHTTPHeaderFields ?? [:]
+        // The caller's fields, before the defaults (checked once) join them.
+        try RequestSyntax.validate(method: request.httpMethod ?? "GET", fields: &fields)
         var present: Set<String> = []
         if fields.isEmpty {
             fields = defaultHeaderFields
@@ -108,9 +119,11 @@ final class SessionCore: Sendable {
         }
         if let cookieStore, request.httpShouldHandleCookies, !present.contains("cookie"),
            let url = request.url, let cookies = cookieStore.cookieHeader(for: url) {
+            if case .invalid = RequestSyntax.check(value: cookies) {
+                throw .urlRequestValidationFailed(reason: .invalidHeaderValue(name: "Cookie"))
+            }
             fields["Cookie"] = cookies
         }
-        try RequestSyntax.validate(method: request.httpMethod ?? "GET", fields: &fields)
         var prepared: URLRequest
         if timeoutIsAssigned {
             prepared = request.duplicatedWithAssignedTimeout(headerFields: fields)

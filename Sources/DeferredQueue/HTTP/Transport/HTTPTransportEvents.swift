@@ -46,6 +46,21 @@ public protocol HTTPTransportEvents: Sendable {
     ///     failure before the head, and a body past its limit.
     ///   - error: Why the attempt failed, `nil` when it did not.
     func didComplete(body: Data?, error: (any Error)?)
+
+    /// A collecting attempt ended with its head and its whole body, offered
+    /// from the transport's own thread (an event loop) instead of the
+    /// callback queue, which saves a thread hop a request.
+    ///
+    /// The receiver takes the completion there only when handling it runs
+    /// none of the caller's code (see ``Session``'s "Threads"); it returns
+    /// `false` otherwise, and the transport then reports
+    /// ``didReceive(head:)`` and ``didComplete(body:error:)`` on its callback
+    /// queue as usual. Offer it only as the attempt's last event, with no
+    /// earlier event of the attempt still on its way to the callback queue.
+    /// Transports need not offer it.
+    ///
+    /// - Returns: Whether the completion was taken (nothing more to report).
+    func didCompleteDirectly(head: ResponseHead, body: Data) -> Bool
 }
 
 extension HTTPTransportEvents {
@@ -54,4 +69,7 @@ extension HTTPTransportEvents {
     public func didReceive(head: ResponseHead) {
         didReceive(response: head.response)
     }
+
+    /// Takes no completion off the callback queue.
+    public func didCompleteDirectly(head: ResponseHead, body: Data) -> Bool { false }
 }

@@ -14,9 +14,11 @@ import Synchronization
 ///
 /// The delegate's methods run on the task's event loop. Each one records
 /// what arrived and hands the event over to the transport's callback queue
-/// with `async` (which keeps their order); nothing else runs on the loop —
-/// even the `HTTPURLResponse` (costly to build on swift-corelibs-foundation)
-/// is made on the callback queue.
+/// with `async` (which keeps their order). The one exception is a collected
+/// response's end, head and body together: it is offered to the session
+/// right there (``HTTPTransportEvents/didCompleteDirectly(head:body:)``),
+/// which finishes the request on the loop only when that runs none of the
+/// caller's code; otherwise it goes to the callback queue too.
 /// The state sits behind `state`, the one lock: `cancel()` and the idle
 /// timer read it from other threads.
 ///
@@ -79,13 +81,17 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     /// is evaluated: a certificate the handshake refused is then the
     /// evaluation's failure (``HTTPError/ServerTrustFailureReason/defaultEvaluationFailed(output:)``).
     let evaluatedTrust: (host: String, requirements: ServerTrustRequirements)?
+    /// Told when the attempt ends.
+    let affinity: EventLoopAffinity
     private let state: Mutex<State>
 
     init(
         url: URL, attempt: HTTPTransportAttempt, decodesBody: Bool, events: any HTTPTransportEvents,
         queue: DispatchQueue, requestBodyWindow: RequestBodyWindow, requestBodySize: Int64?,
-        diagnosis: CertificateDiagnosis? = nil, evaluatedTrust: (host: String, requirements: ServerTrustRequirements)? = nil
+        diagnosis: CertificateDiagnosis? = nil, evaluatedTrust: (host: String, requirements: ServerTrustRequirements)? = nil,
+        affinity: EventLoopAffinity
     ) {
+        self.affinity = affinity
         self.diagnosis = diagnosis
         self.evaluatedTrust = evaluatedTrust
         self.url = url
@@ -302,15 +308,19 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         if let tooLarge = ending.collector.error { return report(ending, failure: tooLarge) }
         let events = self.events
         let url = self.url
-        let collectsBody = self.collectsBody
-        let body = collectsBody ? ending.collector.body : nil
+        guard let wireHead = ending.head else {
+            let error = URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url])
+            return queue.async { events.didComplete(body: nil, error: error) }
+        }
+        guard collectsBody else { return queue.async { events.didComplete(body: nil, error: nil) } }
+        // A collecting attempt reports its head with its completion (it
+        // reported nothing before): straight from here when the session
+        // can finish there, otherwise in one hop for both.
+        let head = RequestConversion.response(wireHead, url: url)
+        let body = ending.collector.body
+        if events.didCompleteDirectly(head: head, body: body) { return }
         queue.async {
-            guard let head = ending.head.map({ RequestConversion.response($0, url: url) }) else {
-                let error = URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url])
-                return events.didComplete(body: nil, error: error)
-            }
-            // A collecting attempt reports its head here: one hop for both.
-            if collectsBody { events.didReceive(head: head) }
+            events.didReceive(head: head)
             events.didComplete(body: body, error: nil)
         }
     }
@@ -353,7 +363,7 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
 
     /// Reports a failed attempt with the head (a collecting attempt's, not
     /// reported yet) and collected body it got.
-    private func report(_ ending: (head: HTTPResponseHead?, collector: HTTPBodyCollector), failure: any Error) {
+    private func report(_ ending: Ending, failure: any Error) {
         let collectsBody = self.collectsBody
         let body = collectsBody && ending.head != nil && !ending.collector.exceededLimit ? ending.collector.body : nil
         let events = self.events
@@ -366,25 +376,36 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         }
     }
 
+    /// What an attempt received, taken from its state as it ends.
+    private struct Ending {
+        var head: HTTPResponseHead?
+        var collector: HTTPBodyCollector
+    }
+
     /// Marks the attempt completed and returns what it received; `nil` if
     /// it had completed already.
-    private func end() -> (head: HTTPResponseHead?, collector: HTTPBodyCollector)? {
-        typealias Ending = (head: HTTPResponseHead?, collector: HTTPBodyCollector, timer: Scheduled<Void>?, gate: EventLoopPromise<Void>?)
+    private func end() -> Ending? {
+        var timer: Scheduled<Void>?
+        var gate: EventLoopPromise<Void>?
         let ending = state.withLock { state -> Ending? in
             guard !state.completed else { return nil }
             state.completed = true
-            defer {
-                _ = state.collector.take()
-                (state.task, state.idleTimer, state.readGate, state.decoder) = (nil, nil, nil, nil)
-            }
-            return (state.head, state.collector, state.idleTimer, state.readGate)
+            // Moved out, not copied: the body's only reference leaves with it.
+            var ending = Ending(head: nil, collector: HTTPBodyCollector(limit: 0))
+            swap(&ending.head, &state.head)
+            swap(&ending.collector, &state.collector)
+            swap(&timer, &state.idleTimer)
+            swap(&gate, &state.readGate)
+            (state.task, state.decoder) = (nil, nil)
+            return ending
         }
         guard let ending else { return nil }
-        ending.timer?.cancel()
+        affinity.ended()
+        timer?.cancel()
         requestBodyWindow.close()
         // A client held back when the attempt failed must not wait forever
         // (nor leak the promise).
-        ending.gate?.succeed()
-        return (ending.head, ending.collector)
+        gate?.succeed()
+        return ending
     }
 }

@@ -36,10 +36,14 @@ import Synchronization
 /// - A SwiftNIO event loop of the client connects, writes, reads and parses;
 ///   the transport decodes compressed bodies there, a bounded step at a time. The transport's code there only copies bytes, notes the
 ///   time of the last activity (the idle timeout) and hands every event over
-///   to ``callbackQueue`` with `async`: no handler, validator, serializer,
-///   event monitor or adapter of the session ever runs on an event loop.
+///   to ``callbackQueue`` with `async` — except a collected response's end,
+///   which it offers to the session on the loop: when finishing the request
+///   runs none of your code (see `Session`'s "Threading"), the session
+///   settles it there and resumes the request's handler queue, a thread hop
+///   sooner. No handler, serializer, event monitor, adapter, redirector,
+///   retrier or validator closure of yours ever runs on an event loop.
 /// - ``callbackQueue``, the transport's own serial queue, receives every
-///   ``HTTPTransportEvents`` call of every attempt, in order; the session's
+///   other ``HTTPTransportEvents`` call of every attempt, in order; the session's
 ///   decisions (redirects, retries) run on it. Each request's validation and
 ///   serialization run on the request's own queue, in parallel with other
 ///   requests' (see the session's `serializationQueue`).
@@ -157,6 +161,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// swift-nio-ssl handler to read: a session then refuses evaluated hosts.
     public let supportsServerTrustEvaluation: Bool
     private let isShutDown = Atomic(false)
+    /// Keeps quiet traffic on one event loop (see `EventLoopAffinity`).
+    let affinity: EventLoopAffinity
 
     /// Creates a transport with a client of its own, built from
     /// `configuration` with the overrides listed in "The client".
@@ -215,6 +221,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     private init(setup: ClientSetup) {
         callbackQueue = DispatchQueue(label: "DeferredQueue.AsyncHTTPClientTransport")
         client = setup.client
+        affinity = EventLoopAffinity(group: setup.client.eventLoopGroup)
         ownsClient = setup.ownsClient
         acceptEncoding = setup.acceptEncoding
         decodesBodies = setup.transportDecodes
@@ -262,9 +269,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             requestBodyWindow: window,
             requestBodySize: attempt.bodyFile.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int64 }
                 ?? attempt.request.httpBody.map { Int64($0.count) },
-            diagnosis: diagnosis, evaluatedTrust: evaluatedTrust
+            diagnosis: diagnosis, evaluatedTrust: evaluatedTrust, affinity: affinity
         )
-        let task = client.execute(request: request, delegate: running)
+        let task = client.execute(request: request, delegate: running, eventLoop: affinity.started())
         running.attach(task)
         return running
     }

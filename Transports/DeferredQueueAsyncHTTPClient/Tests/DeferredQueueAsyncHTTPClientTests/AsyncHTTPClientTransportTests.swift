@@ -19,12 +19,12 @@ struct AsyncHTTPClientTransportTests {
     /// Starts one attempt on `transport` and waits for its completion.
     func run(
         _ transport: AsyncHTTPClientTransport, _ url: URL, collectsBody: Bool,
-        timeout: Double = 60, configure: (inout URLRequest) -> Void = { _ in }
+        timeout: Double = 60, takesDirectCompletions: Bool = false, configure: (inout URLRequest) -> Void = { _ in }
     ) async -> TransportEventLog {
         var request = URLRequest(url: url)
         request.timeoutInterval = timeout
         configure(&request)
-        let log = TransportEventLog(expecting: transport.callbackQueue)
+        let log = TransportEventLog(expecting: transport.callbackQueue, takesDirectCompletions: takesDirectCompletions)
         _ = transport.startAttempt(HTTPTransportAttempt(request: request, collectsBody: collectsBody), events: log)
         #expect(await log.completed.wait(seconds: 60), "the attempt completed")
         return log
@@ -43,6 +43,33 @@ struct AsyncHTTPClientTransportTests {
         #expect(completion.status == 200 && completion.error == nil)
         #expect(completion.body == Data(#"{"title":"hello","count":3,"tags":["a","b"]}"#.utf8))
         #expect(log.misplacedEvents.isEmpty, "\(log.misplacedEvents)")
+    }
+
+    /// The shortcut of `didCompleteDirectly`: a collected response's end is
+    /// offered once, on the event loop; taken, nothing else is reported;
+    /// refused, the head and completion follow on the callback queue (above).
+    @Test(arguments: [true, false])
+    func aCollectedResponsesEndIsOfferedOnTheEventLoop(taken: Bool) async throws {
+        let fixture = try Fixture()
+        let transport = AsyncHTTPClientTransport()
+        let log = await run(transport, fixture.server.url("/json"), collectsBody: true, takesDirectCompletions: taken)
+        #expect(log.directOffers == [true], "offered once, on the loop: \(log.directOffers)")
+        #expect(log.all.count == 2 && log.completions.count == 1, "\(log.all)")
+        let completion = try #require(log.completions.first)
+        #expect(completion.status == 200 && completion.error == nil)
+        #expect(completion.body == Data(#"{"title":"hello","count":3,"tags":["a","b"]}"#.utf8))
+        #expect(log.misplacedEvents.isEmpty, "\(log.misplacedEvents)")
+    }
+
+    /// Failures and streamed attempts are never offered off the queue.
+    @Test func aStreamedOrFailedAttemptIsNotOfferedOffTheQueue() async throws {
+        let fixture = try Fixture()
+        let transport = AsyncHTTPClientTransport()
+        let streamed = await run(transport, fixture.server.url("/json"), collectsBody: false, takesDirectCompletions: true)
+        #expect(streamed.directOffers.isEmpty && streamed.completions.count == 1)
+        let refused = try #require(URL(string: "http://127.0.0.1:\(try LoopbackServer.unusedPort())/"))
+        let failed = await run(transport, refused, collectsBody: true, takesDirectCompletions: true)
+        #expect(failed.directOffers.isEmpty && failed.completions.first?.error?.code == .cannotConnectToHost)
     }
 
     @Test func aStreamedAttemptReportsChunksAsTheyArriveOnTheCallbackQueue() async throws {

@@ -21,11 +21,22 @@ final class TransportEventLog: HTTPTransportEvents {
     /// Events that ran off the callback queue or on a SwiftNIO event loop.
     private let misplaced = Recorder<String>()
     let completed = Latch()
+    /// Whether a completion offered off the queue is taken.
+    private let takesDirectCompletions: Bool
+    /// Where each completion offered off the queue came from: `true` on an event loop.
+    private let offers = Recorder<Bool>()
 
-    /// - Parameter queue: The transport's callback queue, where every event must run.
-    init(expecting queue: DispatchQueue) {
+    /// - Parameters:
+    ///   - queue: The transport's callback queue, where every event must run
+    ///     (but a direct completion, which comes from the event loop).
+    ///   - takesDirectCompletions: Whether ``didCompleteDirectly(head:body:)`` takes one.
+    init(expecting queue: DispatchQueue, takesDirectCompletions: Bool = false) {
         queue.setSpecific(key: queueKey, value: true)
+        self.takesDirectCompletions = takesDirectCompletions
     }
+
+    /// For each completion offered off the queue, whether it was offered on an event loop.
+    var directOffers: [Bool] { offers.events }
 
     var all: [Event] { events.events }
     var misplacedEvents: [String] { misplaced.events }
@@ -60,6 +71,15 @@ final class TransportEventLog: HTTPTransportEvents {
     func didSend(bytes: Int64, of expected: Int64?) { record(.sent(bytes, of: expected), "didSend") }
     func didDownload(bytes: Int64, of expected: Int64?) { record(.sent(bytes, of: expected), "didDownload") }
     func didFinishDownloading(to file: URL) { record(.data(Data()), "didFinishDownloading") }
+
+    func didCompleteDirectly(head: ResponseHead, body: Data) -> Bool {
+        offers.append(MultiThreadedEventLoopGroup.currentEventLoop != nil)
+        guard takesDirectCompletions else { return false }
+        events.append(.response(head.statusCode))
+        events.append(.complete(status: head.statusCode, body: body, error: nil))
+        completed.arrive()
+        return true
+    }
 
     func didComplete(body: Data?, error: (any Error)?) {
         // The status of the head reported before, if any.

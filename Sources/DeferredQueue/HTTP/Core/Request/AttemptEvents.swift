@@ -42,4 +42,8 @@ final class AttemptEvents: HTTPTransportEvents {
     func didComplete(body: Data?, error: (any Error)?) {
         request.attempt(attempt, didCompleteWith: body, error: error)
     }
+
+    func didCompleteDirectly(head: ResponseHead, body: Data) -> Bool {
+        request.attempt(attempt, didCompleteDirectly: head, body: body)
+    }
 }

@@ -180,10 +180,9 @@ extension Request {
         }
     }
 
-    // MARK: - Transport events (on the transport's callback queue)
+    // MARK: - Transport events (on the transport's callback queue, but see `didCompleteDirectly`)
 
     func attempt(_ number: Int, didReceive response: ResponseHead) {
-        dispatchPrecondition(condition: .onQueue(callbackQueue))
         var headHandler: HTTPResponseHandler?
         let action = mutableState.withLock(owner: self) { state in
             let action = state.receiveHead(response, attempt: number)
@@ -259,8 +258,29 @@ extension Request {
         Self.report(TransferProgress(completed: bytes, expected: expected), to: handlers)
     }
 
+    /// A collecting attempt's successful end, offered from the transport's
+    /// own thread; `false` to have it reported on the callback queue. Taken
+    /// only when finishing runs none of the caller's code and nothing waits
+    /// on the callback queue to come first: no event monitor; a 2xx status
+    /// (no redirector, challenge or retrier to ask); no cookie to store
+    /// (the storage may be the caller's); every validator a check of the
+    /// head, and none at all when a retrier could be asked about its verdict;
+    /// nothing holding the attempt's events (a suspension, a head's
+    /// disposition). What follows is then what the callback queue would run:
+    /// the state machine's transitions under the lock, and the outcome
+    /// settled, which resumes the handler queue.
+    func attempt(_ number: Int, didCompleteDirectly head: ResponseHead, body: Data) -> Bool {
+        guard eventMonitor == nil, (200..<300).contains(head.statusCode),
+              core.cookieStore == nil || head.value(forHTTPHeaderField: "Set-Cookie") == nil
+        else { return false }
+        let mayRetry = self.mayRetry
+        guard mutableState.withLock(owner: self, { $0.completesDirectly(attempt: number, mayRetry: mayRetry) }) else { return false }
+        attempt(number, didReceive: head)
+        attempt(number, didCompleteWith: body, error: nil)
+        return true
+    }
+
     func attempt(_ number: Int, didCompleteWith body: Data?, error: (any Error)?) {
-        dispatchPrecondition(condition: .onQueue(callbackQueue))
         let (hold, rejection) = mutableState.withLock(owner: self) { state in
             (state.hold(.completion(body: body, error: error), attempt: number), state.rejection(ofAttempt: number))
         }

@@ -42,6 +42,18 @@ extension RequestStateMachine {
         } ?? .handle
     }
 
+    /// Whether attempt `number`'s completion may be handled off the callback
+    /// queue (`Request.attempt(_:didCompleteDirectly:body:)`): it is the
+    /// attempt in flight, nothing holds its events or would ask for a
+    /// disposition, and its validators check the head alone — and, when a
+    /// retrier may be asked about a failed verdict (`mayRetry`), there are none.
+    func completesDirectly(attempt number: Int, mayRetry: Bool) -> Bool {
+        guard !isSuspended, httpResponseHandler == nil, mayRetry ? validators.isEmpty : validators.allSatisfy(\.inline),
+              case .running(let attempt) = state, attempt.isInFlight(number)
+        else { return false }
+        return attempt.held == nil && !attempt.awaitsDisposition
+    }
+
     /// The disposition arrived: the events held for attempt `number`, to
     /// replay (or drop) in order — none while the request is suspended.
     mutating func disposed(attempt number: Int) -> [HeldEvent] {
