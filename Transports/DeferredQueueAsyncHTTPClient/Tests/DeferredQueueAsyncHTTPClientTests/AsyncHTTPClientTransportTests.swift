@@ -61,6 +61,26 @@ struct AsyncHTTPClientTransportTests {
         #expect(log.misplacedEvents.isEmpty, "\(log.misplacedEvents)")
     }
 
+    /// `EventLoopAffinity`: attempts started one after another (none other
+    /// running) all ask for the same loop, the one their idle connection is
+    /// on; started off the group's loops with `.indifferent`, they would go
+    /// round the group's four loops.
+    @Test func attemptsStartedOneAfterAnotherStayOnOneEventLoop() async throws {
+        let fixture = try Fixture()
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 4)
+        let transport = AsyncHTTPClientTransport(configuration: HTTPClient.Configuration(), eventLoopGroup: group)
+        var loops: [ObjectIdentifier?] = []
+        for _ in 0..<8 {
+            let log = await run(transport, fixture.server.url("/json"), collectsBody: true, takesDirectCompletions: true)
+            #expect(log.completions.first?.error == nil)
+            loops += log.directOfferLoops
+        }
+        #expect(loops.count == 8 && !loops.contains(nil))
+        #expect(Set(loops).count == 1, "\(Set(loops).count) loops for 8 requests one after another")
+        transport.shutdown()
+        try await group.shutdownGracefully()
+    }
+
     /// Failures and streamed attempts are never offered off the queue.
     @Test func aStreamedOrFailedAttemptIsNotOfferedOffTheQueue() async throws {
         let fixture = try Fixture()

@@ -23,8 +23,8 @@ final class TransportEventLog: HTTPTransportEvents {
     let completed = Latch()
     /// Whether a completion offered off the queue is taken.
     private let takesDirectCompletions: Bool
-    /// Where each completion offered off the queue came from: `true` on an event loop.
-    private let offers = Recorder<Bool>()
+    /// The event loop each completion offered off the queue came from (`nil`: none).
+    private let offers = Recorder<ObjectIdentifier?>()
 
     /// - Parameters:
     ///   - queue: The transport's callback queue, where every event must run
@@ -36,7 +36,10 @@ final class TransportEventLog: HTTPTransportEvents {
     }
 
     /// For each completion offered off the queue, whether it was offered on an event loop.
-    var directOffers: [Bool] { offers.events }
+    var directOffers: [Bool] { offers.events.map { $0 != nil } }
+
+    /// The event loop of each completion offered off the queue.
+    var directOfferLoops: [ObjectIdentifier?] { offers.events }
 
     var all: [Event] { events.events }
     var misplacedEvents: [String] { misplaced.events }
@@ -73,7 +76,7 @@ final class TransportEventLog: HTTPTransportEvents {
     func didFinishDownloading(to file: URL) { record(.data(Data()), "didFinishDownloading") }
 
     func didCompleteDirectly(head: ResponseHead, body: Data) -> Bool {
-        offers.append(MultiThreadedEventLoopGroup.currentEventLoop != nil)
+        offers.append(MultiThreadedEventLoopGroup.currentEventLoop.map { ObjectIdentifier($0 as AnyObject) })
         guard takesDirectCompletions else { return false }
         events.append(.response(head.statusCode))
         events.append(.complete(status: head.statusCode, body: body, error: nil))
