@@ -52,7 +52,7 @@ public protocol HTTPTransportEvents: Sendable {
     /// callback queue, which saves a thread hop a request.
     ///
     /// The receiver takes the completion there only when handling it runs
-    /// none of the caller's code (see ``Session``'s "Threads"); it returns
+    /// none of the caller's code (see ``Session``'s "Threading"); it returns
     /// `false` otherwise, and the transport then reports
     /// ``didReceive(head:)`` and ``didComplete(body:error:)`` on its callback
     /// queue as usual. Offer it only as the attempt's last event, with no

@@ -37,6 +37,8 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
 
     private struct State {
         var task: HTTPClient.Task<Void>?
+        /// `cancel()` came before the client had the request.
+        var cancelledEarly = false
         /// The response head, once it arrived.
         var head: HTTPResponseHead?
         /// The collected body, within the limit (collecting attempts).
@@ -105,30 +107,32 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         self.requestBodyWindow = requestBodyWindow
     }
 
-    /// Records the client's task (right after `execute`) and, on its event
-    /// loop, arms the idle timer.
+    /// Records the client's task, right after `execute` on the task's event
+    /// loop, and arms the idle timer there; a cancel that came first
+    /// cancels the task now.
     func attach(_ task: HTTPClient.Task<Void>) {
-        let attached = state.withLock { state -> Bool in
-            guard !state.completed else { return false }
+        let (attached, cancelled) = state.withLock { state -> (Bool, Bool) in
+            guard !state.completed else { return (false, false) }
             state.task = task
-            return true
+            return (true, state.cancelledEarly)
         }
         guard attached else { return }
-        // One hop to the task's loop (registering either from another
-        // thread would cost a hop each).
-        let eventLoop = task.eventLoop
-        eventLoop.execute {
-            // Errors the client reports to the task only (it fails a request
-            // to a client already shut down without calling the delegate).
-            task.futureResult.whenFailure { error in self.complete(with: error) }
-            self.armIdleTimer(on: eventLoop, in: self.idleTimeout)
-        }
+        // Errors the client reports to the task only (it fails a request
+        // to a client already shut down without calling the delegate).
+        task.futureResult.whenFailure { error in self.complete(with: error) }
+        armIdleTimer(on: task.eventLoop, in: idleTimeout)
+        if cancelled { task.cancel() }
     }
 
     // MARK: - HTTPTransportTask
 
     func cancel() {
-        let task = state.withLock { $0.completed ? nil : $0.task }
+        let task = state.withLock { state -> HTTPClient.Task<Void>? in
+            guard !state.completed else { return nil }
+            // Not handed to the client yet: `attach` cancels it.
+            if state.task == nil { state.cancelledEarly = true }
+            return state.task
+        }
         // Thread-safe in AsyncHTTPClient; the delegate then receives `.cancelled`.
         task?.cancel()
     }

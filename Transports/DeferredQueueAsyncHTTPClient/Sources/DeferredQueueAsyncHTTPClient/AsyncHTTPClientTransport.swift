@@ -32,7 +32,9 @@ import Synchronization
 /// - ``startAttempt(_:events:)`` runs on the thread that starts the attempt
 ///   (the one that resumed the request, or ``callbackQueue`` for a redirect,
 ///   a retry or an authentication round trip). It converts the `URLRequest`
-///   and hands it to the client; it never waits.
+///   and hands it to the client on the event loop the attempt will run on
+///   (one wake-up of that loop for the client and the attempt's idle
+///   timer); it never waits.
 /// - A SwiftNIO event loop of the client connects, writes, reads and parses;
 ///   the transport decodes compressed bodies there, a bounded step at a time. The transport's code there only copies bytes, notes the
 ///   time of the last activity (the idle timeout) and hands every event over
@@ -271,8 +273,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                 ?? attempt.request.httpBody.map { Int64($0.count) },
             diagnosis: diagnosis, evaluatedTrust: evaluatedTrust, affinity: affinity
         )
-        let task = client.execute(request: request, delegate: running, eventLoop: affinity.started())
-        running.attach(task)
+        let (loop, preference) = affinity.started()
+        let execute: @Sendable () -> Void = { [client] in running.attach(client.execute(request: request, delegate: running, eventLoop: preference)) }
+        if loop.inEventLoop { execute() } else { loop.execute(execute) }
         return running
     }
 

@@ -18,23 +18,30 @@ import Synchronization
 /// So an attempt started while none of the transport's attempts runs asks
 /// for the `home` loop (`.delegate(on:)`: a preference, never a
 /// requirement), where the connections such quiet traffic opens live; while
-/// others run it stays `.indifferent`, spreading busy traffic over every
-/// loop of the group as AsyncHTTPClient does.
+/// others run it gets the loop `.indifferent` would pick, spreading busy
+/// traffic over every loop of the group as AsyncHTTPClient does. Knowing
+/// the loop first lets the transport hand the request to the client on
+/// that loop: the client's own hop there and the attempt's set-up (its
+/// idle timer) then share one wake-up of the loop.
 final class EventLoopAffinity: Sendable {
+    private let group: any EventLoopGroup
     private let home: any EventLoop
     /// Attempts started and not ended yet.
     private let running = Atomic(0)
 
     init(group: any EventLoopGroup) {
+        self.group = group
         home = group.next()
     }
 
-    /// The preference of an attempt about to start; pair with ``ended()``.
-    func started() -> HTTPClient.EventLoopPreference {
+    /// The loop an attempt about to start runs on, and the preference that
+    /// says so to AsyncHTTPClient; pair with ``ended()``.
+    func started() -> (loop: any EventLoop, preference: HTTPClient.EventLoopPreference) {
         let quiet = running.wrappingAdd(1, ordering: .relaxed).oldValue == 0
-        // On one of the group's loops `.indifferent` already means that loop.
-        guard quiet, MultiThreadedEventLoopGroup.currentEventLoop == nil else { return .indifferent }
-        return .delegate(on: home)
+        // `any()`: the calling thread's loop when it is one of the group's
+        // (what `.indifferent` picks), otherwise the next one in turn.
+        let loop = quiet && MultiThreadedEventLoopGroup.currentEventLoop == nil ? home : group.any()
+        return (loop, .delegate(on: loop))
     }
 
     /// An attempt ``started()`` ended.

@@ -81,6 +81,28 @@ struct AsyncHTTPClientTransportTests {
         try await group.shutdownGracefully()
     }
 
+    /// The request reaches the client on its event loop, after
+    /// `startAttempt` returned: a cancel that comes before (the loop busy)
+    /// still ends the attempt, once, with `URLError.cancelled`.
+    @Test func aCancelBeforeTheClientHasTheRequestEndsTheAttempt() async throws {
+        let fixture = try Fixture()
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let transport = AsyncHTTPClientTransport(configuration: HTTPClient.Configuration(), eventLoopGroup: group)
+        let busy = DispatchSemaphore(value: 0)
+        group.next().execute { busy.wait() }
+        var request = URLRequest(url: fixture.server.url("/json"))
+        request.timeoutInterval = 60
+        let log = TransportEventLog(expecting: transport.callbackQueue, takesDirectCompletions: true)
+        let task = transport.startAttempt(HTTPTransportAttempt(request: request, collectsBody: true), events: log)
+        task.cancel()
+        busy.signal()
+        #expect(await log.completed.wait(seconds: 60), "the attempt completed")
+        #expect(log.completions.count == 1)
+        #expect(log.completions.first?.error?.code == .cancelled, "\(log.all)")
+        transport.shutdown()
+        try await group.shutdownGracefully()
+    }
+
     /// Failures and streamed attempts are never offered off the queue.
     @Test func aStreamedOrFailedAttemptIsNotOfferedOffTheQueue() async throws {
         let fixture = try Fixture()
