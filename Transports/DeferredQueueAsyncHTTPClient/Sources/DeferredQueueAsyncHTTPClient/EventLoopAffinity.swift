@@ -1,6 +1,5 @@
 import AsyncHTTPClient
 import NIOCore
-import NIOPosix
 import Synchronization
 
 /// Which event loop an attempt asks AsyncHTTPClient for.
@@ -40,7 +39,8 @@ final class EventLoopAffinity: Sendable {
         let quiet = running.wrappingAdd(1, ordering: .relaxed).oldValue == 0
         // `any()`: the calling thread's loop when it is one of the group's
         // (what `.indifferent` picks), otherwise the next one in turn.
-        let loop = quiet && MultiThreadedEventLoopGroup.currentEventLoop == nil ? home : group.any()
+        let any = group.any()
+        let loop = quiet && !any.inEventLoop ? home : any
         return (loop, .delegate(on: loop))
     }
 
