@@ -73,11 +73,13 @@ final class SessionCore: Sendable {
         self.defaultHeaders = DefaultHeaders.make(acceptEncoding: transport.acceptEncoding)
             .filter { !configured.contains($0.name.lowercased()) && RequestSyntax.isToken($0.name) }
             .compactMap { header in
+                let value: String
                 switch RequestSyntax.check(value: header.value) {
-                case .valid: (name: header.name, lowercasedName: header.name.lowercased(), value: header.value)
-                case .trimmed(let value): (name: header.name, lowercasedName: header.name.lowercased(), value: value)
-                case .invalid: nil
+                case .valid: value = header.value
+                case .trimmed(let trimmed): value = trimmed
+                case .invalid: return nil
                 }
+                return (name: header.name, lowercasedName: header.name.lowercased(), value: value)
             }
         self.defaultHeaderFields = Dictionary(defaultHeaders.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
     }
