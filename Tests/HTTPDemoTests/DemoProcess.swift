@@ -31,10 +31,13 @@ struct DemoRun: Sendable {
     ///     of this process's environment, which never passes `COLUMNS` on.
     ///   - stdio: Where stdout and stderr go: a pipe each, or a
     ///     pseudo-terminal (see ``Stdio``).
+    ///   - arguments: The demo's command line; unless it sets `--timeout`,
+    ///     ``patientTimeout`` goes first.
     static func run(
         _ arguments: [String], environment overrides: [String: String?] = [:], stdio: Stdio = .pipes,
-        deadline seconds: Double = 60
+        deadline seconds: Double = 180
     ) async throws -> DemoRun {
+        let arguments = arguments.contains("--timeout") ? arguments : patientTimeout + arguments
         var outPipe: [Int32] = [-1, -1]
         var errPipe: [Int32] = [-1, -1]
         switch stdio {
@@ -109,6 +112,12 @@ struct DemoRun: Sendable {
             timedOut: killed.load(ordering: .relaxed)
         )
     }
+
+    /// The demo's `--timeout` when a test sets none. Its default (30 s) is
+    /// shorter than the stalls a sanitizer-built test process goes through:
+    /// while suites that settle thousands of deferreds at once hold every
+    /// thread of GCD's pool, the loopback servers answering the demo wait too.
+    static let patientTimeout = ["--timeout", "120"]
 
     /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), which the
     /// Glibc module does not export.
