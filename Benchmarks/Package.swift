@@ -126,6 +126,13 @@ let package = Package(
             dependencies: ["BenchmarkSupport"],
             path: "Sources/CoreInstructions"
         ),
+        // A burst of settled deferreds: threads started, how long another
+        // serial queue waits behind it, CPU (a plain executable on the root package).
+        .executableTarget(
+            name: "Burst",
+            dependencies: [.product(name: "DeferredQueue", package: "DeferredQueue")],
+            path: "Sources/Burst"
+        ),
         // The session layer per request on MockTransport, for callgrind (see
         // its main.swift; the root package alone, like CoreInstructions).
         .executableTarget(

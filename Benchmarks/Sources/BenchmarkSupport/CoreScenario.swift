@@ -10,13 +10,17 @@ import Dispatch
 public enum CoreScenario {
     /// The floor's queue label: static, like DeferredQueue's, so no string work per queue.
     static let floorLabel = "DeferredQueueBenchmarks.floor"
+    /// The pool the floor's queues share: the one DeferredQueue's own target
+    /// (GCD's default-QoS pool, sized to the cores). Without a target they
+    /// would use the overcommit pool, which starts a thread per busy queue.
+    static let floorTarget = DispatchQueue.global()
 
     // MARK: (a) resolved + then, per op
 
     public static func resolvedThenFloor(_ count: Int) {
         let done = DispatchSemaphore(value: 0)
         for _ in 0..<count {
-            let queue = DispatchQueue(label: floorLabel)
+            let queue = DispatchQueue(label: floorLabel, target: floorTarget)
             queue.suspend()
             queue.async {
                 blackHole(1 + 1)
@@ -45,7 +49,7 @@ public enum CoreScenario {
         var queues: [DispatchQueue] = []
         queues.reserveCapacity(count)
         for index in 0..<count {
-            let queue = DispatchQueue(label: floorLabel)
+            let queue = DispatchQueue(label: floorLabel, target: floorTarget)
             queue.suspend()
             queue.async { blackHole(index + 1) }
             queue.async { blackHole(index * 2) }
@@ -76,7 +80,7 @@ public enum CoreScenario {
 
     public static func manyHandlersFloor(_ count: Int) {
         let finished = Countdown(count)
-        let queue = DispatchQueue(label: floorLabel)
+        let queue = DispatchQueue(label: floorLabel, target: floorTarget)
         queue.suspend()
         for _ in 0..<count {
             queue.async { finished.arrive() }
@@ -99,7 +103,7 @@ public enum CoreScenario {
 
     public static func longChainFloor(_ length: Int) {
         let finished = Countdown(1)
-        let queue = DispatchQueue(label: floorLabel)
+        let queue = DispatchQueue(label: floorLabel, target: floorTarget)
         queue.suspend()
         for step in 0..<length {
             queue.async { blackHole(step + 1) }
@@ -129,7 +133,7 @@ public enum CoreScenario {
         var queues: [DispatchQueue] = []
         queues.reserveCapacity(count)
         for _ in 0..<count {
-            let queue = DispatchQueue(label: floorLabel)
+            let queue = DispatchQueue(label: floorLabel, target: floorTarget)
             queue.suspend()
             queue.async { finished.arrive() }
             queues.append(queue)

@@ -46,9 +46,18 @@ import Synchronization
 /// ## Threading
 ///
 /// By default a handler runs on the deferred's serial handler queue, which
-/// targets a global concurrent queue — never the main queue. Pass
-/// `on: someQueue` to run a handler elsewhere; handlers are then *dispatched*
-/// in registration order, but handlers on different queues may overlap.
+/// targets `DispatchQueue.global()` — never the main queue. Every deferred's
+/// queue shares that pool, which GCD sizes to the cores: a burst of ten
+/// thousand settled deferreds runs on about as many threads as there are
+/// cores, not one thread each, and other queues of the process do not wait
+/// behind it. Pass `on: someQueue` to run a handler elsewhere; handlers are
+/// then *dispatched* in registration order, but handlers on different queues
+/// may overlap.
+///
+/// A handler that blocks — sleeps, waits on a semaphore, reads a file
+/// synchronously — holds one of those few threads while it waits; GCD adds
+/// threads only slowly (on Linux, about one a second). Run blocking work
+/// with `on:` a queue of your own.
 ///
 /// - Warning: A handler must not block waiting for a later handler of the
 ///   same deferred (or of a deferred derived from it without `on:`): they
@@ -146,16 +155,20 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// it: no per-deferred string work.
     @inlinable static var queueLabel: String { "DeferredQueue.handlers" }
 
+    /// Where a deferred's queue runs its handlers unless told otherwise
+    /// (see ``deferredQueueDefaultTarget``).
+    @inlinable static var defaultTarget: DispatchQueue { deferredQueueDefaultTarget }
+
     // Four initialisers that each set every field, once, rather than one
     // designated initialiser they delegate to: delegating made every pending
     // deferred measurably dearer (BENCHMARKS.md, "The unsafe core and its
     // reference build"), even always inlined.
 
     /// A pending deferred with its own suspended queue, which targets
-    /// `target` (a global concurrent queue when `nil`).
+    /// `target` (``defaultTarget`` when `nil`).
     @inlinable
     init(pendingWithUpstream upstream: (any ConsumerLink)? = nil, targeting target: DispatchQueue? = nil) {
-        let queue = DispatchQueue(label: Self.queueLabel, target: target)
+        let queue = DispatchQueue(label: Self.queueLabel, target: target ?? Self.defaultTarget)
         queue.suspend()
         self.queue = queue
         self.ownsQueue = true
@@ -216,7 +229,7 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// A deferred that is settled from the start. Its queue is never suspended.
     @inlinable
     init(settled outcome: Result<Value, any Error>) {
-        self.queue = DispatchQueue(label: Self.queueLabel)
+        self.queue = DispatchQueue(label: Self.queueLabel, target: Self.defaultTarget)
         self.ownsQueue = false
         self.runsStep = false
         self.destroysValue = OutcomeStorage.needsDestroying(Value.self)
@@ -320,8 +333,8 @@ public final class Deferred<Value: Sendable>: Sendable {
         return (deferred, Resolver(deferred))
     }
 
-    /// A pending deferred whose queue targets `target` (a global concurrent
-    /// queue when `nil`), and its resolver.
+    /// A pending deferred whose queue targets `target` (``defaultTarget``
+    /// when `nil`), and its resolver.
     static func pending(targeting target: DispatchQueue?) -> (deferred: Deferred<Value>, resolver: Resolver<Value>) {
         let deferred = Deferred(pendingWithUpstream: nil, targeting: target)
         return (deferred, Resolver(deferred))
