@@ -155,20 +155,16 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// it: no per-deferred string work.
     @inlinable static var queueLabel: String { "DeferredQueue.handlers" }
 
-    /// Where a deferred's queue runs its handlers unless told otherwise
-    /// (see ``deferredQueueDefaultTarget``).
-    @inlinable static var defaultTarget: DispatchQueue { deferredQueueDefaultTarget }
-
     // Four initialisers that each set every field, once, rather than one
     // designated initialiser they delegate to: delegating made every pending
     // deferred measurably dearer (BENCHMARKS.md, "The unsafe core and its
     // reference build"), even always inlined.
 
     /// A pending deferred with its own suspended queue, which targets
-    /// `target` (``defaultTarget`` when `nil`).
+    /// `target` (``deferredQueueDefaultTarget`` when `nil`).
     @inlinable
     init(pendingWithUpstream upstream: (any ConsumerLink)? = nil, targeting target: DispatchQueue? = nil) {
-        let queue = DispatchQueue(label: Self.queueLabel, target: target ?? Self.defaultTarget)
+        let queue = DispatchQueue(label: Self.queueLabel, target: target ?? deferredQueueDefaultTarget)
         queue.suspend()
         self.queue = queue
         self.ownsQueue = true
@@ -229,7 +225,7 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// A deferred that is settled from the start. Its queue is never suspended.
     @inlinable
     init(settled outcome: Result<Value, any Error>) {
-        self.queue = DispatchQueue(label: Self.queueLabel, target: Self.defaultTarget)
+        self.queue = DispatchQueue(label: Self.queueLabel, target: deferredQueueDefaultTarget)
         self.ownsQueue = false
         self.runsStep = false
         self.destroysValue = OutcomeStorage.needsDestroying(Value.self)
@@ -333,7 +329,7 @@ public final class Deferred<Value: Sendable>: Sendable {
         return (deferred, Resolver(deferred))
     }
 
-    /// A pending deferred whose queue targets `target` (``defaultTarget``
+    /// A pending deferred whose queue targets `target` (``deferredQueueDefaultTarget``
     /// when `nil`), and its resolver.
     static func pending(targeting target: DispatchQueue?) -> (deferred: Deferred<Value>, resolver: Resolver<Value>) {
         let deferred = Deferred(pendingWithUpstream: nil, targeting: target)

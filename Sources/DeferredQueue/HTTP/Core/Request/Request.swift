@@ -65,7 +65,7 @@ public class Request: @unchecked Sendable {
     var registry: RequestRegistry { core.registry }
     /// Where work that belongs with the handlers runs while the handler
     /// queue waits: the queue it targets (the session's serialization queue).
-    var handlerTargetQueue: DispatchQueue { core.serializationQueue ?? .global() }
+    var handlerTargetQueue: DispatchQueue { core.serializationQueue ?? deferredQueueDefaultTarget }
     /// The request as built, before adapters, cookies and redirects; `nil`
     /// when it could not be built (invalid URL, parameters that failed to encode).
     public let urlRequest: URLRequest?
