@@ -19,8 +19,8 @@ import Synchronization
 /// right there (``HTTPTransportEvents/didCompleteDirectly(head:body:)``),
 /// which finishes the request on the loop only when that runs none of the
 /// caller's code; otherwise it goes to the callback queue too.
-/// The state sits behind `state`, the one lock: `cancel()` and the idle
-/// timer read it from other threads.
+/// The state sits behind `state`, the one lock: `cancel()` and the
+/// transport's ``IdleWatch`` read it from other threads.
 ///
 /// ## Back-pressure
 /// A streamed body (downloads, streams) is handed to the callback queue
@@ -46,7 +46,6 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         var bytesSent: Int64 = 0
         /// When anything last moved, for the idle timeout.
         var lastActivity = NIODeadline.now()
-        var idleTimer: Scheduled<Void>?
         /// The attempt reported its completion; later events are dropped.
         var completed = false
         /// Body bytes handed to the callback queue and not handled yet.
@@ -85,15 +84,18 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     let evaluatedTrust: (host: String, requirements: ServerTrustRequirements)?
     /// Told when the attempt ends.
     let affinity: EventLoopAffinity
+    /// Keeps the idle timeout, from `attach` to `end`.
+    let idleWatch: IdleWatch
     private let state: Mutex<State>
 
     init(
         url: URL, attempt: HTTPTransportAttempt, decodesBody: Bool, events: any HTTPTransportEvents,
         queue: DispatchQueue, requestBodyWindow: RequestBodyWindow, requestBodySize: Int64?,
         diagnosis: CertificateDiagnosis? = nil, evaluatedTrust: (host: String, requirements: ServerTrustRequirements)? = nil,
-        affinity: EventLoopAffinity
+        affinity: EventLoopAffinity, idleWatch: IdleWatch
     ) {
         self.affinity = affinity
+        self.idleWatch = idleWatch
         self.diagnosis = diagnosis
         self.evaluatedTrust = evaluatedTrust
         self.url = url
@@ -108,20 +110,21 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     }
 
     /// Records the client's task, right after `execute` on the task's event
-    /// loop, and arms the idle timer there; a cancel that came first
+    /// loop, and starts the idle timeout; a cancel that came first
     /// cancels the task now.
     func attach(_ task: HTTPClient.Task<Void>) {
-        let (attached, cancelled) = state.withLock { state -> (Bool, Bool) in
-            guard !state.completed else { return (false, false) }
+        let attached = state.withLock { state -> (cancelled: Bool, deadline: NIODeadline)? in
+            guard !state.completed else { return nil }
             state.task = task
-            return (true, state.cancelledEarly)
+            return (state.cancelledEarly, state.lastActivity + idleTimeout)
         }
-        guard attached else { return }
+        guard let attached else { return }
         // Errors the client reports to the task only (it fails a request
         // to a client already shut down without calling the delegate).
         task.futureResult.whenFailure { error in self.complete(with: error) }
-        armIdleTimer(on: task.eventLoop, in: idleTimeout)
-        if cancelled { task.cancel() }
+        // An `end()` that came meanwhile leaves it to the next sweep to drop.
+        idleWatch.watch(self, until: attached.deadline, on: task.eventLoop)
+        if attached.cancelled { task.cancel() }
     }
 
     // MARK: - HTTPTransportTask
@@ -137,28 +140,19 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         task?.cancel()
     }
 
-    // MARK: - Idle timeout (on the task's event loop)
-
-    private func armIdleTimer(on eventLoop: any EventLoop, in delay: TimeAmount) {
-        let timer = eventLoop.scheduleTask(in: delay) { self.checkIdle(on: eventLoop) }
-        let armed = state.withLock { state -> Bool in
-            guard !state.completed else { return false }
-            state.idleTimer = timer
-            return true
-        }
-        if !armed { timer.cancel() }
-    }
+    // MARK: - Idle timeout (IdleWatch's sweep)
 
     /// Fails the attempt with `URLError.timedOut` if nothing moved for the
-    /// idle timeout; otherwise waits for the rest of it.
-    private func checkIdle(on eventLoop: any EventLoop) {
-        let (task, remaining) = state.withLock { state -> (HTTPClient.Task<Void>?, TimeAmount?) in
+    /// idle timeout at `now`, and returns `nil`; returns `nil` too once it
+    /// ended. Otherwise returns when it would time out if nothing moves.
+    func timeOutIfIdle(at now: NIODeadline) -> NIODeadline? {
+        let (task, deadline) = state.withLock { state -> (HTTPClient.Task<Void>?, NIODeadline?) in
             guard !state.completed else { return (nil, nil) }
-            let idle = NIODeadline.now() - state.lastActivity
-            return idle >= idleTimeout ? (state.task, nil) : (nil, idleTimeout - idle)
+            let deadline = state.lastActivity + idleTimeout
+            return deadline <= now ? (state.task, nil) : (nil, deadline)
         }
-        if let remaining { return armIdleTimer(on: eventLoop, in: remaining) }
         task?.fail(reason: URLError(.timedOut, userInfo: [NSURLErrorFailingURLErrorKey: url]))
+        return deadline
     }
 
     // MARK: - HTTPClientResponseDelegate (on the task's event loop)
@@ -389,7 +383,6 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     /// Marks the attempt completed and returns what it received; `nil` if
     /// it had completed already.
     private func end() -> Ending? {
-        var timer: Scheduled<Void>?
         var gate: EventLoopPromise<Void>?
         let ending = state.withLock { state -> Ending? in
             guard !state.completed else { return nil }
@@ -398,14 +391,13 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
             var ending = Ending(head: nil, collector: HTTPBodyCollector(limit: 0))
             swap(&ending.head, &state.head)
             swap(&ending.collector, &state.collector)
-            swap(&timer, &state.idleTimer)
             swap(&gate, &state.readGate)
             (state.task, state.decoder) = (nil, nil)
             return ending
         }
         guard let ending else { return nil }
         affinity.ended()
-        timer?.cancel()
+        idleWatch.unwatch(self)
         requestBodyWindow.close()
         // A client held back when the attempt failed must not wait forever
         // (nor leak the promise).

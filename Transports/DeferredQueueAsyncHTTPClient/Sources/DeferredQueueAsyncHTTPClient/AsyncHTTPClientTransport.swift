@@ -33,8 +33,8 @@ import Synchronization
 ///   (the one that resumed the request, or ``callbackQueue`` for a redirect,
 ///   a retry or an authentication round trip). It converts the `URLRequest`
 ///   and hands it to the client on the event loop the attempt will run on
-///   (one wake-up of that loop for the client and the attempt's idle
-///   timer); it never waits.
+///   (one wake-up of that loop for the client and the attempt's start of
+///   its idle timeout); it never waits.
 /// - A SwiftNIO event loop of the client connects, writes, reads and parses;
 ///   the transport decodes compressed bodies there, a bounded step at a time. The transport's code there only copies bytes, notes the
 ///   time of the last activity (the idle timeout) and hands every event over
@@ -165,6 +165,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     private let isShutDown = Atomic(false)
     /// Keeps quiet traffic on one event loop (see `EventLoopAffinity`).
     let affinity: EventLoopAffinity
+    /// The idle timeouts of every running attempt (see `IdleWatch`).
+    let idleWatch = IdleWatch()
 
     /// Creates a transport with a client of its own, built from
     /// `configuration` with the overrides listed in "The client".
@@ -271,7 +273,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             requestBodyWindow: window,
             requestBodySize: attempt.bodyFile.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int64 }
                 ?? attempt.request.httpBody.map { Int64($0.count) },
-            diagnosis: diagnosis, evaluatedTrust: evaluatedTrust, affinity: affinity
+            diagnosis: diagnosis, evaluatedTrust: evaluatedTrust, affinity: affinity, idleWatch: idleWatch
         )
         let (loop, preference) = affinity.started()
         let execute: @Sendable () -> Void = { [client] in running.attach(client.execute(request: request, delegate: running, eventLoop: preference)) }

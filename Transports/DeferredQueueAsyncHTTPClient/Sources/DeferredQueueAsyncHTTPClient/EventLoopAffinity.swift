@@ -21,7 +21,7 @@ import Synchronization
 /// traffic over every loop of the group as AsyncHTTPClient does. Knowing
 /// the loop first lets the transport hand the request to the client on
 /// that loop: the client's own hop there and the attempt's set-up (its
-/// idle timer) then share one wake-up of the loop.
+/// idle timeout) then share one wake-up of the loop.
 final class EventLoopAffinity: Sendable {
     private let group: any EventLoopGroup
     private let home: any EventLoop
