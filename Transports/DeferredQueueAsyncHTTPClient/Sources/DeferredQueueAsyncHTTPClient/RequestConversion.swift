@@ -92,10 +92,20 @@ enum RequestConversion {
 
     /// The head of a response received for `url`, its fields as they came
     /// (the session makes an `HTTPURLResponse` of it only when asked).
+    /// `HTTP/1.1` for `.http1_1`: the usual versions without building a string each time.
+    static func versionString(_ version: HTTPVersion) -> String {
+        switch (version.major, version.minor) {
+        case (1, 1): "HTTP/1.1"
+        case (2, 0): "HTTP/2.0"
+        case (1, 0): "HTTP/1.0"
+        default: "HTTP/\(version.major).\(version.minor)"
+        }
+    }
+
     static func response(_ head: HTTPResponseHead, url: URL) -> ResponseHead {
         ResponseHead(
             url: url, statusCode: Int(head.status.code),
-            httpVersion: "HTTP/\(head.version.major).\(head.version.minor)",
+            httpVersion: versionString(head.version),
             headers: DeferredQueue.HTTPHeaders(head.headers.map { DeferredQueue.HTTPHeader(name: $0.name, value: $0.value) })
         )
     }

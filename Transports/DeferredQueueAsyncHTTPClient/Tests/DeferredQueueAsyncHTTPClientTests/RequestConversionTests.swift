@@ -28,6 +28,13 @@ struct RequestConversionTests {
         #expect(response.mimeType == "text/plain")
     }
 
+    /// The version a head's response is made with: the common ones spelled
+    /// without building a string, any other as it came.
+    @Test(arguments: [(1, 1, "HTTP/1.1"), (1, 0, "HTTP/1.0"), (2, 0, "HTTP/2.0"), (3, 0, "HTTP/3.0"), (0, 9, "HTTP/0.9")])
+    func theVersionIsSpelledAsItCame(major: Int, minor: Int, spelled: String) {
+        #expect(RequestConversion.versionString(HTTPVersion(major: major, minor: minor)) == spelled)
+    }
+
     @Test func theNoOpTracerIsLeftOutAndABootstrappedOneKept() {
         var configuration = HTTPClient.Configuration()
         configuration.tracing.tracer = NoOpTracer()
