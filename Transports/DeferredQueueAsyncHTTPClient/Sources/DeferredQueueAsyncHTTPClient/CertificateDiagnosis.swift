@@ -35,7 +35,10 @@ import X509
 /// diagnosis runs only for a direct connection (not through a proxy), with
 /// its own deadline; when it cannot connect or time runs out, the failure
 /// stays `.serverCertificateUntrusted` ("could not be verified").
-struct CertificateDiagnosis: Sendable {
+///
+/// A class: every attempt of the client holds it, and a `TLSConfiguration`
+/// is hundreds of bytes and a dozen references to copy into each one.
+final class CertificateDiagnosis: Sendable {
     let tlsConfiguration: TLSConfiguration
     let group: any EventLoopGroup
     /// The certificates the configuration trusts by name (its own roots and

@@ -69,8 +69,6 @@ struct RequestStateMachine: Sendable {
     var maximumResponseBodySize: Int?
     /// Download progress handlers; released when the request ends.
     var progressHandlers: [ProgressHandler] = []
-    /// Set by `onHTTPResponse(on:perform:)`: told of each final response head.
-    var httpResponseHandler: HTTPResponseHandler?
     /// Whether the first handler starts the request (`shouldAutomaticallyResume`).
     var resumesWithFirstHandler = true
     /// A validator runs on the handler queue, after the request finished:
@@ -79,11 +77,6 @@ struct RequestStateMachine: Sendable {
     /// The ``AuthenticationInterceptor`` whose refresh started the request
     /// (read from the starting task when it started).
     var refreshingInterceptor: ObjectIdentifier?
-    /// ``Request/id``, made when first read: most requests are never asked.
-    private var identifier: UUID?
-    /// The request's failure (Alamofire's `Request.error`): the one it
-    /// finished with, or the first a validator returned; the first one wins.
-    var failure: HTTPError?
     /// Every `URLRequest` made for the request (Alamofire's `requests`).
     var created = CreatedRequests()
     /// Every attempt before the latest (Alamofire's `tasks` but the last).
@@ -95,19 +88,12 @@ struct RequestStateMachine: Sendable {
     /// attempt is judged by those chained so far before the retriers decide
     /// (see `Request+Retrying`).
     var validators: [PipelineValidator] = []
-    /// The one parked handler: a response serializer whose failure reopened
-    /// the finished request for a retry. The retried request's outcome goes
-    /// to it instead of the (once-settled) outcome; the handler queue waits
-    /// meanwhile. `nil` when nothing is parked.
-    var parked: ParkedHandler?
     /// The session, held strongly until the request ends: a request that
     /// runs or waits to start keeps its session alive, a finished one does
     /// not (handed out with what the request leaves, to be released after the lock).
     var owner: Session?
     /// Set by `suspend()`, cleared by `resume()` (see `RequestStateMachine+Suspension`).
     var isSuspended = false
-    /// The attempt a suspension stopped before it was sent, for `resume()`.
-    var waitingForResume: (@Sendable () -> Void)?
     /// When the request started running (uptime nanoseconds): the session's
     /// deadline counts from it, also for a reopened request.
     var startedAt: UInt64 = 0
@@ -117,13 +103,11 @@ struct RequestStateMachine: Sendable {
 
     // Resumable downloads (see RequestStateMachine+Resume).
 
-    /// A resumed download's partial file and offset, until an attempt takes
-    /// the file over (or a response makes it useless).
-    var resumePoint: ResumePoint?
-    /// What a failed or cancelled download left to resume from; set as it ends.
-    var resumeData: Data?
     /// The cancellation asked for resume data.
     var cancelProducesResumeData = false
+    /// What most requests never set (see ``RareFields``): `nil` until one
+    /// is. Read and written only through the accessors beside `RareFields`.
+    var rare: RareBox?
 
     init(kind: Kind, tail: Deferred<RawResponse>) {
         self.kind = kind

@@ -1,0 +1,88 @@
+import Foundation
+
+extension RequestStateMachine {
+    /// The fields most requests never set, kept out of line: every request
+    /// holds its state machine inline for as long as it runs, and inline
+    /// these would take half of it. Allocated by the first change that sets
+    /// one, copied before a change while shared, so the state machine stays
+    /// a value.
+    struct RareFields: Sendable {
+        /// The request's failure (Alamofire's `Request.error`): the one it
+        /// finished with, or the first a validator returned; the first one wins.
+        var failure: HTTPError?
+        /// ``Request/id``, made when first read: most requests are never asked.
+        var identifier: UUID?
+        /// Set by `onHTTPResponse(on:perform:)`: told of each final response head.
+        var httpResponseHandler: HTTPResponseHandler?
+        /// The one parked handler: a response serializer whose failure reopened
+        /// the finished request for a retry. The retried request's outcome goes
+        /// to it instead of the (once-settled) outcome; the handler queue waits
+        /// meanwhile. `nil` when nothing is parked.
+        var parked: ParkedHandler?
+        /// The attempt a suspension stopped before it was sent, for `resume()`.
+        var waitingForResume: (@Sendable () -> Void)?
+        /// A resumed download's partial file and offset, until an attempt takes
+        /// the file over (or a response makes it useless).
+        var resumePoint: ResumePoint?
+        /// What a failed or cancelled download left to resume from; set as it ends.
+        var resumeData: Data?
+    }
+
+    // @unchecked: `fields` is read and written only by the state machine,
+    // that is under the request's one lock (`Request.mutableState`), and
+    // copied before a change whenever two state machines share the box.
+    final class RareBox: @unchecked Sendable {
+        var fields: RareFields
+
+        init(_ fields: RareFields) {
+            self.fields = fields
+        }
+    }
+
+    /// Applies `change` to the rare fields, allocating them if needed.
+    private mutating func changeRare(_ change: (inout RareFields) -> Void) {
+        guard rare != nil else {
+            var fields = RareFields()
+            change(&fields)
+            rare = RareBox(fields)
+            return
+        }
+        if !isKnownUniquelyReferenced(&rare) { rare = rare.map { RareBox($0.fields) } }
+        change(&rare!.fields)
+    }
+
+    var failure: HTTPError? {
+        get { rare?.fields.failure }
+        set { if newValue != nil || rare != nil { changeRare { $0.failure = newValue } } }
+    }
+
+    var identifier: UUID? {
+        get { rare?.fields.identifier }
+        set { if newValue != nil || rare != nil { changeRare { $0.identifier = newValue } } }
+    }
+
+    var httpResponseHandler: HTTPResponseHandler? {
+        get { rare?.fields.httpResponseHandler }
+        set { if newValue != nil || rare != nil { changeRare { $0.httpResponseHandler = newValue } } }
+    }
+
+    var parked: ParkedHandler? {
+        get { rare?.fields.parked }
+        set { if newValue != nil || rare != nil { changeRare { $0.parked = newValue } } }
+    }
+
+    var waitingForResume: (@Sendable () -> Void)? {
+        get { rare?.fields.waitingForResume }
+        set { if newValue != nil || rare != nil { changeRare { $0.waitingForResume = newValue } } }
+    }
+
+    var resumePoint: ResumePoint? {
+        get { rare?.fields.resumePoint }
+        set { if newValue != nil || rare != nil { changeRare { $0.resumePoint = newValue } } }
+    }
+
+    var resumeData: Data? {
+        get { rare?.fields.resumeData }
+        set { if newValue != nil || rare != nil { changeRare { $0.resumeData = newValue } } }
+    }
+}
