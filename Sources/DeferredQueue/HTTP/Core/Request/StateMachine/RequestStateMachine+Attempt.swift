@@ -44,7 +44,21 @@ extension RequestStateMachine {
         var holdLimit = RequestStateMachine.suspendedHoldLimit
         /// A stream's validators refused the head: the attempt is being
         /// stopped, and ends with this error (its chunks are dropped).
-        var rejection: HTTPError?
+        var rejection: HTTPError? {
+            get { rejected?.error }
+            set { rejected = newValue.map(Rejected.init) }
+        }
+        /// `rejection`, out of line: an `HTTPError` inline would take a
+        /// third of every running request's attempt, and few are rejected.
+        private var rejected: Rejected?
+
+        private final class Rejected: Sendable {
+            let error: HTTPError
+
+            init(_ error: HTTPError) {
+                self.error = error
+            }
+        }
 
         /// The progress once `completed` body bytes arrived, against the
         /// length the response announces.
