@@ -39,50 +39,50 @@ extension RequestStateMachine {
         }
     }
 
-    /// Applies `change` to the rare fields, allocating them if needed.
-    private mutating func changeRare(_ change: (inout RareFields) -> Void) {
-        guard rare != nil else {
-            var fields = RareFields()
-            change(&fields)
-            rare = RareBox(fields)
-            return
+    /// Sets one rare field, allocating the box on the first field set (and
+    /// nothing for clearing one never set), copying it first while shared.
+    private mutating func setRare<Field>(_ field: WritableKeyPath<RareFields, Field?>, _ value: Field?) {
+        if rare == nil {
+            guard value != nil else { return }
+            rare = RareBox(RareFields())
+        } else if !isKnownUniquelyReferenced(&rare) {
+            rare = rare.map { RareBox($0.fields) }
         }
-        if !isKnownUniquelyReferenced(&rare) { rare = rare.map { RareBox($0.fields) } }
-        change(&rare!.fields)
+        rare?.fields[keyPath: field] = value
     }
 
     var failure: HTTPError? {
         get { rare?.fields.failure }
-        set { if newValue != nil || rare != nil { changeRare { $0.failure = newValue } } }
+        set { setRare(\.failure, newValue) }
     }
 
     var identifier: UUID? {
         get { rare?.fields.identifier }
-        set { if newValue != nil || rare != nil { changeRare { $0.identifier = newValue } } }
+        set { setRare(\.identifier, newValue) }
     }
 
     var httpResponseHandler: HTTPResponseHandler? {
         get { rare?.fields.httpResponseHandler }
-        set { if newValue != nil || rare != nil { changeRare { $0.httpResponseHandler = newValue } } }
+        set { setRare(\.httpResponseHandler, newValue) }
     }
 
     var parked: ParkedHandler? {
         get { rare?.fields.parked }
-        set { if newValue != nil || rare != nil { changeRare { $0.parked = newValue } } }
+        set { setRare(\.parked, newValue) }
     }
 
     var waitingForResume: (@Sendable () -> Void)? {
         get { rare?.fields.waitingForResume }
-        set { if newValue != nil || rare != nil { changeRare { $0.waitingForResume = newValue } } }
+        set { setRare(\.waitingForResume, newValue) }
     }
 
     var resumePoint: ResumePoint? {
         get { rare?.fields.resumePoint }
-        set { if newValue != nil || rare != nil { changeRare { $0.resumePoint = newValue } } }
+        set { setRare(\.resumePoint, newValue) }
     }
 
     var resumeData: Data? {
         get { rare?.fields.resumeData }
-        set { if newValue != nil || rare != nil { changeRare { $0.resumeData = newValue } } }
+        set { setRare(\.resumeData, newValue) }
     }
 }
