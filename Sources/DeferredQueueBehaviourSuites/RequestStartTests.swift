@@ -45,6 +45,23 @@ struct RequestStartTests {
         #expect(await eventually { fixture.server.requestCount == 1 }, "fire and forget: the request went out")
     }
 
+    /// A handler holds its request weakly: a request that waits for
+    /// `resume()` and is released is freed, never sent, and its handlers
+    /// hear that it was abandoned (they would wait forever if they kept it).
+    @Test func aRequestWaitingForResumeThatIsReleasedIsFreedAndItsHandlersTold() async throws {
+        let fixture = try Fixture()
+        let session = TestTransport.makeSession()
+        weak var released: DataRequest?
+        let result = await response(within: 30) { done in
+            let req = session.request(fixture.url("/json"), shouldAutomaticallyResume: false)
+            released = req
+            req.responseData(queue: handlerQueue, completionHandler: done)
+        }
+        #expect(result?.error?.kind == "abandoned")
+        #expect(released == nil, "the request was freed")
+        #expect(fixture.server.requestCount == 0)
+    }
+
     @Test func aRequestCancelledBeforeItStartsIsNeverSent() async throws {
         let fixture = try Fixture()
         let session = TestTransport.makeSession()

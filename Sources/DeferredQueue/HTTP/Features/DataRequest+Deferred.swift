@@ -16,7 +16,7 @@ extension DataRequest: SerializingRequest {
     public func serializingResponse() -> Deferred<DataResponse<Data?, HTTPError>> {
         let (deferred, resolver) = Deferred<DataResponse<Data?, HTTPError>>.pending()
         resolver.onCancel { [weak self] in self?.cancel() }
-        _ = deliver(on: nil, { .success($0.data) }) { resolver.fulfill($0) }
+        _ = deliver(on: nil, RawBodySerializer()) { resolver.fulfill($0) }
         return deferred
     }
 
@@ -36,7 +36,7 @@ extension DataRequest: SerializingRequest {
     ) -> Deferred<DataResponse<Serializer.SerializedObject, HTTPError>> {
         let (deferred, resolver) = Deferred<DataResponse<Serializer.SerializedObject, HTTPError>>.pending()
         resolver.onCancel { [weak self] in self?.cancel() }
-        _ = deliverEveryOutcome(on: nil, serializer.result(for:)) { resolver.fulfill($0) }
+        _ = deliver(on: nil, serializer) { resolver.fulfill($0) }
         return deferred
     }
 
@@ -50,7 +50,7 @@ extension DataRequest: SerializingRequest {
     ) -> Deferred<Serializer.SerializedObject> {
         let (deferred, resolver) = Deferred<Serializer.SerializedObject>.pending()
         resolver.onCancel { [weak self] in self?.cancel() }
-        _ = deliverEveryOutcome(on: nil, serializer.result(for:)) { response in
+        _ = deliver(on: nil, serializer) { response in
             resolver.resolve(response.result.mapError { $0 })
         }
         return deferred

@@ -20,7 +20,7 @@ extension DataRequest {
         completionHandler: @escaping @Sendable (DataResponse<Data?, HTTPError>) -> Void
     ) -> Self {
         // Not a serializer: as in Alamofire, its outcome is never put to the retriers.
-        deliver(on: queue, retryable: false, { .success($0.data) }, completionHandler)
+        deliver(on: queue, retryable: false, RawBodySerializer(), completionHandler)
     }
 
     /// Adds a handler whose value is made by `responseSerializer`.
@@ -42,7 +42,7 @@ extension DataRequest {
         responseSerializer: Serializer,
         completionHandler: @escaping @Sendable (DataResponse<Serializer.SerializedObject, HTTPError>) -> Void
     ) -> Self {
-        deliverEveryOutcome(on: queue, responseSerializer.result(for:), completionHandler)
+        deliver(on: queue, responseSerializer, completionHandler)
     }
 
     /// Adds a handler that receives the body as `Data` (see ``DataResponseSerializer``).
@@ -156,49 +156,25 @@ extension DataRequest {
 
     // MARK: - Delivery
 
-    /// Enqueues one handler: when the outcome is there, applies the validation
-    /// verdict so far and `serialize`, then calls `handler` on `queue` (or
-    /// right there on the request's queue when `queue` is `nil`). Starts the
-    /// request if it has not started. `serialize` sees only responses that
-    /// arrived and passed validation.
-    func deliver<Value: Sendable>(
+    /// Enqueues one handler: when the outcome is there, `serializer` runs on
+    /// it (also on a transfer that failed or a response that validation
+    /// rejected, with that failure as its `error`: the serializer contract),
+    /// then `handler` on `queue`, or right there on the request's queue when
+    /// `queue` is `nil`. A cancelled or abandoned request skips `serializer`.
+    /// Starts the request if it has not started. `retryable`: a failure of
+    /// `serializer` is put to the retriers.
+    func deliver<Serializer: DataResponseSerializerProtocol>(
         on queue: DispatchQueue?,
         retryable: Bool = true,
-        _ serialize: @escaping @Sendable (RawResponse) -> Result<Value, HTTPError>,
-        _ handler: @escaping @Sendable (DataResponse<Value, HTTPError>) -> Void
+        _ serializer: Serializer,
+        _ handler: @escaping @Sendable (DataResponse<Serializer.SerializedObject, HTTPError>) -> Void
     ) -> Self {
-        deliverEveryOutcome(on: queue, retryable: retryable, { raw in raw.error.map { .failure($0) } ?? serialize(raw) }, handler)
-    }
-
-    /// Like ``deliver(on:_:_:)``, but `serialize` also runs for a transfer that
-    /// failed or a response that validation rejected, with that failure in
-    /// `RawResponse.error` (the ``ResponseSerializer`` contract). A cancelled or
-    /// abandoned request skips `serialize`.
-    ///
-    func deliverEveryOutcome<Value: Sendable>(
-        on queue: DispatchQueue?,
-        retryable: Bool = true,
-        _ serialize: @escaping @Sendable (RawResponse) -> Result<Value, HTTPError>,
-        _ handler: @escaping @Sendable (DataResponse<Value, HTTPError>) -> Void
-    ) -> Self {
-        let start = self.start
-        let monitor = eventMonitor
-        let make: @Sendable (RawResponse, Bool) -> DataResponse<Value, HTTPError> = { [weak self] raw, settled in
-            let response = DataResponse(
-                request: raw.request, head: raw.head, data: raw.data,
-                result: settled ? serialize(raw) : .failure(raw.error ?? .abandoned),
-                timing: ResponseTiming(start: start, end: raw.end)
-            )
-            if let monitor, let self { monitor.request(self, didParseResponse: response) }
-            return response
+        let responder = DataResponder(serializer: serializer, start: start, monitor: eventMonitor)
+        if retryable {
+            enqueueRetryableOutcome(on: queue, responder, handler)
+        } else {
+            enqueueOutcome(on: queue, responder, handler)
         }
-        guard retryable else {
-            enqueueOutcome(on: queue, make, handler)
-            return self
-        }
-        enqueueRetryableOutcome(
-            on: queue, make, failure: { $0.error }, replacingFailure: { response, error in response.mapError { _ in error } }, handler
-        )
         return self
     }
 }

@@ -28,7 +28,7 @@ extension DownloadRequest: SerializingRequest {
     ) -> Deferred<Serializer.SerializedObject> {
         let (deferred, resolver) = Deferred<Serializer.SerializedObject>.pending()
         resolver.onCancel { [weak self] in self?.cancel() }
-        _ = deliver(on: nil, { serializer.result(forDownload: $0) }) { resolver.resolve($0.result.mapError { $0 }) }
+        _ = deliver(on: nil, serializer) { resolver.resolve($0.result.mapError { $0 }) }
         return deferred
     }
 
@@ -55,7 +55,7 @@ extension DownloadRequest: SerializingRequest {
     ) -> Deferred<DownloadResponse<Serializer.SerializedObject, HTTPError>> {
         let (deferred, resolver) = Deferred<DownloadResponse<Serializer.SerializedObject, HTTPError>>.pending()
         resolver.onCancel { [weak self] in self?.cancel() }
-        _ = deliver(on: nil, { serializer.result(forDownload: $0) }) { resolver.fulfill($0) }
+        _ = deliver(on: nil, serializer) { resolver.fulfill($0) }
         return deferred
     }
 }

@@ -22,7 +22,7 @@ extension DownloadRequest {
         completionHandler: @escaping @Sendable (DownloadResponse<URL?, HTTPError>) -> Void
     ) -> Self {
         // Not a serializer: as in Alamofire, its outcome is never put to the retriers.
-        deliver(on: queue, retryable: false, { raw in raw.error.map { .failure($0) } ?? .success(raw.fileURL) }, completionHandler)
+        deliver(on: queue, retryable: false, RawFileURLSerializer(), completionHandler)
     }
 
     /// Adds a handler that receives where the downloaded file is.
@@ -52,7 +52,7 @@ extension DownloadRequest {
         responseSerializer: Serializer,
         completionHandler: @escaping @Sendable (DownloadResponse<Serializer.SerializedObject, HTTPError>) -> Void
     ) -> Self {
-        deliver(on: queue, { responseSerializer.result(forDownload: $0) }, completionHandler)
+        deliver(on: queue, responseSerializer, completionHandler)
     }
 
     /// Adds a handler that receives the file's contents as `Data`.
@@ -94,34 +94,22 @@ extension DownloadRequest {
         response(queue: queue, responseSerializer: DecodableResponseSerializer<T>(decoder: decoder), completionHandler: completionHandler)
     }
 
-    /// Enqueues one handler (see `DataRequest.deliverEveryOutcome`), run on
-    /// `queue`, or on the request's queue when `nil`. A serializer's failure
-    /// may retry the download, as a data request's (its earlier file stays
-    /// where it was moved).
-    func deliver<Value: Sendable>(
+    /// Enqueues one handler (see `DataRequest.deliver(on:retryable:_:_:)`),
+    /// run on `queue`, or on the request's queue when `nil`. A serializer's
+    /// failure may retry the download, as a data request's (its earlier
+    /// file stays where it was moved).
+    func deliver<Serializer: DownloadResponseSerializerProtocol>(
         on queue: DispatchQueue?,
         retryable: Bool = true,
-        _ serialize: @escaping @Sendable (RawResponse) -> Result<Value, HTTPError>,
-        _ handler: @escaping @Sendable (DownloadResponse<Value, HTTPError>) -> Void
+        _ serializer: Serializer,
+        _ handler: @escaping @Sendable (DownloadResponse<Serializer.SerializedObject, HTTPError>) -> Void
     ) -> Self {
-        let start = self.start
-        let monitor = eventMonitor
-        let make: @Sendable (RawResponse, Bool) -> DownloadResponse<Value, HTTPError> = { [weak self] raw, settled in
-            let response = DownloadResponse(
-                request: raw.request, head: raw.head, fileURL: raw.fileURL, resumeData: raw.resumeData ?? self?.resumeData,
-                result: settled ? serialize(raw) : .failure(raw.error ?? .abandoned),
-                timing: ResponseTiming(start: start, end: raw.end)
-            )
-            if let monitor, let self { monitor.request(self, didParseResponse: response) }
-            return response
+        let responder = DownloadResponder(serializer: serializer, start: start, monitor: eventMonitor)
+        if retryable {
+            enqueueRetryableOutcome(on: queue, responder, handler)
+        } else {
+            enqueueOutcome(on: queue, responder, handler)
         }
-        guard retryable else {
-            enqueueOutcome(on: queue, make, handler)
-            return self
-        }
-        enqueueRetryableOutcome(
-            on: queue, make, failure: { $0.error }, replacingFailure: { response, error in response.mapError { _ in error } }, handler
-        )
         return self
     }
 }

@@ -6,57 +6,52 @@ import FoundationNetworking
 
 extension Request {
     /// Enqueues a handler of the request's outcome (behind every validation
-    /// chained so far) and starts the request. `make` builds what `handler`
-    /// receives from the raw response, told whether the request settled: one
-    /// cancelled (or, defensively, abandoned) before completion gets the
-    /// request as last sent, the head if one arrived, and the failure.
-    /// `handler` runs on `queue`, or right there on the request's queue when
-    /// `queue` is `nil`.
+    /// chained so far) and starts the request. `responder` builds what
+    /// `handler` receives from the raw response; one cancelled (or,
+    /// defensively, abandoned) before completion gets the request as last
+    /// sent, the head if one arrived, and the failure. `handler` runs on
+    /// `queue`, or right there on the request's queue when `queue` is `nil`.
     ///
-    /// The block holds the request weakly: a running request's lifetime stays
-    /// the session's business.
-    func enqueueOutcome<Response: Sendable>(
+    /// The handler holds the request weakly: a running request's lifetime
+    /// stays the session's business.
+    func enqueueOutcome<Responder: OutcomeResponder>(
         on queue: DispatchQueue?,
-        _ make: @escaping @Sendable (_ raw: RawResponse, _ settled: Bool) -> Response,
-        _ handler: @escaping @Sendable (Response) -> Void,
+        _ responder: Responder,
+        _ handler: @escaping @Sendable (Responder.Response) -> Void,
         beforeResuming register: ((inout RequestStateMachine) -> Void)? = nil
     ) {
         let urlRequest = self.urlRequest
-        enqueueHandler({ [weak self] outcome in
-            let response: Response
-            switch outcome {
-            case .success(let raw):
-                response = make(raw, true)
-            case .failure(let error):
-                response = make(Self.unsettled(error, of: self, built: urlRequest), false)
-            }
-            guard let queue else { return handler(response) }
-            queue.async { handler(response) }
-        }, beforeResuming: register)
+        enqueue { state in
+            register?(&state)
+            OutcomeHandler.enqueue(for: self, after: state.tail, built: urlRequest, queue: queue, responder: responder, handler: handler)
+        }
     }
 
     /// Like ``enqueueOutcome(on:_:_:beforeResuming:)``, for a response
-    /// serializer whose failure (`failure` of what `make` built) the
-    /// retriers may retry the request for: the handler then waits, parked,
-    /// and runs once, on the retried request's outcome. Handlers chained
-    /// after it see that outcome too. Without anything that may retry, it is
-    /// an ordinary handler.
-    func enqueueRetryableOutcome<Response: Sendable>(
+    /// serializer whose failure the retriers may retry the request for: the
+    /// handler then waits, parked, and runs once, on the retried request's
+    /// outcome. Handlers chained after it see that outcome too. Without
+    /// anything that may retry, it is an ordinary handler.
+    func enqueueRetryableOutcome<Responder: OutcomeResponder>(
         on queue: DispatchQueue?,
-        _ make: @escaping @Sendable (_ raw: RawResponse, _ settled: Bool) -> Response,
-        failure: @escaping @Sendable (Response) -> HTTPError?,
-        replacingFailure: @escaping @Sendable (Response, HTTPError) -> Response,
-        _ handler: @escaping @Sendable (Response) -> Void
-    ) {
-        guard mayRetry else { return enqueueOutcome(on: queue, make, handler) }
+        _ responder: Responder,
+        _ handler: @escaping @Sendable (Responder.Response) -> Void
+    ) where Responder.Response: RetryableResponse {
+        guard mayRetry else { return enqueueOutcome(on: queue, responder, handler) }
         let urlRequest = self.urlRequest
+        enqueue { state in
+            state.tail = RetryableHandler(
+                request: self, after: state.tail, built: urlRequest, queue: queue, responder: responder, handler: handler
+            ).next
+        }
+    }
+
+    /// Adds a handler under the lock (with the tail read and replaced in one
+    /// place, handlers keep their order), then starts the request if the
+    /// handler does.
+    private func enqueue(_ add: (inout RequestStateMachine) -> Void) {
         let action = mutableState.withLock(owner: self) { state in
-            // Under the lock, as every handler: the tail is read and replaced in one place.
-            let retryable = RetryableHandler<Response>(
-                request: self, after: state.tail, built: urlRequest, queue: queue,
-                make: make, failure: failure, replacingFailure: replacingFailure, handler: handler
-            )
-            state.tail = retryable.next
+            add(&state)
             return resumeIfAutomatic(&state)
         }
         if case .run = action { run() }

@@ -438,23 +438,6 @@ public class Request: @unchecked Sendable {
 
     // MARK: - Handlers
 
-    /// Enqueues `body` on the handler queue (behind every validation chained
-    /// so far) and starts the request. The block must not capture the
-    /// request: a running request's lifetime is the session's business.
-    func enqueueHandler(
-        _ body: @escaping @Sendable (Result<RawResponse, any Error>) -> Void,
-        beforeResuming register: ((inout RequestStateMachine) -> Void)? = nil
-    ) {
-        let action = mutableState.withLock(owner: self) { state in
-            register?(&state)
-            // Under the lock: with the tail read and replaced (validation) in one place, handlers keep their order.
-            state.tail.whenSettled(body)
-            return resumeIfAutomatic(&state)
-        }
-        if case .run = action { run() }
-        if !outcome.isPending { keepAliveForHandlers() }
-    }
-
     /// Keeps the request alive until every handler enqueued so far has run
     /// when something there needs it: a validator on the handler queue may
     /// hold it `unowned` (`validate { [unowned self] … }` in a

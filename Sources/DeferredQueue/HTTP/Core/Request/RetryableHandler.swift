@@ -15,7 +15,7 @@ import FoundationNetworking
 /// response is delivered. Then ``next`` — the outcome the handlers after it
 /// see — settles with the final attempt's outcome, and the queue resumes.
 /// The handler runs exactly once, in its place in the chain.
-final class RetryableHandler<Response: Sendable>: Sendable {
+final class RetryableHandler<Responder: OutcomeResponder>: Sendable where Responder.Response: RetryableResponse {
     /// What the handlers chained after this one see.
     let next: Deferred<RawResponse>
     /// Weak, as every handler's: something that waits on a request never
@@ -26,27 +26,20 @@ final class RetryableHandler<Response: Sendable>: Sendable {
     /// The request's handler queue, which this handler's turn runs on.
     private let handlerQueue: DispatchQueue
     private let queue: DispatchQueue?
-    private let make: @Sendable (RawResponse, Bool) -> Response
-    private let failure: @Sendable (Response) -> HTTPError?
-    private let replacingFailure: @Sendable (Response, HTTPError) -> Response
-    private let handler: @Sendable (Response) -> Void
+    private let responder: Responder
+    private let handler: @Sendable (Responder.Response) -> Void
 
     /// Chains the handler after `tail`; ``next`` is the new tail.
     init(
         request: Request, after tail: Deferred<RawResponse>, built: URLRequest?, queue: DispatchQueue?,
-        make: @escaping @Sendable (RawResponse, Bool) -> Response,
-        failure: @escaping @Sendable (Response) -> HTTPError?,
-        replacingFailure: @escaping @Sendable (Response, HTTPError) -> Response,
-        handler: @escaping @Sendable (Response) -> Void
+        responder: Responder, handler: @escaping @Sendable (Responder.Response) -> Void
     ) {
         next = tail.deriveShared()
         handlerQueue = tail.queue
         self.request = request
         self.built = built
         self.queue = queue
-        self.make = make
-        self.failure = failure
-        self.replacingFailure = replacingFailure
+        self.responder = responder
         self.handler = handler
         tail.whenSettled { outcome in self.run(on: outcome, queueWaits: false) }
     }
@@ -56,12 +49,14 @@ final class RetryableHandler<Response: Sendable>: Sendable {
     private func run(on outcome: Result<RawResponse, any Error>, queueWaits: Bool) {
         guard case .success(let raw) = outcome else {
             if case .failure(let error) = outcome {
-                deliver(make(Request.unsettled(error, of: request, built: built), false))
+                let request = self.request
+                deliver(responder.response(to: Request.unsettled(error, of: request, built: built), settled: false, of: request))
             }
             return pass(outcome, queueWaits: queueWaits)
         }
-        let response = make(raw, true)
-        guard let error = failure(response), Request.serializerFailureMayRetry(error), let request else {
+        let request = self.request
+        let response = responder.response(to: raw, settled: true, of: request)
+        guard let error = response.error, Request.serializerFailureMayRetry(error), let request else {
             deliver(response)
             return pass(outcome, queueWaits: queueWaits)
         }
@@ -76,14 +71,14 @@ final class RetryableHandler<Response: Sendable>: Sendable {
                 case .doNotRetry:
                     self.deliver(response)
                 case .doNotRetryWithError(let retryError):
-                    self.deliver(self.replacingFailure(response, retryError))
+                    self.deliver(response.replacingFailure(with: retryError))
                 }
                 self.pass(outcome, queueWaits: true)
             }
         }
     }
 
-    private func deliver(_ response: Response) {
+    private func deliver(_ response: Responder.Response) {
         guard let queue else { return handler(response) }
         queue.async { self.handler(response) }
     }
@@ -92,5 +87,27 @@ final class RetryableHandler<Response: Sendable>: Sendable {
     private func pass(_ outcome: Result<RawResponse, any Error>, queueWaits: Bool) {
         next.settle(outcome)
         if queueWaits { handlerQueue.resume() }
+    }
+}
+
+/// A response whose failure (a response serializer's) the retriers may
+/// retry its request for (see `Request+Retrying`): ``DataResponse`` and
+/// ``DownloadResponse``.
+protocol RetryableResponse: Sendable {
+    /// The failure to put to the retriers, if any.
+    var error: HTTPError? { get }
+    /// The response with its failure replaced by a retrier's.
+    func replacingFailure(with error: HTTPError) -> Self
+}
+
+extension DataResponse: RetryableResponse where Failure == HTTPError {
+    func replacingFailure(with error: HTTPError) -> Self {
+        mapError { _ in error }
+    }
+}
+
+extension DownloadResponse: RetryableResponse where Failure == HTTPError {
+    func replacingFailure(with error: HTTPError) -> Self {
+        mapError { _ in error }
     }
 }

@@ -269,9 +269,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
 
     /// Registers `handler` for the chunks and enqueues its `.complete`.
     private func addStreamHandler(_ handler: StreamHandler) {
-        enqueueOutcome(on: handler.queue, { raw, _ in
-            Completion(request: raw.request, response: raw.response, error: raw.error)
-        }, { completion in
+        enqueueOutcome(on: handler.queue, CompletionResponder(), { completion in
             handler.complete(completion)
         }, beforeResuming: { state in
             state.addStreamHandler(handler)
@@ -415,5 +413,12 @@ private final class ThrownError: Sendable {
 
     func record(_ error: HTTPError) {
         storage.withLock(owner: self) { $0 = $0 ?? error }
+    }
+}
+
+/// What a stream's `.complete` handler receives: the request, response and failure.
+private struct CompletionResponder: OutcomeResponder {
+    func response(to raw: RawResponse, settled: Bool, of request: Request?) -> DataStreamRequest.Completion {
+        DataStreamRequest.Completion(request: raw.request, response: raw.response, error: raw.error)
     }
 }

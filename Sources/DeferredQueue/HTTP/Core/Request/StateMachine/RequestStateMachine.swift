@@ -233,16 +233,16 @@ struct RequestStateMachine: Sendable {
         return body(&attempt)
     }
 
-    /// Runs `body` on attempt `number`, changed in place, while its transfer
-    /// is in flight; `nil` for an event of an attempt that is over (cancelled,
-    /// completed, superseded) or of a request that stopped running.
-    @discardableResult
     /// Whether attempt `number`'s transfer is the running one, still in flight.
     func isInFlight(attempt number: Int) -> Bool {
         guard case .running(let attempt) = state else { return false }
         return attempt.isInFlight(number)
     }
 
+    /// Runs `body` on attempt `number`, changed in place, while its transfer
+    /// is in flight; `nil` for an event of an attempt that is over (cancelled,
+    /// completed, superseded) or of a request that stopped running.
+    @discardableResult
     mutating func updateAttempt<Result>(inFlight number: Int, _ body: (inout Attempt) -> Result) -> Result? {
         guard case .running(var attempt) = state, attempt.isInFlight(number) else { return nil }
         state = .modifying

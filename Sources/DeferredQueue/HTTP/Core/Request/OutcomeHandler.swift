@@ -1,0 +1,72 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What one handler of a request's outcome receives, and how it is built
+/// from the raw response: a value stored inline in the handler's one object
+/// (``OutcomeHandler``, ``RetryableHandler``), so that adding a handler
+/// allocates that object and nothing else of ours.
+protocol OutcomeResponder: Sendable {
+    associatedtype Response: Sendable
+
+    /// The handler's response. `settled`: the request settled with `raw`;
+    /// otherwise it ended before (cancelled or abandoned) and `raw` carries
+    /// the request as last sent, the head if one arrived, and the failure.
+    /// `request` is `nil` once the request is gone.
+    func response(to raw: RawResponse, settled: Bool, of request: Request?) -> Response
+}
+
+/// One handler of a request's outcome, in its turn on the request's handler
+/// queue: everything the turn needs, in one object, enqueued as the block's
+/// only capture.
+final class OutcomeHandler<Responder: OutcomeResponder>: Sendable {
+    /// The deferred the handler waits on (the request's tail when it was added).
+    private let outcome: Deferred<RawResponse>
+    /// Weak, as every handler's: something that waits on a request never
+    /// started must not keep it. A settled request is kept alive until its
+    /// handlers ran when they need it (`Request.keepAliveForHandlers()`).
+    private weak let request: Request?
+    /// The request as built, for a request that ended before it was sent.
+    private let built: URLRequest?
+    /// Where `handler` runs; `nil`: right there on the handler queue.
+    private let queue: DispatchQueue?
+    private let responder: Responder
+    private let handler: @Sendable (Responder.Response) -> Void
+
+    private init(
+        request: Request, outcome: Deferred<RawResponse>, built: URLRequest?, queue: DispatchQueue?,
+        responder: Responder, handler: @escaping @Sendable (Responder.Response) -> Void
+    ) {
+        self.outcome = outcome
+        self.request = request
+        self.built = built
+        self.queue = queue
+        self.responder = responder
+        self.handler = handler
+    }
+
+    /// Enqueues a handler behind `outcome`'s earlier handlers.
+    static func enqueue(
+        for request: Request, after outcome: Deferred<RawResponse>, built: URLRequest?, queue: DispatchQueue?,
+        responder: Responder, handler: @escaping @Sendable (Responder.Response) -> Void
+    ) {
+        let turn = OutcomeHandler(request: request, outcome: outcome, built: built, queue: queue, responder: responder, handler: handler)
+        outcome.queue.async { turn.run() }
+    }
+
+    private func run() {
+        let request = self.request
+        let response: Responder.Response
+        switch outcome.currentOutcome {
+        case .success(let raw):
+            response = responder.response(to: raw, settled: true, of: request)
+        case .failure(let error):
+            response = responder.response(to: Request.unsettled(error, of: request, built: built), settled: false, of: request)
+        }
+        guard let queue else { return handler(response) }
+        let handler = self.handler
+        queue.async { handler(response) }
+    }
+}
