@@ -241,7 +241,7 @@ case "memory":
     exit(0)
 case "cores":
     let numbers = arguments.dropFirst().compactMap(Int.init)
-    print(try EveryCore.table(rounds: numbers.first ?? 3, requests: numbers.dropFirst().first ?? 8, megabytes: numbers.dropFirst(2).first ?? 2)
+    print(try EveryCore.table(rounds: numbers.first ?? 5, requests: numbers.dropFirst().first ?? 8, megabytes: numbers.dropFirst(2).first ?? 2)
         .joined(separator: "\n"))
     exit(0)
 case "once":
@@ -309,5 +309,5 @@ for client in clients {
                         median(bytes[client, default: []]), median(bytes[client, default: []]) / median(bytes[client.raw, default: []])))
 }
 print(table.joined(separator: "\n"))
-if chosen == nil { print(try EveryCore.table(rounds: 3, requests: 8, megabytes: 2).joined(separator: "\n")) }
+if chosen == nil { print(try EveryCore.table(rounds: rounds, requests: 8, megabytes: 2).joined(separator: "\n")) }
 try rawClient.syncShutdown()
