@@ -61,6 +61,12 @@ struct InterceptorTests {
         let session = fixture.makeSession(interceptor: ScriptedRetrier(name: "asked", order: plain))
         _ = await response { session.request(fixture.url("/fail")).response(queue: handlerQueue, completionHandler: $0) }
         #expect(plain.events == ["asked"], "once, about the attempt")
+        // Also when the failure reaches it: a validation failure it delivers is not asked about again.
+        let validated = Recorder<String>()
+        let third = fixture.makeSession(interceptor: ScriptedRetrier(name: "asked", order: validated))
+        let failed = await response { third.request(fixture.url("/fail")).validate().response(queue: handlerQueue, completionHandler: $0) }
+        #expect(failed?.error?.kind == "status(500)")
+        #expect(validated.events == ["asked"], "once, about the attempt")
         let serialized = Recorder<String>()
         let other = fixture.makeSession(interceptor: ScriptedRetrier(name: "asked", order: serialized))
         _ = await response { other.request(fixture.url("/fail")).validate().responseData(queue: handlerQueue, completionHandler: $0) }

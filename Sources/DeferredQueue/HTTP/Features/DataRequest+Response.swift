@@ -169,12 +169,7 @@ extension DataRequest {
         _ serializer: Serializer,
         _ handler: @escaping @Sendable (DataResponse<Serializer.SerializedObject, HTTPError>) -> Void
     ) -> Self {
-        let responder = DataResponder(serializer: serializer, start: start, monitor: eventMonitor)
-        if retryable {
-            enqueueRetryableOutcome(on: queue, responder, handler)
-        } else {
-            enqueueOutcome(on: queue, responder, handler)
-        }
+        enqueueRetryableOutcome(on: queue, retryable: retryable, DataResponder(serializer: serializer, start: start, monitor: eventMonitor), handler)
         return self
     }
 }

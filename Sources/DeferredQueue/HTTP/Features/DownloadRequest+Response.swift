@@ -104,12 +104,7 @@ extension DownloadRequest {
         _ serializer: Serializer,
         _ handler: @escaping @Sendable (DownloadResponse<Serializer.SerializedObject, HTTPError>) -> Void
     ) -> Self {
-        let responder = DownloadResponder(serializer: serializer, start: start, monitor: eventMonitor)
-        if retryable {
-            enqueueRetryableOutcome(on: queue, responder, handler)
-        } else {
-            enqueueOutcome(on: queue, responder, handler)
-        }
+        enqueueRetryableOutcome(on: queue, retryable: retryable, DownloadResponder(serializer: serializer, start: start, monitor: eventMonitor), handler)
         return self
     }
 }

@@ -18,6 +18,21 @@ protocol OutcomeResponder: Sendable {
     func response(to raw: RawResponse, settled: Bool, of request: Request?) -> Response
 }
 
+extension OutcomeResponder {
+    /// The handler's response to the request's outcome: the raw response it
+    /// settled with, or — for a request that ended before (cancelled,
+    /// abandoned) — the request as last sent (`built` if none was), the head
+    /// if one arrived, and the failure.
+    func response(to outcome: Result<RawResponse, any Error>, of request: Request?, built: URLRequest?) -> Response {
+        switch outcome {
+        case .success(let raw):
+            response(to: raw, settled: true, of: request)
+        case .failure(let error):
+            response(to: Request.unsettled(error, of: request, built: built), settled: false, of: request)
+        }
+    }
+}
+
 /// One handler of a request's outcome, in its turn on the request's handler
 /// queue: everything the turn needs, in one object, enqueued as the block's
 /// only capture.
@@ -57,14 +72,7 @@ final class OutcomeHandler<Responder: OutcomeResponder>: Sendable {
     }
 
     private func run() {
-        let request = self.request
-        let response: Responder.Response
-        switch outcome.currentOutcome {
-        case .success(let raw):
-            response = responder.response(to: raw, settled: true, of: request)
-        case .failure(let error):
-            response = responder.response(to: Request.unsettled(error, of: request, built: built), settled: false, of: request)
-        }
+        let response = responder.response(to: outcome.currentOutcome, of: request, built: built)
         guard let queue else { return handler(response) }
         let handler = self.handler
         queue.async { handler(response) }

@@ -30,14 +30,16 @@ extension Request {
     /// Like ``enqueueOutcome(on:_:_:beforeResuming:)``, for a response
     /// serializer whose failure the retriers may retry the request for: the
     /// handler then waits, parked, and runs once, on the retried request's
-    /// outcome. Handlers chained after it see that outcome too. Without
-    /// anything that may retry, it is an ordinary handler.
+    /// outcome. Handlers chained after it see that outcome too. Not
+    /// `retryable` (a handler that is not a serializer's, as in Alamofire),
+    /// or without anything that may retry, it is an ordinary handler.
     func enqueueRetryableOutcome<Responder: OutcomeResponder>(
         on queue: DispatchQueue?,
+        retryable: Bool = true,
         _ responder: Responder,
         _ handler: @escaping @Sendable (Responder.Response) -> Void
     ) where Responder.Response: RetryableResponse {
-        guard mayRetry else { return enqueueOutcome(on: queue, responder, handler) }
+        guard retryable, mayRetry else { return enqueueOutcome(on: queue, responder, handler) }
         let urlRequest = self.urlRequest
         enqueue { state in
             state.tail = RetryableHandler(

@@ -47,16 +47,9 @@ final class RetryableHandler<Responder: OutcomeResponder>: Sendable where Respon
     /// Runs on `outcome`: in the queue's turn, or (`queueWaits`) on a
     /// retried request's outcome, off the queue, which waits meanwhile.
     private func run(on outcome: Result<RawResponse, any Error>, queueWaits: Bool) {
-        guard case .success(let raw) = outcome else {
-            if case .failure(let error) = outcome {
-                let request = self.request
-                deliver(responder.response(to: Request.unsettled(error, of: request, built: built), settled: false, of: request))
-            }
-            return pass(outcome, queueWaits: queueWaits)
-        }
         let request = self.request
-        let response = responder.response(to: raw, settled: true, of: request)
-        guard let error = response.error, Request.serializerFailureMayRetry(error), let request else {
+        let response = responder.response(to: outcome, of: request, built: built)
+        guard case .success = outcome, let error = response.error, Request.serializerFailureMayRetry(error), let request else {
             deliver(response)
             return pass(outcome, queueWaits: queueWaits)
         }
