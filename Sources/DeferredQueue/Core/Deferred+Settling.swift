@@ -26,6 +26,31 @@ extension Deferred {
         return phase == Phase.pending || phase == Phase.claimed
     }
 
+    /// Lets the queue run the waiting handlers: once, by the settlement
+    /// that won (or by `deinit`, for a deferred never settled).
+    @inlinable
+    func releaseQueue() {
+        switch queueRelease {
+        case .resume: queue.resume()
+        case .activate: queue.activate()
+        case .none: break
+        }
+    }
+
+    /// Makes the queue of a ``pendingRetargetable()`` deferred target
+    /// `target` — the handlers then run as part of `target`'s work (one at
+    /// a time when it is serial), still in their order — unless it has
+    /// settled. Under the lock, as every claim to settle is: a settlement
+    /// activates the queue only after its claim, and the target of an
+    /// active queue no longer changes at once.
+    func retarget(to target: DispatchQueue) {
+        precondition(queueRelease == .activate, "only a deferred created inactive can be retargeted")
+        lock.withLock(owner: self) { _ in
+            guard phase.load(ordering: .relaxed) == Phase.pending else { return }
+            queue.setTarget(queue: target)
+        }
+    }
+
     /// Rejects the deferred with ``DeferredError/abandoned`` unless it has
     /// settled: its producer (a ``Resolver``) is gone.
     ///
@@ -93,7 +118,7 @@ extension Deferred {
             return false
         }
         // Exactly once: only the call that stored the outcome gets here.
-        if ownsQueue { queue.resume() }
+        releaseQueue()
         if givingUp {
             for hook in settlement.cancelHooks ?? [] { hook() }
             settlement.upstream?.consumerGaveUp()

@@ -70,10 +70,11 @@ public final class Deferred<Value: Sendable>: Sendable {
 
     /// The serial queue that holds and runs this deferred's handlers.
     @usableFromInline let queue: DispatchQueue
-    /// `true` when this deferred created `queue` suspended and must resume it
-    /// when it settles. `false` for a deferred created settled, and for one
-    /// that shares its parent's queue (the parent resumes it).
-    @usableFromInline let ownsQueue: Bool
+    /// How this deferred lets `queue` run when it settles: resumes it
+    /// (created suspended), activates it (created inactive), or nothing
+    /// (created settled, or sharing its parent's queue, which the parent
+    /// releases).
+    @usableFromInline let queueRelease: QueueRelease
     /// `true` for the deferred of a `then` step (``init(sharing:parent:step:)``):
     /// its `upstream` is the parent, released by ``runStep(after:)`` rather
     /// than by the settlement.
@@ -92,7 +93,7 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// deferred — so a reader that sees a settled phase also sees the outcome;
     /// `isPending`, the handler blocks' skip check and `deinit` read it with
     /// one atomic load instead of taking the lock. (Declared next to
-    /// `ownsQueue` so the two share one word: the object stays in glibc's
+    /// `queueRelease` so the two share one word: the object stays in glibc's
     /// 128-byte chunks, which are freed through its fast bins; 16 bytes more
     /// would leave them, and cost more every time a deferred is freed.)
     @usableFromInline let phase: Atomic<Phase>
@@ -167,12 +168,29 @@ public final class Deferred<Value: Sendable>: Sendable {
         let queue = DispatchQueue(label: Self.queueLabel, target: target ?? deferredQueueDefaultTarget)
         queue.suspend()
         self.queue = queue
-        self.ownsQueue = true
+        self.queueRelease = .resume
         self.runsStep = false
         self.destroysValue = OutcomeStorage.needsDestroying(Value.self)
         self.lock = Mutex(())
         self.lockedState = DeferredState()
         self.upstream = upstream
+        self.outcomeStorage = OutcomeStorage()
+        self.phase = Atomic(Phase.pending)
+        self.consumers = Atomic(0)
+        self.stepStorage = StepStorage()
+    }
+
+    /// A pending deferred with its own inactive queue, whose target may be
+    /// chosen until it settles (``retarget(to:)``); it targets
+    /// ``deferredQueueDefaultTarget`` until then.
+    init(pendingInactive: Void) {
+        self.queue = DispatchQueue(label: Self.queueLabel, attributes: .initiallyInactive, target: deferredQueueDefaultTarget)
+        self.queueRelease = .activate
+        self.runsStep = false
+        self.destroysValue = OutcomeStorage.needsDestroying(Value.self)
+        self.lock = Mutex(())
+        self.lockedState = DeferredState()
+        self.upstream = nil
         self.outcomeStorage = OutcomeStorage()
         self.phase = Atomic(Phase.pending)
         self.consumers = Atomic(0)
@@ -185,7 +203,7 @@ public final class Deferred<Value: Sendable>: Sendable {
     @inlinable
     init(sharing queue: DispatchQueue, upstream: any ConsumerLink) {
         self.queue = queue
-        self.ownsQueue = false
+        self.queueRelease = .none
         self.runsStep = false
         self.destroysValue = OutcomeStorage.needsDestroying(Value.self)
         self.lock = Mutex(())
@@ -209,7 +227,7 @@ public final class Deferred<Value: Sendable>: Sendable {
         step: __owned @escaping @Sendable (Parent) throws -> Value
     ) {
         self.queue = parent.queue
-        self.ownsQueue = false
+        self.queueRelease = .none
         self.runsStep = true
         self.destroysValue = OutcomeStorage.needsDestroying(Value.self)
         self.lock = Mutex(())
@@ -226,7 +244,7 @@ public final class Deferred<Value: Sendable>: Sendable {
     @inlinable
     init(settled outcome: Result<Value, any Error>) {
         self.queue = DispatchQueue(label: Self.queueLabel, target: deferredQueueDefaultTarget)
-        self.ownsQueue = false
+        self.queueRelease = .none
         self.runsStep = false
         self.destroysValue = OutcomeStorage.needsDestroying(Value.self)
         self.lock = Mutex(())
@@ -254,7 +272,7 @@ public final class Deferred<Value: Sendable>: Sendable {
             // Unreachable in practice (a pending deferred is kept alive by
             // its producer and by its own queued handlers), but a suspended
             // queue must never be released, so make sure.
-            if ownsQueue { queue.resume() }
+            releaseQueue()
         case let settled:
             // Never `claimed`: the settling call holds this deferred.
             assert(settled != Phase.claimed, "freed while being settled")
@@ -333,6 +351,13 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// when `nil`), and its resolver.
     static func pending(targeting target: DispatchQueue?) -> (deferred: Deferred<Value>, resolver: Resolver<Value>) {
         let deferred = Deferred(pendingWithUpstream: nil, targeting: target)
+        return (deferred, Resolver(deferred))
+    }
+
+    /// A pending deferred whose queue's target may still be chosen, up to
+    /// the moment it settles (``retarget(to:)``), and its resolver.
+    static func pendingRetargetable() -> (deferred: Deferred<Value>, resolver: Resolver<Value>) {
+        let deferred = Deferred(pendingInactive: ())
         return (deferred, Resolver(deferred))
     }
 }

@@ -16,9 +16,15 @@ protocol OutcomeResponder: Sendable {
     /// the request as last sent, the head if one arrived, and the failure.
     /// `request` is `nil` once the request is gone.
     func response(to raw: RawResponse, settled: Bool, of request: Request?) -> Response
+
+    /// Whether building the response runs the library's code alone, so the
+    /// handler queue may run on the handler's queue (``HandlerLane``).
+    var runsOnlyLibraryCode: Bool { get }
 }
 
 extension OutcomeResponder {
+    var runsOnlyLibraryCode: Bool { false }
+
     /// The handler's response to the request's outcome: the raw response it
     /// settled with, or — for a request that ended before (cancelled,
     /// abandoned) — the request as last sent (`built` if none was), the head

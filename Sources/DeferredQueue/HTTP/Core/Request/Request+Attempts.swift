@@ -449,6 +449,7 @@ extension Request {
         if let parked = leftovers.parked {
             resumeParked(parked, with: .success(final))
         } else {
+            if let lane = leftovers.lane.target(forBodyOf: final.data?.count ?? 0) { outcome.retarget(to: lane) }
             resolver.fulfill(final)
         }
         keepAliveForHandlers()

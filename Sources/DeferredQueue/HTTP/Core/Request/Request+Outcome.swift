@@ -21,8 +21,10 @@ extension Request {
         beforeResuming register: ((inout RequestStateMachine) -> Void)? = nil
     ) {
         let urlRequest = self.urlRequest
+        let lane = responder.runsOnlyLibraryCode ? queue : nil
         enqueue { state in
             register?(&state)
+            state.handlerLane.add(handlerOn: lane)
             OutcomeHandler.enqueue(for: self, after: state.tail, built: urlRequest, queue: queue, responder: responder, handler: handler)
         }
     }
@@ -42,6 +44,7 @@ extension Request {
         guard retryable, mayRetry else { return enqueueOutcome(on: queue, responder, handler) }
         let urlRequest = self.urlRequest
         enqueue { state in
+            state.handlerLane.add(handlerOn: nil)
             state.tail = RetryableHandler(
                 request: self, after: state.tail, built: urlRequest, queue: queue, responder: responder, handler: handler
             ).next

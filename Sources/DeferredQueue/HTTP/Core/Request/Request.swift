@@ -101,8 +101,15 @@ public class Request: @unchecked Sendable {
         self.urlRequest = urlRequest
         self.interceptor = interceptor
         self.timeoutIsAssigned = timeoutIsAssigned
-        (outcome, resolver) = Deferred<RawResponse>.pending(targeting: core.serializationQueue)
+        // A session's `serializationQueue` is where every handler queue runs;
+        // otherwise each request's may follow its handlers (`HandlerLane`).
+        if let serializationQueue = core.serializationQueue {
+            (outcome, resolver) = Deferred<RawResponse>.pending(targeting: serializationQueue)
+        } else {
+            (outcome, resolver) = Deferred<RawResponse>.pendingRetargetable()
+        }
         var machine = RequestStateMachine(kind: kind, tail: outcome)
+        if core.serializationQueue != nil { machine.handlerLane = .shared }
         machine.resumesWithFirstHandler = core.startRequestsImmediately
         machine.owner = session
         mutableState = Mutex(machine)

@@ -12,6 +12,8 @@ struct DataResponder<Serializer: DataResponseSerializerProtocol>: OutcomeRespond
     /// The session's monitors, told of each response built.
     let monitor: CompositeEventMonitor?
 
+    var runsOnlyLibraryCode: Bool { (serializer as? any LibrarySerializer)?.runsOnlyLibraryCode ?? false }
+
     func response(to raw: RawResponse, settled: Bool, of request: Request?) -> DataResponse<Serializer.SerializedObject, HTTPError> {
         let response = DataResponse(
             request: raw.request, head: raw.head, data: raw.data,

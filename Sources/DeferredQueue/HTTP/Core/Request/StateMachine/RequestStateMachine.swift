@@ -69,6 +69,8 @@ struct RequestStateMachine: Sendable {
     var maximumResponseBodySize: Int?
     /// Download progress handlers; released when the request ends.
     var progressHandlers: [ProgressHandler] = []
+    /// What the handler queue targets once the request settles (see ``HandlerLane``).
+    var handlerLane = HandlerLane.unchosen
     /// Whether the first handler starts the request (`shouldAutomaticallyResume`).
     var resumesWithFirstHandler = true
     /// A validator runs on the handler queue, after the request finished:
@@ -287,6 +289,8 @@ struct RequestStateMachine: Sendable {
         var inFlight = false
         /// The transport waits to hear these held chunks were handled.
         var handled: [@Sendable () -> Void] = []
+        /// The handler queue's lane when the request finished.
+        var lane = HandlerLane.shared
     }
 
     enum FinishAction: Sendable {
@@ -302,7 +306,9 @@ struct RequestStateMachine: Sendable {
         guard case .running(let attempt) = state else { return .none }
         state = .finished(request: attempt.request, response: attempt.response)
         lastAttemptNumber = attempt.number
-        return .settle(end(attempt))
+        var leftovers = end(attempt)
+        leftovers.lane = handlerLane
+        return .settle(leftovers)
     }
 
     /// The outcome of a reopened request, for the handler parked on it.

@@ -1,0 +1,59 @@
+import Dispatch
+
+/// What a request's handler queue targets once the request settles.
+///
+/// By default it targets the global pool: every request serializes on a
+/// thread of its own, in parallel, then hands each response to the queue
+/// its handler named — a second thread to wake. When every handler of the
+/// request named the same queue (not the main queue), runs only the
+/// library's serializers, and the body is small, the handler queue targets
+/// that queue instead: its turn and the handler it enqueues run on one
+/// thread, back to back, with no wake-up between them. The handlers still
+/// run once each, in registration order, each on the queue it named; what
+/// moves is the serializing of a small body, onto the queue that receives it.
+enum HandlerLane: Sendable {
+    /// No handler yet.
+    case unchosen
+    /// Every handler so far runs on this queue and only the library's code
+    /// on the handler queue.
+    case follows(DispatchQueue)
+    /// The global pool: a handler ran elsewhere or ran caller code on the
+    /// handler queue, or the session has a `serializationQueue`.
+    case shared
+
+    /// The largest body whose serializing moves onto the handlers' queue.
+    static let bodyLimit = 64 << 10
+
+    /// Takes a handler into account: `queue` is where it runs, `nil` when it
+    /// cannot follow (it runs on the handler queue, runs caller code there,
+    /// or may be retried).
+    mutating func add(handlerOn queue: DispatchQueue?) {
+        switch (self, queue) {
+        case (.unchosen, let queue?) where !Self.isMain(queue):
+            self = .follows(queue)
+        case (.follows(let chosen), let queue?) where chosen === queue:
+            break
+        default:
+            self = .shared
+        }
+    }
+
+    /// Whether `queue` is the main queue. Not by identity: on Linux every
+    /// read of `DispatchQueue.main` makes a new object; by a value only the
+    /// main queue holds (a queue that merely targets it does not).
+    static func isMain(_ queue: DispatchQueue) -> Bool {
+        queue.getSpecific(key: mainQueueKey) == true
+    }
+
+    private static let mainQueueKey: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+
+    /// The queue to target for a settled outcome with a body of `bodySize` bytes.
+    func target(forBodyOf bodySize: Int) -> DispatchQueue? {
+        guard case .follows(let queue) = self, bodySize <= Self.bodyLimit else { return nil }
+        return queue
+    }
+}

@@ -1,0 +1,136 @@
+import DeferredQueueTesting
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TestSupport
+import Testing
+@testable import DeferredQueue
+
+/// Where a request's handler queue runs (``HandlerLane``): on the queue its
+/// handlers named when each runs only the library's serializers on a small
+/// body, on the global pool otherwise. Seen from outside: while that queue
+/// is blocked, a handler added on another queue after the request finished
+/// waits for it exactly when the handler queue follows it (the later
+/// handler's turn comes after the earlier ones', on the same lane).
+@Suite("Handler lane: small responses for handlers on one queue are served on that queue")
+struct HandlerLaneTests {
+    /// A serial queue blocked by its first block until `release()` (or, should
+    /// a test never release it, for longer than any test waits).
+    final class HeldQueue: Sendable {
+        let queue = DispatchQueue(label: "HandlerLaneTests.held")
+        private let gate = DispatchSemaphore(value: 0)
+
+        init() {
+            let gate = self.gate
+            queue.async { _ = gate.wait(timeout: .now() + 600) }
+        }
+
+        func release() { gate.signal() }
+    }
+
+    /// Starts a request answered with `reply`, adds `handlers` (given the
+    /// held queue), waits until it finished, then adds a handler on the
+    /// global pool. Returns whether that handler ran while the held queue
+    /// was still blocked (waiting `patience` seconds for it), and whether
+    /// every handler ran once the queue was released.
+    private func lateHandlerRunsWhileHeld(
+        reply: MockReply, session makeSession: (MockTransport, ClosureEventMonitor) -> Session = { Session(transport: $0, eventMonitors: [$1]) },
+        patience: Double, handlers: (DataRequest, DispatchQueue, Latch) -> Void, handlerCount: Int = 1
+    ) async -> (whileHeld: Bool, all: Bool) {
+        let held = HeldQueue()
+        let finished = Latch()
+        let monitor = ClosureEventMonitor(requestDidFinish: { _ in finished.arrive() })
+        let session = makeSession(MockTransport { _ in reply }, monitor)
+        let request = session.request("http://lane.invalid/resource")
+        let ran = Latch(count: handlerCount)
+        handlers(request, held.queue, ran)
+        guard await finished.wait() else { return (false, false) }
+        let late = Latch()
+        request.response(queue: .global()) { _ in late.arrive() }
+        let whileHeld = await late.wait(seconds: patience)
+        held.release()
+        let all = await late.wait()
+        return (whileHeld, await ran.wait() && all)
+    }
+
+    @Test func aSmallBodyForHandlersOnOneQueueIsServedOnThatQueue() async {
+        let result = await lateHandlerRunsWhileHeld(reply: .json(#"{"ok":true}"#), patience: 0.5, handlers: { request, queue, ran in
+            request.responseData(queue: queue) { _ in ran.arrive() }
+                .responseDecodable(of: [String: Bool].self, queue: queue) { _ in ran.arrive() }
+        }, handlerCount: 2)
+        #expect(!result.whileHeld, "the later handler's turn ran before the blocked queue's: the handler queue did not follow it")
+        #expect(result.all)
+    }
+
+    @Test func aBodyAboveTheLimitIsServedOnThePool() async {
+        let body = Data(repeating: 0x61, count: HandlerLane.bodyLimit + 1)
+        let result = await lateHandlerRunsWhileHeld(reply: .status(200, body: body), patience: 60) { request, queue, ran in
+            request.responseData(queue: queue) { _ in ran.arrive() }
+        }
+        #expect(result.whileHeld)
+        #expect(result.all)
+    }
+
+    @Test func aPreprocessorOfTheCallersKeepsThePool() async {
+        let result = await lateHandlerRunsWhileHeld(reply: .text(")]}',\nabc"), patience: 60) { request, queue, ran in
+            request.responseString(queue: queue, dataPreprocessor: GoogleXSSIPreprocessor()) { _ in ran.arrive() }
+        }
+        #expect(result.whileHeld)
+        #expect(result.all)
+    }
+
+    @Test func handlersOnTwoQueuesKeepThePool() async {
+        let other = DispatchQueue(label: "HandlerLaneTests.other")
+        let result = await lateHandlerRunsWhileHeld(reply: .json("{}"), patience: 60, handlers: { request, queue, ran in
+            request.responseData(queue: queue) { _ in ran.arrive() }
+                .responseData(queue: other) { _ in ran.arrive() }
+        }, handlerCount: 2)
+        #expect(result.whileHeld)
+        #expect(result.all)
+    }
+
+    @Test func aSessionsSerializationQueueIsWhereHandlersRun() async {
+        let serialization = DispatchQueue(label: "HandlerLaneTests.serialization")
+        let result = await lateHandlerRunsWhileHeld(
+            reply: .json("{}"), session: { Session(transport: $0, serializationQueue: serialization, eventMonitors: [$1]) }, patience: 60
+        ) { request, queue, ran in
+            request.responseData(queue: queue) { _ in ran.arrive() }
+        }
+        #expect(result.whileHeld)
+        #expect(result.all)
+    }
+
+    @Test func aHandlerTheRetriersMayAskAboutKeepsThePool() async {
+        let result = await lateHandlerRunsWhileHeld(
+            reply: .json("{}"), session: { Session(transport: $0, interceptor: Interceptor(), eventMonitors: [$1]) }, patience: 60
+        ) { request, queue, ran in
+            request.responseData(queue: queue) { _ in ran.arrive() }
+        }
+        #expect(result.whileHeld)
+        #expect(result.all)
+    }
+
+    @Test func theLaneFollowsOneQueueOtherThanMain() {
+        let queue = DispatchQueue(label: "HandlerLaneTests.unit")
+        var lane = HandlerLane.unchosen
+        lane.add(handlerOn: queue)
+        lane.add(handlerOn: queue)
+        #expect(lane.target(forBodyOf: HandlerLane.bodyLimit) === queue)
+        #expect(lane.target(forBodyOf: HandlerLane.bodyLimit + 1) == nil)
+        lane.add(handlerOn: DispatchQueue(label: "HandlerLaneTests.another"))
+        #expect(lane.target(forBodyOf: 0) == nil, "two queues")
+        lane.add(handlerOn: queue)
+        #expect(lane.target(forBodyOf: 0) == nil, "once shared, always shared")
+
+        var main = HandlerLane.unchosen
+        main.add(handlerOn: .main)
+        #expect(main.target(forBodyOf: 0) == nil, "never the main queue")
+        var unfit = HandlerLane.unchosen
+        unfit.add(handlerOn: queue)
+        unfit.add(handlerOn: nil)
+        #expect(unfit.target(forBodyOf: 0) == nil, "a handler that cannot follow")
+        #expect(HandlerLane.unchosen.target(forBodyOf: 0) == nil)
+    }
+}
