@@ -102,11 +102,24 @@ struct HandlerLaneTests {
         #expect(result.all)
     }
 
-    @Test func aHandlerTheRetriersMayAskAboutKeepsThePool() async {
+    /// A serializer's handler the retriers may be asked about (the session
+    /// has an interceptor) follows too: the retriers decide elsewhere.
+    @Test func aHandlerTheRetriersMayAskAboutFollowsToo() async {
         let result = await lateHandlerRunsWhileHeld(
-            reply: .json("{}"), session: { Session(transport: $0, interceptor: Interceptor(), eventMonitors: [$1]) }, patience: 60
+            reply: .json("{}"), session: { Session(transport: $0, interceptor: Interceptor(), eventMonitors: [$1]) }, patience: 0.5
         ) { request, queue, ran in
             request.responseData(queue: queue) { _ in ran.arrive() }
+        }
+        #expect(!result.whileHeld)
+        #expect(result.all)
+    }
+
+    /// The same with a preprocessor of the caller's keeps the pool.
+    @Test func aRetryableHandlerWithTheCallersPreprocessorKeepsThePool() async {
+        let result = await lateHandlerRunsWhileHeld(
+            reply: .text(")]}',\nabc"), session: { Session(transport: $0, interceptor: Interceptor(), eventMonitors: [$1]) }, patience: 60
+        ) { request, queue, ran in
+            request.responseString(queue: queue, dataPreprocessor: GoogleXSSIPreprocessor()) { _ in ran.arrive() }
         }
         #expect(result.whileHeld)
         #expect(result.all)

@@ -43,8 +43,12 @@ extension Request {
     ) where Responder.Response: RetryableResponse {
         guard retryable, mayRetry else { return enqueueOutcome(on: queue, responder, handler) }
         let urlRequest = self.urlRequest
+        // The retriers decide on the callback queue, and a retried outcome
+        // is serialized where it arrives: the handler queue runs only the
+        // serializer, as an ordinary handler's does.
+        let lane = responder.runsOnlyLibraryCode ? queue : nil
         enqueue { state in
-            state.handlerLane.add(handlerOn: nil)
+            state.handlerLane.add(handlerOn: lane)
             state.tail = RetryableHandler(
                 request: self, after: state.tail, built: urlRequest, queue: queue, responder: responder, handler: handler
             ).next

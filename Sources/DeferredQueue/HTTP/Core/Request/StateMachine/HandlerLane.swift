@@ -25,8 +25,7 @@ enum HandlerLane: Sendable {
     static let bodyLimit = 64 << 10
 
     /// Takes a handler into account: `queue` is where it runs, `nil` when it
-    /// cannot follow (it runs on the handler queue, runs caller code there,
-    /// or may be retried).
+    /// cannot follow (it runs on the handler queue, or runs caller code there).
     mutating func add(handlerOn queue: DispatchQueue?) {
         switch (self, queue) {
         case (.unchosen, let queue?) where !Self.isMain(queue):
