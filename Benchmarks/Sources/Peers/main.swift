@@ -93,11 +93,13 @@ let rawDelegateSession: URLSession = {
 }()
 let oursOnURLSession = Session()
 /// `DQ_FUNNEL=1`: every request's handlers on the transport's callback queue
-/// (a serial `serializationQueue`), to weigh the hop to a queue of their own.
+/// (a serial `serializationQueue`), to weigh the hop to a queue of their own;
+/// `DQ_FUNNEL=pool`: every handler queue on the global pool, whatever queue
+/// the handlers name (as before the handler lane), to weigh the lane.
 let oursOnAHC: Session = {
     let transport = AsyncHTTPClientTransport()
-    let funnel = ProcessInfo.processInfo.environment["DQ_FUNNEL"] == "1"
-    return Session(transport: transport, serializationQueue: funnel ? transport.callbackQueue : nil)
+    let funnel = ProcessInfo.processInfo.environment["DQ_FUNNEL"]
+    return Session(transport: transport, serializationQueue: funnel == "1" ? transport.callbackQueue : funnel == "pool" ? DispatchQueue.global() : nil)
 }()
 let handlerQueue = DispatchQueue(label: "Peers.handlers")
 
