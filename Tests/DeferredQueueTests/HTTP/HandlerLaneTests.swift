@@ -30,13 +30,18 @@ struct HandlerLaneTests {
         func release() { gate.signal() }
     }
 
-    /// Starts a request answered with `reply`, adds `handlers` (given the
-    /// held queue), waits until it finished, then adds a handler on the
+    /// Makes a request answered with `reply`, adds `handlers` (given the
+    /// held queue) and only then starts it — the choice is made from the
+    /// handlers added by the time the response arrives, and a mock answers
+    /// at once — waits until it finished, then adds a handler on the
     /// global pool. Returns whether that handler ran while the held queue
     /// was still blocked (waiting `patience` seconds for it), and whether
     /// every handler ran once the queue was released.
     private func lateHandlerRunsWhileHeld(
-        reply: MockReply, session makeSession: (MockTransport, ClosureEventMonitor) -> Session = { Session(transport: $0, eventMonitors: [$1]) },
+        reply: MockReply,
+        session makeSession: (MockTransport, ClosureEventMonitor) -> Session = {
+            Session(transport: $0, startRequestsImmediately: false, eventMonitors: [$1])
+        },
         patience: Double, handlers: (DataRequest, DispatchQueue, Latch) -> Void, handlerCount: Int = 1
     ) async -> (whileHeld: Bool, all: Bool) {
         let held = HeldQueue()
@@ -46,7 +51,11 @@ struct HandlerLaneTests {
         let request = session.request("http://lane.invalid/resource")
         let ran = Latch(count: handlerCount)
         handlers(request, held.queue, ran)
-        guard await finished.wait() else { return (false, false) }
+        request.resume()
+        guard await finished.wait() else {
+            held.release()
+            return (false, false)
+        }
         let late = Latch()
         request.response(queue: .global()) { _ in late.arrive() }
         let whileHeld = await late.wait(seconds: patience)
@@ -94,7 +103,9 @@ struct HandlerLaneTests {
     @Test func aSessionsSerializationQueueIsWhereHandlersRun() async {
         let serialization = DispatchQueue(label: "HandlerLaneTests.serialization")
         let result = await lateHandlerRunsWhileHeld(
-            reply: .json("{}"), session: { Session(transport: $0, serializationQueue: serialization, eventMonitors: [$1]) }, patience: 60
+            reply: .json("{}"), session: {
+                Session(transport: $0, startRequestsImmediately: false, serializationQueue: serialization, eventMonitors: [$1])
+            }, patience: 60
         ) { request, queue, ran in
             request.responseData(queue: queue) { _ in ran.arrive() }
         }
@@ -106,7 +117,9 @@ struct HandlerLaneTests {
     /// has an interceptor) follows too: the retriers decide elsewhere.
     @Test func aHandlerTheRetriersMayAskAboutFollowsToo() async {
         let result = await lateHandlerRunsWhileHeld(
-            reply: .json("{}"), session: { Session(transport: $0, interceptor: Interceptor(), eventMonitors: [$1]) }, patience: 0.5
+            reply: .json("{}"), session: {
+                Session(transport: $0, startRequestsImmediately: false, interceptor: Interceptor(), eventMonitors: [$1])
+            }, patience: 0.5
         ) { request, queue, ran in
             request.responseData(queue: queue) { _ in ran.arrive() }
         }
@@ -117,7 +130,9 @@ struct HandlerLaneTests {
     /// The same with a preprocessor of the caller's keeps the pool.
     @Test func aRetryableHandlerWithTheCallersPreprocessorKeepsThePool() async {
         let result = await lateHandlerRunsWhileHeld(
-            reply: .text(")]}',\nabc"), session: { Session(transport: $0, interceptor: Interceptor(), eventMonitors: [$1]) }, patience: 60
+            reply: .text(")]}',\nabc"), session: {
+                Session(transport: $0, startRequestsImmediately: false, interceptor: Interceptor(), eventMonitors: [$1])
+            }, patience: 60
         ) { request, queue, ran in
             request.responseString(queue: queue, dataPreprocessor: GoogleXSSIPreprocessor()) { _ in ran.arrive() }
         }

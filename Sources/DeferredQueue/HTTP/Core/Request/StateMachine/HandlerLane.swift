@@ -11,6 +11,8 @@ import Dispatch
 /// thread, back to back, with no wake-up between them. The handlers still
 /// run once each, in registration order, each on the queue it named; what
 /// moves is the serializing of a small body, onto the queue that receives it.
+/// The choice is frozen when the request finishes: handlers chained after
+/// that run where it points.
 enum HandlerLane: Sendable {
     /// No handler yet.
     case unchosen
