@@ -117,18 +117,57 @@ struct UploadTests {
         let length: Int64 = 3 << 20
         let file = try patternFile(length: length)
         defer { try? FileManager.default.removeItem(at: file) }
-        let fileManager = try ScratchFileManager(inside: FileManager.default.temporaryDirectory)
+        // Removing the copy waits a while for the handler: a handler that
+        // could run before the copy is removed would run then, and see it.
+        let handled = DispatchSemaphore(value: 0)
+        let fileManager = try ScratchFileManager(inside: FileManager.default.temporaryDirectory) {
+            if handled.wait(timeout: .now() + 0.5) == .success { handled.signal() }
+        }
         defer { fileManager.removeScratch() }
         let session = TestTransport.makeSession()
-        let result = await response {
+        let scratchWhenHandled = Recorder<Bool>()
+        let result = await response { done in
             session.upload(InputStream(fileAtPath: file.path)!, to: server.url("/"), method: .put, fileManager: fileManager)
-                .responseDecodable(of: BodyEcho.self, queue: handlerQueue, completionHandler: $0)
+                .responseDecodable(of: BodyEcho.self, queue: handlerQueue) {
+                    scratchWhenHandled.append(fileManager.scratchIsEmpty)
+                    handled.signal()
+                    done($0)
+                }
         }
         let echo = try #require(result?.value, "\(String(describing: result?.error))")
         #expect(echo.method == "PUT")
         #expect(echo.bodyLength == length)
         #expect(echo.bodyDigest == BodyDigest.hexadecimal(try BodyDigest.ofFile(at: file)))
-        #expect(await eventually { fileManager.scratchIsEmpty }, "the temporary copy is removed when the request ends")
+        #expect(scratchWhenHandled.events == [true], "the temporary copy is removed before the handler runs")
+        #expect(fileManager.removals.count == 1, "by the upload's file manager")
+    }
+
+    @Test func aCancelledUploadRemovesItsCopyBeforeTheHandlerRuns() async throws {
+        let server = try LoopbackServer { _ in .neverRespond }
+        defer { server.shutdown() }
+        let handled = DispatchSemaphore(value: 0)
+        let fileManager = try ScratchFileManager(inside: FileManager.default.temporaryDirectory) {
+            if handled.wait(timeout: .now() + 0.5) == .success { handled.signal() }
+        }
+        defer { fileManager.removeScratch() }
+        let session = TestTransport.makeSession()
+        let request = session.upload(InputStream(data: Data(repeating: 7, count: 4096)), to: server.url("/"), method: .put, fileManager: fileManager)
+        let done = Latch()
+        let scratchWhenHandled = Recorder<Bool>()
+        let outcome = Recorder<String>()
+        request.responseData(queue: handlerQueue) {
+            scratchWhenHandled.append(fileManager.scratchIsEmpty)
+            outcome.append($0.error?.kind ?? "ok")
+            handled.signal()
+            done.arrive()
+        }
+        #expect(await eventually { server.requestCount == 1 }, "the request reached the server")
+        #expect(!fileManager.scratchIsEmpty, "the copy is there while the request runs")
+        request.cancel()
+        #expect(await done.wait())
+        #expect(outcome.events == ["cancelled"])
+        #expect(scratchWhenHandled.events == [true], "the copy is removed before the handler runs")
+        #expect(fileManager.removals.count == 1, "by the upload's file manager")
     }
 
     @Test func aStreamIsSentWholeAgainWhenTheRequestIsRetried() async throws {
@@ -290,17 +329,28 @@ struct UploadTests {
 
 /// A file manager whose temporary directory is a fresh directory of the
 /// test's, to see what the library leaves there.
-// @unchecked Sendable as FileManager itself: its one stored property is a constant.
+// @unchecked Sendable as FileManager itself: its stored properties are constants.
 final class ScratchFileManager: FileManager, @unchecked Sendable {
     let scratch: URL
+    /// Runs before every `removeItem(at:)` of the library's.
+    let beforeRemoving: @Sendable () -> Void
+    /// How many times the library removed an item through this manager.
+    let removals = Counter()
 
-    init(inside parent: URL) throws {
+    init(inside parent: URL, beforeRemoving: @escaping @Sendable () -> Void = {}) throws {
         scratch = parent.appendingPathComponent("DeferredQueueTests-scratch-\(UUID().uuidString)")
+        self.beforeRemoving = beforeRemoving
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         super.init()
     }
 
     override var temporaryDirectory: URL { scratch }
+
+    override func removeItem(at url: URL) throws {
+        beforeRemoving()
+        removals.increment()
+        try super.removeItem(at: url)
+    }
 
     var scratchIsEmpty: Bool {
         (try? FileManager.default.contentsOfDirectory(atPath: scratch.path))?.isEmpty == true

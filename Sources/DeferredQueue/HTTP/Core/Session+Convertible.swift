@@ -89,7 +89,7 @@ extension Session {
     ///
     /// When the request starts the stream is read once, to its end, into a
     /// temporary file that every attempt sends (retries included) and that
-    /// is removed when the request ends. A stream that fails, or was read by
+    /// is removed before the handlers run. A stream that fails, or was read by
     /// an upload already, fails every handler with
     /// ``HTTPError/createUploadableFailed(error:)`` and sends nothing.
     ///

@@ -35,7 +35,7 @@ extension Session {
     ///
     /// When the request starts the stream is read once, to its end, into a
     /// temporary file that every attempt sends (retries included) and that
-    /// is removed when the request ends. A stream that fails, or was read by
+    /// is removed before the handlers run. A stream that fails, or was read by
     /// an upload already, fails every handler with
     /// ``HTTPError/createUploadableFailed(error:)`` and sends nothing.
     ///
@@ -118,7 +118,7 @@ extension Session {
     ///
     /// The form is encoded when the request starts, off the caller's thread:
     /// in memory up to `threshold` bytes, else to a
-    /// temporary file that is streamed and removed when the request ends. A
+    /// temporary file that is streamed and removed before the handlers run. A
     /// part that cannot be read fails every handler with
     /// ``HTTPError/multipartEncodingFailed(reason:)`` and sends nothing.
     ///

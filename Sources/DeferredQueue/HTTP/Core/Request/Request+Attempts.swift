@@ -50,7 +50,7 @@ extension Request {
                 switch action {
                 case .prepareAttempt:
                     self.prepareAttempt(from: urlRequest, timeoutIsAssigned: self.timeoutIsAssigned, onCallbackQueue: false)
-                case .removeTemporaryFile(let file): Self.removeTemporaryFile(file)
+                case .removeTemporaryFile(let file): self.removeTemporaryFile(file)
                 case .none: break
                 }
             case .failure(let error):
@@ -358,7 +358,7 @@ extension Request {
             }
             return action
         }
-        Self.removeTemporaryFile(leftover)
+        removeTemporaryFile(leftover)
         prepare(next, after: action)
     }
 
@@ -446,6 +446,8 @@ extension Request {
         for handled in leftovers.handled { handled() }
         if let error = raw.error { mutableState.withLock(owner: self) { $0.recordFailure(error) } }
         let final = finalOutcome(raw, file: leftovers.downloadFile)
+        // Before the handlers run: when they see the outcome, nothing of the upload is left on disk.
+        removeTemporaryFile(leftovers.temporaryFile)
         if let parked = leftovers.parked {
             resumeParked(parked, with: .success(final))
         } else {
@@ -453,7 +455,6 @@ extension Request {
             resolver.fulfill(final)
         }
         keepAliveForHandlers()
-        Self.removeTemporaryFile(leftovers.temporaryFile)
         registry.remove(self)
     }
 

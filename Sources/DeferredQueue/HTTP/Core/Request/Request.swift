@@ -362,12 +362,12 @@ public class Request: @unchecked Sendable {
             for handled in leftovers.handled { handled() }
             // Before the handlers run: a download's resume data is ready for them.
             releaseCancelled(leftovers.downloadFile)
+            removeTemporaryFile(leftovers.temporaryFile)
             if let parked = leftovers.parked {
                 resumeParked(parked, with: .failure(DeferredError.cancelled))
             } else {
                 outcome.settle(.failure(DeferredError.cancelled), givingUp: true)
             }
-            Self.removeTemporaryFile(leftovers.temporaryFile)
             registry.remove(self)
         case .none:
             break
@@ -534,8 +534,9 @@ public class Request: @unchecked Sendable {
         file?.discard()
     }
 
-    /// Removes an upload's temporary file, if it has one.
-    static func removeTemporaryFile(_ file: URL?) {
+    /// Removes an upload's temporary file, if it has one (an upload removes
+    /// it with its own file manager).
+    func removeTemporaryFile(_ file: URL?) {
         if let file { try? FileManager.default.removeItem(at: file) }
     }
 

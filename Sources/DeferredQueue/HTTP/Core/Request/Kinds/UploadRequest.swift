@@ -20,8 +20,8 @@ import FoundationNetworking
 /// `InputStream`, once copied to a temporary file as the request starts. A form
 /// larger than ``MultipartFormData/encodingMemoryThreshold`` is encoded to a
 /// temporary file when the request starts (off the caller's thread) and
-/// streamed from there; that file is removed when the request ends, however
-/// it ends. A file that does not exist, or a form part that cannot be read,
+/// streamed from there; that file is removed by the upload's `fileManager`
+/// before the handlers run, however the request ends. A file that does not exist, or a form part that cannot be read,
 /// fails every handler with a clear error and sends nothing.
 // `@unchecked Sendable` as `Request`: constants only here; what changes is in
 // `Request.mutableState`, behind its one lock.
@@ -59,7 +59,8 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         case data(Data)
         /// A file streamed from disk. `shouldRemove`: a temporary file of the
         /// library's (a form encoded to a file, a copied `InputStream`),
-        /// removed when the request ends; `false` for the file you gave.
+        /// removed by the upload's `fileManager` before the handlers run;
+        /// `false` for the file you gave.
         case file(URL, shouldRemove: Bool)
 
         init?(_ body: UploadBody) {
@@ -137,6 +138,11 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
 
     /// Data is ready as it is (and reported ready as the request starts); a file, a form or a stream is prepared.
     override var preparesBody: Bool { true }
+
+    /// The upload's file manager removes what it wrote (as Alamofire's does).
+    override func removeTemporaryFile(_ file: URL?) {
+        if let file { try? fileManager.removeItem(at: file) }
+    }
 
     /// A form's `Content-Type`, unless the rebuilt request sets one.
     override func completingRebuilt(_ rebuilt: URLRequest) -> URLRequest {

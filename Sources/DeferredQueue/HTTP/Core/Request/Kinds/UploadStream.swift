@@ -7,7 +7,8 @@ import Foundation
 /// trips, and a body of known length travels on every transport. So when
 /// the request starts, the stream is copied once, in chunks (memory stays
 /// flat), to a new temporary file that every attempt sends, and that is
-/// removed when the request ends, however it ends. A stream that never ends
+/// removed before the handlers run (a copy cut short by a cancel, as the
+/// copy stops, at the next chunk). A stream that never ends
 /// cannot fill the disk: the copy stops at a limit (the session's
 /// ``Session/maximumStreamedBodySize``), and as soon as the request is cancelled.
 struct UploadStream: Sendable {

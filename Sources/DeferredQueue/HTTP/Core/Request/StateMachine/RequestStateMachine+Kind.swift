@@ -100,7 +100,7 @@ enum UploadBody: Sendable {
     case inRequest
     /// A caller's file, streamed.
     case file(URL)
-    /// A form encoded to a file of ours, streamed and removed when the request ends.
+    /// A form encoded to a file of ours, streamed and removed before the handlers run.
     case temporaryFile(URL)
     /// Bytes in memory: an upload's data, or a form encoded in memory; set
     /// as each attempt's body.
