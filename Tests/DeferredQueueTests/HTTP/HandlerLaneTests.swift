@@ -113,13 +113,16 @@ struct HandlerLaneTests {
         #expect(result.all)
     }
 
+    /// A session whose retriers may be asked about a serializer's failure.
+    static func retryingSession(_ transport: MockTransport, _ monitor: ClosureEventMonitor) -> Session {
+        Session(transport: transport, startRequestsImmediately: false, interceptor: Interceptor(), eventMonitors: [monitor])
+    }
+
     /// A serializer's handler the retriers may be asked about (the session
     /// has an interceptor) follows too: the retriers decide elsewhere.
     @Test func aHandlerTheRetriersMayAskAboutFollowsToo() async {
         let result = await lateHandlerRunsWhileHeld(
-            reply: .json("{}"), session: {
-                Session(transport: $0, startRequestsImmediately: false, interceptor: Interceptor(), eventMonitors: [$1])
-            }, patience: 0.5
+            reply: .json("{}"), session: Self.retryingSession, patience: 0.5
         ) { request, queue, ran in
             request.responseData(queue: queue) { _ in ran.arrive() }
         }
@@ -130,9 +133,7 @@ struct HandlerLaneTests {
     /// The same with a preprocessor of the caller's keeps the pool.
     @Test func aRetryableHandlerWithTheCallersPreprocessorKeepsThePool() async {
         let result = await lateHandlerRunsWhileHeld(
-            reply: .text(")]}',\nabc"), session: {
-                Session(transport: $0, startRequestsImmediately: false, interceptor: Interceptor(), eventMonitors: [$1])
-            }, patience: 60
+            reply: .text(")]}',\nabc"), session: Self.retryingSession, patience: 60
         ) { request, queue, ran in
             request.responseString(queue: queue, dataPreprocessor: GoogleXSSIPreprocessor()) { _ in ran.arrive() }
         }

@@ -21,10 +21,8 @@ extension Request {
         beforeResuming register: ((inout RequestStateMachine) -> Void)? = nil
     ) {
         let urlRequest = self.urlRequest
-        let lane = responder.runsOnlyLibraryCode ? queue : nil
-        enqueue { state in
+        enqueue(handlerOn: queue, of: responder) { state in
             register?(&state)
-            state.handlerLane.add(handlerOn: lane)
             OutcomeHandler.enqueue(for: self, after: state.tail, built: urlRequest, queue: queue, responder: responder, handler: handler)
         }
     }
@@ -45,10 +43,8 @@ extension Request {
         let urlRequest = self.urlRequest
         // The retriers decide on the callback queue, and a retried outcome
         // is serialized where it arrives: the handler queue runs only the
-        // serializer, as an ordinary handler's does.
-        let lane = responder.runsOnlyLibraryCode ? queue : nil
-        enqueue { state in
-            state.handlerLane.add(handlerOn: lane)
+        // serializer, as an ordinary handler's does, so the lane is chosen alike.
+        enqueue(handlerOn: queue, of: responder) { state in
             state.tail = RetryableHandler(
                 request: self, after: state.tail, built: urlRequest, queue: queue, responder: responder, handler: handler
             ).next
@@ -56,10 +52,15 @@ extension Request {
     }
 
     /// Adds a handler under the lock (with the tail read and replaced in one
-    /// place, handlers keep their order), then starts the request if the
-    /// handler does.
-    private func enqueue(_ add: (inout RequestStateMachine) -> Void) {
+    /// place, handlers keep their order), telling the handler lane where it
+    /// runs (nowhere in particular if the caller's code serializes), then
+    /// starts the request if the handler does.
+    private func enqueue<Responder: OutcomeResponder>(
+        handlerOn queue: DispatchQueue?, of responder: Responder, _ add: (inout RequestStateMachine) -> Void
+    ) {
+        let lane = responder.runsOnlyLibraryCode ? queue : nil
         let action = mutableState.withLock(owner: self) { state in
+            state.handlerLane.add(handlerOn: lane)
             add(&state)
             return resumeIfAutomatic(&state)
         }

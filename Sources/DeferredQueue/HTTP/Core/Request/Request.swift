@@ -103,13 +103,16 @@ public class Request: @unchecked Sendable {
         self.timeoutIsAssigned = timeoutIsAssigned
         // A session's `serializationQueue` is where every handler queue runs;
         // otherwise each request's may follow its handlers (`HandlerLane`).
+        let lane: HandlerLane
         if let serializationQueue = core.serializationQueue {
             (outcome, resolver) = Deferred<RawResponse>.pending(targeting: serializationQueue)
+            lane = .shared
         } else {
             (outcome, resolver) = Deferred<RawResponse>.pendingRetargetable()
+            lane = .unchosen
         }
         var machine = RequestStateMachine(kind: kind, tail: outcome)
-        if core.serializationQueue != nil { machine.handlerLane = .shared }
+        machine.handlerLane = lane
         machine.resumesWithFirstHandler = core.startRequestsImmediately
         machine.owner = session
         mutableState = Mutex(machine)
