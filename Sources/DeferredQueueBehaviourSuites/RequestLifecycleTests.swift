@@ -61,6 +61,32 @@ struct RequestLifecycleTests {
         #expect(await eventually { session.runningRequestCount == 0 }, "the session lets it go once its handlers are on their way")
     }
 
+    /// The session lets a request go before its handlers run, finished or
+    /// cancelled: a handler no longer finds it among the running requests
+    /// (and one that retries it joins them again after that, never before).
+    @Test func aHandlerFindsItsRequestGoneFromTheSession() async throws {
+        let fixture = try Fixture()
+        let session = TestTransport.makeSession()
+        let running = Recorder<Int>()
+        let finished = await response(within: 120) { done in
+            session.request(fixture.url("/json")).responseData(queue: handlerQueue) {
+                running.append(session.runningRequestCount)
+                done($0)
+            }
+        }
+        #expect(finished?.value != nil)
+        let cancelled = session.request(fixture.url("/never"))
+        let done = Latch()
+        cancelled.response(queue: handlerQueue) { _ in
+            running.append(session.runningRequestCount)
+            done.arrive()
+        }
+        #expect(await eventually { fixture.server.requestCount == 2 }, "the second request reached the server")
+        cancelled.cancel()
+        #expect(await done.wait(seconds: 120))
+        #expect(running.events == [0, 0])
+    }
+
     @Test func defaultHeadersNameTheLibraryAndCallerHeadersWin() async throws {
         let fixture = try Fixture()
         let session = TestTransport.makeSession()

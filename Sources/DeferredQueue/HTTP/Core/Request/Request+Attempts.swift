@@ -448,14 +448,18 @@ extension Request {
         let final = finalOutcome(raw, file: leftovers.downloadFile)
         // Before the handlers run: when they see the outcome, nothing of the upload is left on disk.
         removeTemporaryFile(leftovers.temporaryFile)
+        // Before the handlers run too: they see the request gone from the
+        // session's running ones, and a handler that retries it (`reopen`)
+        // joins the registry again after this, not before.
+        registry.remove(self)
         if let parked = leftovers.parked {
             resumeParked(parked, with: .success(final))
         } else {
             if let lane = leftovers.lane.target(forBodyOf: final.data?.count ?? 0) { outcome.retarget(to: lane) }
             resolver.fulfill(final)
         }
+        // After the handlers are enqueued: it runs behind them.
         keepAliveForHandlers()
-        registry.remove(self)
     }
 
     // MARK: - Progress

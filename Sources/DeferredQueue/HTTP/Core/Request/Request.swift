@@ -366,12 +366,13 @@ public class Request: @unchecked Sendable {
             // Before the handlers run: a download's resume data is ready for them.
             releaseCancelled(leftovers.downloadFile)
             removeTemporaryFile(leftovers.temporaryFile)
+            // Before the handlers run: they see it gone from the session's running requests.
+            registry.remove(self)
             if let parked = leftovers.parked {
                 resumeParked(parked, with: .failure(DeferredError.cancelled))
             } else {
                 outcome.settle(.failure(DeferredError.cancelled), givingUp: true)
             }
-            registry.remove(self)
         case .none:
             break
         }
