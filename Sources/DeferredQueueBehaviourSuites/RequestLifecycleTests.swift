@@ -87,6 +87,24 @@ struct RequestLifecycleTests {
         #expect(running.events == [0, 0])
     }
 
+    /// A request joins the session's running requests in the same step that
+    /// starts it: a cancel() as soon as it reads as resumed still finds it
+    /// there to remove (joining after would leave it there for good).
+    @Test func aRequestCancelledAsItStartsLeavesTheSession() async throws {
+        let fixture = try Fixture()
+        let session = TestTransport.makeSession()
+        let request = session.request(fixture.url("/never"))
+        let started = Latch()
+        DispatchQueue.global().async {
+            request.resume()
+            started.arrive()
+        }
+        #expect(await eventually { request.isResumed })
+        request.cancel()
+        #expect(await started.wait())
+        #expect(session.runningRequestCount == 0)
+    }
+
     @Test func defaultHeadersNameTheLibraryAndCallerHeadersWin() async throws {
         let fixture = try Fixture()
         let session = TestTransport.makeSession()

@@ -23,10 +23,8 @@ import FoundationNetworking
 // that run user code (adapters, redirectors, retriers) run outside it too.
 
 extension Request {
-    /// Starts running after the transition to `resumed`.
+    /// Starts running after the transition to `resumed` (which joined the registry).
     func run() {
-        let started = registry.insert(self)
-        mutableState.withLock(owner: self) { $0.startedAt = started }
         guard let urlRequest else { return }
         // Read where the request starts: its adapters run later, on the session's queue.
         if let refreshing = RefreshContext.interceptor {

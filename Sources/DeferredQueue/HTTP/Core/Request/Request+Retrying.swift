@@ -192,13 +192,14 @@ extension Request {
     /// counted from its start) has passed.
     func reopen(after seconds: Double, parking handler: @escaping RequestStateMachine.ParkedHandler) -> Bool {
         guard urlRequest != nil, let session else { return false }
-        let started = mutableState.withLock(owner: self) { state -> UInt64? in
-            guard !registry.isOverdue(startedAt: state.startedAt), state.reopen(parking: handler, session: session) else { return nil }
+        let reopened = mutableState.withLock(owner: self) { state -> Bool in
+            guard !registry.isOverdue(startedAt: state.startedAt), state.reopen(parking: handler, session: session) else { return false }
+            // Under the lock, as when it first started (see `resume(_:)`).
+            registry.insert(self, startedAt: state.startedAt)
             eventMonitor?.requestIsRetrying(self)
-            return state.startedAt
+            return true
         }
-        guard let started else { return false }
-        registry.insert(self, startedAt: started)
+        guard reopened else { return false }
         prepareAgain(after: seconds)
         return true
     }

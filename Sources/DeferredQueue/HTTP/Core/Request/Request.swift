@@ -470,7 +470,12 @@ public class Request: @unchecked Sendable {
     /// The transition to running, under the lock, and its event.
     private func resume(_ state: inout RequestStateMachine) -> RequestStateMachine.ResumeAction {
         let action = state.resume()
-        if case .run = action, let monitor = eventMonitor {
+        guard case .run = action else { return action }
+        // Under the lock: a cancel() that sees the request running finds it
+        // in the registry (joining after the lock, it could join after that
+        // cancel() left, and stay for good).
+        state.startedAt = registry.insert(self)
+        if let monitor = eventMonitor {
             monitor.requestDidResume(self)
             if let urlRequest { monitor.request(self, didCreateInitialURLRequest: urlRequest) }
         }
