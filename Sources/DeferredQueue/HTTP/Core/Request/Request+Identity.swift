@@ -37,6 +37,10 @@ extension Session {
     /// Hands every running request of this session to `perform`, on `queue`
     /// (Alamofire's `withAllRequests(perform:)`).
     ///
+    /// A request is among them from the moment it starts until it finishes
+    /// or is cancelled, before its handlers run: one whose handler ran (or
+    /// whose response you awaited) is not, unless that handler retried it.
+    ///
     /// - Parameters:
     ///   - queue: Where `perform` runs (default: a global queue).
     ///   - perform: Receives the running requests.
