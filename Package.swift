@@ -31,7 +31,10 @@ let package = Package(
         // bodies a bounded step at a time (ContentDecoder).
         .target(name: "CDeferredQueueZlib", linkerSettings: [.linkedLibrary("z")]),
         .target(name: "DeferredQueue", dependencies: ["LockSupport", "CDeferredQueueZlib"]),
-        .target(name: "DeferredQueueTesting", dependencies: ["DeferredQueue", "LoopbackServer", "LockSupport"]),
+        // Package-internal: the C library's count of heap bytes in use, for
+        // tests that judge what a transfer holds (HeapMemory).
+        .target(name: "CDeferredQueueHeap"),
+        .target(name: "DeferredQueueTesting", dependencies: ["DeferredQueue", "LoopbackServer", "LockSupport", "CDeferredQueueHeap"]),
         .target(name: "LoopbackServer", dependencies: ["LockSupport"]),
         // Latch, Recorder, Counter, the HTTP route fixture: every test target's helpers.
         .target(name: "TestSupport", dependencies: ["DeferredQueue", "DeferredQueueTesting", "LoopbackServer", "LockSupport"]),

@@ -1,20 +1,50 @@
 import Dispatch
 import DeferredQueueTesting
+import Foundation
 
-/// The resident-memory growth the transfer tests (1 GiB downloads and
-/// streams, 500 MiB uploads) tolerate, in MiB.
+/// How much memory the transfer tests (1 GiB downloads and streams, 500 MiB
+/// uploads) may add, in MiB, and which figure they judge.
 ///
-/// The target is 32 MiB, which every transfer meets when run alone (about
-/// 10–20 MiB, see RELIABILITY.md). In a full `swift test` every other suite
-/// runs in the same process on the same two cores, so the bounds leave room
-/// for that while still catching a body held in memory (hundreds of MiB).
+/// The bound is issue 14's 32 MiB of resident memory. It is judged on
+/// resident memory where the transfer runs in a process of its own (`.ci/run`
+/// runs these tests again with `DEFERREDQUEUE_MEMORY_ALONE=1`); in a full
+/// `swift test`, where every suite shares the process and its allocator,
+/// on the heap in use (``HeapMemory``): there resident memory also counts the
+/// freed pages of every neighbour's arena that the transfer's allocations
+/// touch again (RELIABILITY.md has the figures), while the heap in use is
+/// what the code under test holds.
 public enum TransferMemory {
-    /// Sending or receiving 1 GiB, on any transport: each holds the other
-    /// side back when the session falls behind.
-    public static let bound = 48.0
+    /// Sending or receiving 1 GiB, or sending 500 MiB, on any transport: each
+    /// holds the other side back when the session falls behind.
+    public static let bound = 32.0
     /// A 1 GiB download from a server as fast as loopback, in a process of
     /// its own (issue 24's bound).
     public static let unpacedDownloadBound = 64.0
+    /// A 1 GiB stream from a server as fast as loopback, in a process of its
+    /// own: issue 24 allows 64 MiB, as for the download; held to the 48 MiB
+    /// it was judged against before.
+    public static let unpacedStreamBound = 48.0
+    /// Whether this process runs the memory tests alone (see above).
+    public static let runsAlone = ProcessInfo.processInfo.environment["DEFERREDQUEUE_MEMORY_ALONE"] == "1"
+}
+
+/// The growth of both figures during a transfer, in MiB.
+public struct MemoryGrowth: Sendable, CustomStringConvertible {
+    /// Resident memory, peak minus start.
+    public let resident: Double
+    /// The heap in use, peak minus start.
+    public let heap: Double
+
+    /// The figure a transfer test judges (``TransferMemory``): resident
+    /// memory in a process of its own (or where the C library does not count
+    /// its heap), the heap in use beside other suites.
+    public var judged: Double { judgesResident ? resident : heap }
+
+    private var judgesResident: Bool { TransferMemory.runsAlone || HeapMemory.mebibytes() == nil }
+
+    public var description: String {
+        "\(judged) MiB (resident \(resident), heap in use \(heap); judged: \(judgesResident ? "resident" : "heap in use"))"
+    }
 }
 
 /// How much resident memory `work` adds at its peak, in MiB: the smallest
@@ -23,29 +53,45 @@ public enum TransferMemory {
 /// blamed on `work`; a real regression adds its cost to every run. Stops
 /// early once a run stays under `bound`.
 public func peakGrowth(attempts: Int = 5, bound: Double, _ work: () async throws -> Void) async rethrows -> Double {
-    var smallest = Double.infinity
+    try await transferGrowth(attempts: attempts, bound: bound, judging: \.resident, work).resident
+}
+
+/// Like ``peakGrowth(attempts:bound:_:)``, for the transfer tests: both
+/// figures, the run kept the one whose judged figure is smallest.
+public func transferGrowth(attempts: Int = 5, bound: Double, _ work: () async throws -> Void) async rethrows -> MemoryGrowth {
+    try await transferGrowth(attempts: attempts, bound: bound, judging: \.judged, work)
+}
+
+private func transferGrowth(
+    attempts: Int, bound: Double, judging figure: KeyPath<MemoryGrowth, Double>, _ work: () async throws -> Void
+) async rethrows -> MemoryGrowth {
+    var smallest = MemoryGrowth(resident: .infinity, heap: .infinity)
     for attempt in 0..<attempts {
         if attempt > 0 { try? await Task.sleep(nanoseconds: 250_000_000) }
         ResidentMemory.trim()
-        let before = ResidentMemory.mebibytes() ?? 0
-        let peak = PeakMemory()
+        let residentBefore = ResidentMemory.mebibytes() ?? 0
+        let heapBefore = HeapMemory.mebibytes() ?? 0
+        let resident = PeakMemory(sampling: ResidentMemory.mebibytes)
+        let heap = PeakMemory(sampling: HeapMemory.mebibytes)
         try await work()
-        smallest = min(smallest, peak.value - before)
-        if smallest <= bound { break }
+        let growth = MemoryGrowth(resident: resident.value - residentBefore, heap: heap.value - heapBefore)
+        if growth[keyPath: figure] < smallest[keyPath: figure] { smallest = growth }
+        if smallest[keyPath: figure] <= bound { break }
     }
     return smallest
 }
 
-/// The highest resident memory seen while it runs: sampled every 20 ms on a
-/// timer of its own, so that measuring does not slow the transfer measured.
+/// The highest value of a memory figure (resident memory by default) seen
+/// while it runs: sampled every 20 ms on a timer of its own, so that
+/// measuring does not slow the transfer measured.
 public final class PeakMemory: Sendable {
     private let peakKiB = Counter()
     private let timer: RequestDeadlineTimer
 
-    public init() {
+    public init(sampling sample: @escaping @Sendable () -> Double? = ResidentMemory.mebibytes) {
         let peak = peakKiB
         timer = RequestDeadlineTimer(interval: 0.02) {
-            guard let now = ResidentMemory.mebibytes() else { return }
+            guard let now = sample() else { return }
             let kib = Int(now * 1024)
             while true {
                 let current = peak.count
