@@ -48,7 +48,7 @@ struct BodyLimitTests {
             let session = TestTransport.makeSession(maximumResponseBodySize: Self.limit)
             var error: HTTPError?
             var seconds = 0.0
-            let growth = try await peakGrowth(bound: Sanitizers.any ? .infinity : Self.bound) {
+            let growth = try await transferGrowth(bound: Sanitizers.any ? .infinity : Self.bound) {
                 let start = Date()
                 let result = await response { session.request(server.url("/")).responseData(queue: handlerQueue, completionHandler: $0) }
                 seconds = Date().timeIntervalSince(start)
@@ -56,7 +56,7 @@ struct BodyLimitTests {
             }
             report("in memory", body, growth: growth, seconds: seconds)
             #expect(error?.kind == "tooLarge")
-            if !Sanitizers.any { #expect(growth <= Self.bound, "resident memory grew by \(growth) MiB") }
+            if !Sanitizers.any { #expect(growth.judged <= Self.bound, "memory grew by \(growth)") }
         }
     }
 
@@ -69,7 +69,7 @@ struct BodyLimitTests {
             var error: HTTPError?
             var seconds = 0.0
             let partial = Recorder<URL>()
-            let growth = try await peakGrowth(bound: Sanitizers.any ? .infinity : Self.bound) {
+            let growth = try await transferGrowth(bound: Sanitizers.any ? .infinity : Self.bound) {
                 let start = Date()
                 let result = await downloadResponse {
                     let request = session.download(server.url("/"))
@@ -87,7 +87,7 @@ struct BodyLimitTests {
             }
             report("download", body, growth: growth, seconds: seconds)
             #expect(error?.kind == "tooLarge")
-            if !Sanitizers.any { #expect(growth <= Self.bound, "resident memory grew by \(growth) MiB") }
+            if !Sanitizers.any { #expect(growth.judged <= Self.bound, "memory grew by \(growth)") }
             if !session.transport.supportsDownloadsToFile {
                 #expect(!partial.events.isEmpty, "the session wrote a partial file")
             }
@@ -106,7 +106,7 @@ struct BodyLimitTests {
             var error: (any Error)?
             var total = 0
             var seconds = 0.0
-            let growth = await peakGrowth(bound: Sanitizers.any ? .infinity : Self.bound) {
+            let growth = await transferGrowth(bound: Sanitizers.any ? .infinity : Self.bound) {
                 let start = Date()
                 total = 0
                 // The reader on a queue of its own (see offThePool).
@@ -129,7 +129,7 @@ struct BodyLimitTests {
             report("stream", body, growth: growth, seconds: seconds)
             #expect((error as? HTTPError)?.kind == "tooLarge")
             #expect(total <= Self.limit, "the stream handed over \(total) bytes")
-            if !Sanitizers.any { #expect(growth <= Self.bound, "resident memory grew by \(growth) MiB") }
+            if !Sanitizers.any { #expect(growth.judged <= Self.bound, "memory grew by \(growth)") }
         }
     }
 
@@ -169,8 +169,8 @@ struct BodyLimitTests {
         #expect(GeneratedContent.pattern.firstMismatch(in: body, startingAt: 0) == nil)
     }
 
-    private func report(_ kind: String, _ body: HostileBody, growth: Double, seconds: Double) {
-        let figures = "growth \(String(format: "%.1f", growth)) MiB, stopped after \(String(format: "%.2f", seconds)) s"
+    private func report(_ kind: String, _ body: HostileBody, growth: MemoryGrowth, seconds: Double) {
+        let figures = "growth \(growth), stopped after \(String(format: "%.2f", seconds)) s"
         print("body limit (\(TestTransport.name), L = \(Self.limit >> 20) MiB), \(kind), \(body): \(figures)")
     }
 }

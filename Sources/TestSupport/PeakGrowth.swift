@@ -56,8 +56,8 @@ public func peakGrowth(attempts: Int = 5, bound: Double, _ work: () async throws
     try await transferGrowth(attempts: attempts, bound: bound, judging: \.resident, work).resident
 }
 
-/// Like ``peakGrowth(attempts:bound:_:)``, for the transfer tests: both
-/// figures, the run kept the one whose judged figure is smallest.
+/// Like ``peakGrowth(attempts:bound:_:)``, for the transfer and body-limit
+/// tests: both figures, of the run whose judged figure is smallest.
 public func transferGrowth(attempts: Int = 5, bound: Double, _ work: () async throws -> Void) async rethrows -> MemoryGrowth {
     try await transferGrowth(attempts: attempts, bound: bound, judging: \.judged, work)
 }
