@@ -6,8 +6,8 @@ import Foundation
 /// uploads) may add, in MiB, and which figure they judge.
 ///
 /// The bound is issue 14's 32 MiB of resident memory. It is judged on
-/// resident memory where the transfer runs in a process of its own (`.ci/run`
-/// runs these tests again with `DEFERREDQUEUE_MEMORY_ALONE=1`); in a full
+/// resident memory where the test runs in a process of its own (`.ci/run`
+/// runs each again so, with `DEFERREDQUEUE_MEMORY_ALONE=1`); in a full
 /// `swift test`, where every suite shares the process and its allocator,
 /// on the heap in use (``HeapMemory``): there resident memory also counts the
 /// freed pages of every neighbour's arena that the transfer's allocations
