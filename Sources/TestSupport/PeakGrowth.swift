@@ -26,6 +26,9 @@ public enum TransferMemory {
     public static let unpacedStreamBound = 48.0
     /// Whether this process runs the memory tests alone (see above).
     public static let runsAlone = ProcessInfo.processInfo.environment["DEFERREDQUEUE_MEMORY_ALONE"] == "1"
+    /// Whether resident memory is judged: alone, or where the C library
+    /// does not count its heap.
+    static let judgesResident = runsAlone || HeapMemory.mebibytes() == nil
 }
 
 /// The growth of both figures during a transfer, in MiB.
@@ -38,12 +41,10 @@ public struct MemoryGrowth: Sendable, CustomStringConvertible {
     /// The figure a transfer test judges (``TransferMemory``): resident
     /// memory in a process of its own (or where the C library does not count
     /// its heap), the heap in use beside other suites.
-    public var judged: Double { judgesResident ? resident : heap }
-
-    private var judgesResident: Bool { TransferMemory.runsAlone || HeapMemory.mebibytes() == nil }
+    public var judged: Double { TransferMemory.judgesResident ? resident : heap }
 
     public var description: String {
-        "\(judged) MiB (resident \(resident), heap in use \(heap); judged: \(judgesResident ? "resident" : "heap in use"))"
+        "\(judged) MiB (resident \(resident), heap in use \(heap); judged: \(TransferMemory.judgesResident ? "resident" : "heap in use"))"
     }
 }
 

@@ -21,8 +21,9 @@ import FoundationNetworking
 /// larger than ``MultipartFormData/encodingMemoryThreshold`` is encoded to a
 /// temporary file when the request starts (off the caller's thread) and
 /// streamed from there; that file is removed by the upload's `fileManager`
-/// before the handlers run, however the request ends. A file that does not exist, or a form part that cannot be read,
-/// fails every handler with a clear error and sends nothing.
+/// before the handlers run, however the request ends. A file that does not
+/// exist, or a form part that cannot be read, fails every handler with a
+/// clear error and sends nothing.
 // `@unchecked Sendable` as `Request`: constants only here; what changes is in
 // `Request.mutableState`, behind its one lock.
 public final class UploadRequest: DataRequest, @unchecked Sendable {
