@@ -4,6 +4,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import LoopbackServer
 import TestSupport
 import Testing
 
@@ -56,6 +57,31 @@ struct AlamofireSessionNamesTests {
         #expect(error.asHTTPError?.isCancelled == true)
         #expect(error.asHTTPError(orFailWith: "an HTTPError").isCancelled)
         #expect((URLError(.timedOut) as any Error).asHTTPError == nil)
+        #expect((DeferredError.timedOut as any Error).asHTTPError == nil)
+    }
+
+    /// Awaiting a `serializing…` deferred throws ``DeferredError/cancelled``
+    /// when its Task is cancelled; Alamofire's `DataTask` throws
+    /// `explicitlyCancelled`, which code checks through `asAFError`.
+    @Test func aCancelledSerializingTaskThrowsWhatAsHTTPErrorCallsCancelled() async throws {
+        let server = try LoopbackServer { _ in .neverRespond }
+        defer { server.shutdown() }
+        let session = Session(transport: URLSessionTransport())
+        let started = Latch()
+        let task = Task {
+            let deferred = session.request(server.url("/")).serializingData()
+            started.arrive()
+            return try await deferred.value
+        }
+        #expect(await started.wait())
+        task.cancel()
+        do {
+            _ = try await task.value
+            Issue.record("a cancelled task returned a value")
+        } catch {
+            #expect(error.asHTTPError?.isExplicitlyCancelledError == true, "\(error)")
+            #expect(error.asHTTPError(orFailWith: "an HTTPError").isCancelled)
+        }
     }
 
     @Test func aConfigurationsHeadersAreItsAdditionalHeaders() {

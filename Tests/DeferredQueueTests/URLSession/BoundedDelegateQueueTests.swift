@@ -80,6 +80,36 @@ struct BoundedDelegateQueueTests {
         #expect(ran.load(ordering: .relaxed) == 101)
     }
 
+    /// A delegate queue that is only slow (its callback blocked in a file
+    /// write the kernel holds up) must keep the producer waiting: each
+    /// callback past `capacity` costs the producer its own patience, so the
+    /// backlog grows by one callback per patience at most, never at the
+    /// producer's speed.
+    @Test func aSlowQueueHoldsEveryCallbackPastCapacityForItsOwnPatience() async throws {
+        let capacity = 2, count = 20
+        let queue = BoundedDelegateQueue(
+            runningOn: DispatchQueue(label: "BoundedDelegateQueueTests.callbacks"), capacity: capacity, patience: .milliseconds(5)
+        )
+        let gate = DispatchSemaphore(value: 0)
+        let ran = Atomic<Int>(0)
+        let added = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        producer.async {
+            // The first callback blocks the queue and holds a slot; the second holds the other.
+            queue.addOperation { gate.wait() }
+            for _ in 1..<count {
+                queue.addOperation { if ran.add(1, ordering: .relaxed).newValue == count - 1 { done.signal() } }
+            }
+            added.signal()
+        }
+        try await waitFor(added)
+        // Every callback after the two that fit waited out its patience, one by one.
+        #expect(queue.overdrafts.load(ordering: .relaxed) == count - capacity)
+        gate.signal()
+        try await waitFor(done)
+        #expect(ran.load(ordering: .relaxed) == count - 1)
+    }
+
     @Test func callbacksEnqueuedFromTheQueueItselfNeverWait() async throws {
         let queue = BoundedDelegateQueue(
             runningOn: DispatchQueue(label: "BoundedDelegateQueueTests.callbacks"), capacity: 1, patience: .seconds(600)

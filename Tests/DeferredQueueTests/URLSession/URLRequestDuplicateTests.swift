@@ -75,7 +75,7 @@ struct URLRequestDuplicateTests {
     @Test func aPreparedRequestKeepsTheRequestAndAddsTheSessionDefaults() throws {
         let session = Session(transport: URLSessionTransport(configuration: .ephemeral))
         let original = try Self.unusualRequest()
-        let prepared = try session.core.prepare(original, timeoutIsAssigned: true)
+        let prepared = try session.core.prepare(original, timeoutIsAssigned: true).request
         #expect(prepared.httpMethod == "PATCH" && prepared.httpBody == Data("body".utf8))
         #expect(prepared.url == original.url && prepared.timeoutInterval == 7)
         #expect(prepared.value(forHTTPHeaderField: "X-One") == "1")

@@ -14,15 +14,20 @@ extension HTTPError {
 }
 
 extension Error {
-    /// The error as an ``HTTPError``, if it is one (Alamofire's `asAFError`).
+    /// The error as an ``HTTPError``, if it is one (Alamofire's `asAFError`);
+    /// ``DeferredError/cancelled`` as ``HTTPError/cancelled``: what awaiting a
+    /// `serializing…` deferred throws when its task or the deferred is
+    /// cancelled, where Alamofire's `DataTask` throws `explicitlyCancelled`.
     public var asHTTPError: HTTPError? {
-        self as? HTTPError
+        if let error = self as? HTTPError { return error }
+        if case .cancelled? = self as? DeferredError { return .cancelled }
+        return nil
     }
 
     /// The error as an ``HTTPError``; stops the program with `message` if it
     /// is not one (Alamofire's `asAFError(orFailWith:file:line:)`, for tests).
     public func asHTTPError(orFailWith message: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line) -> HTTPError {
-        guard let error = self as? HTTPError else { fatalError(message(), file: file, line: line) }
+        guard let error = asHTTPError else { fatalError(message(), file: file, line: line) }
         return error
     }
 }

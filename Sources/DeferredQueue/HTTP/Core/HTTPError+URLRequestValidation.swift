@@ -28,6 +28,20 @@ extension HTTPError {
         /// other below U+0020 except the horizontal tab, or DEL). The value itself is never
         /// repeated: it may be a secret.
         case invalidHeaderValue(name: String)
+        /// The request sets `Content-Length` to `declared`, which is not the
+        /// length of the body it sends, `bodyLength` bytes (0 for none): the
+        /// server would end the body early and read the rest as a second
+        /// request, or wait for bytes that never come. Omit the field — the
+        /// transport sets it — or give the body's exact length.
+        case invalidContentLength(declared: String, bodyLength: Int64)
+        /// The request sets `Transfer-Encoding` to `value`: anything but
+        /// `chunked`, or `chunked` beside a `Content-Length`. How the body is
+        /// framed is the transport's to say.
+        case invalidTransferEncoding(String)
+        /// A `GET` request has a body, which the session's transport cannot
+        /// send (URLSession refuses one on every platform); Alamofire's reason
+        /// of the same name. The body (empty when it is a file).
+        case bodyDataInGETRequest(Data)
 
         /// What was refused and how to fix it.
         public var description: String {
@@ -44,6 +58,18 @@ extension HTTPError {
                     + "below U+0020 except tab, or DEL), so the request was not sent: a line break would add header fields "
                     + "of the sender's choosing. Remove the control characters (or encode the value, e.g. in base64) before "
                     + "sending it."
+            case .invalidContentLength(let declared, let bodyLength):
+                return "The request sets Content-Length to \(Self.quoted(declared)), but its body is \(bodyLength) bytes, so "
+                    + "it was not sent: a server would read the body's remainder as another request (or wait for bytes that "
+                    + "never come). Leave Content-Length out, the transport sets it, or give the body's exact length."
+            case .invalidTransferEncoding(let value):
+                return "The request sets Transfer-Encoding to \(Self.quoted(value)), so it was not sent: only \"chunked\" "
+                    + "without a Content-Length frames a body unambiguously. Leave Transfer-Encoding out; the transport "
+                    + "frames the body."
+            case .bodyDataInGETRequest(let body):
+                return "The GET request has a body (\(body.count) bytes in memory, or a file), which this session's transport "
+                    + "cannot send, so it was not sent. Send the parameters in the query (URLEncoding.queryString), use "
+                    + "another method, or a transport whose supportsBodyInGETRequests is true (AsyncHTTPClientTransport)."
             }
         }
 

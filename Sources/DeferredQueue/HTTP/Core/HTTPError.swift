@@ -38,7 +38,8 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
     case responseTooLarge(limit: Int)
     /// A download finished, but its file could not be written or moved to its destination.
     case downloadedFileMoveFailed(error: any Error, source: URL?, destination: URL?)
-    /// The file to upload does not exist, is a directory, or cannot be read; nothing was sent.
+    /// The file to upload does not exist, is not a regular file (a directory, a device, a FIFO),
+    /// or cannot be read; nothing was sent.
     case uploadFileUnavailable(URL)
     /// The body of an `InputStream` upload could not be read (or was read
     /// already: a stream is sent once, or was longer than the session's
@@ -196,7 +197,8 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
                 + "Check that the destination's directory exists (or pass .createIntermediateDirectories), that no file is "
                 + "in the way (or pass .removePreviousFile), and that there is space on the disk."
         case .uploadFileUnavailable(let url):
-            return "The file to upload, \(url.path), does not exist, is a directory or cannot be read, so nothing was sent. "
+            return "The file to upload, \(url.path), does not exist, is not a regular file (a directory, a device, a FIFO) "
+                + "or cannot be read, so nothing was sent. "
                 + "Check the path (a file URL) and its permissions."
         case .createUploadableFailed(let error):
             return "The stream to upload could not be copied for sending, so nothing was sent: \(error). "

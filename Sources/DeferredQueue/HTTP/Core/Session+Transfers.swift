@@ -100,11 +100,14 @@ extension Session {
             .resumes(automatically: shouldAutomaticallyResume)
     }
 
-    /// Whether `fileURL` is a readable regular file (not a directory).
+    /// Whether `fileURL` is a readable regular file (not a directory, a device or a FIFO).
     static func isReadableFile(_ fileURL: URL) -> Bool {
-        var isDirectory: ObjCBool = false
-        return fileURL.isFileURL && FileManager.default.fileExists(atPath: fileURL.path, isDirectory: &isDirectory)
-            && !isDirectory.boolValue && FileManager.default.isReadableFile(atPath: fileURL.path)
+        guard fileURL.isFileURL else { return false }
+        // A regular file (a link to one included): a device, a FIFO or a
+        // `/proc` file reports a size of 0 and would go out as an empty body.
+        let path = fileURL.resolvingSymlinksInPath().path
+        let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
+        return type == .typeRegular && FileManager.default.isReadableFile(atPath: path)
     }
 
     /// Creates an upload of a `multipart/form-data` form; the first handler starts it.

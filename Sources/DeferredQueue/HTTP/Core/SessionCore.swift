@@ -98,22 +98,29 @@ final class SessionCore: Sendable {
     /// unless the request sets them. `timeoutIsAssigned`: whether its
     /// `timeoutInterval` is known to have been assigned (cheaper to copy).
     ///
+    /// - Returns: The request, and whether the caller set `Content-Length`
+    ///   or `Transfer-Encoding` (checked against the body by ``RequestFraming``).
     /// - Throws: ``HTTPError/urlRequestValidationFailed(reason:)`` when the
     ///   method or a header field of the request as it would be sent (the
     ///   configuration's `httpAdditionalHeaders` included) breaks RFC 9110's
     ///   syntax; values' leading and trailing spaces and tabs are trimmed.
-    func prepare(_ request: URLRequest, timeoutIsAssigned: Bool = false) throws(HTTPError) -> URLRequest {
+    ///   ``HTTPError/invalidURL(_:)`` when a modifier or an adapter left it no URL.
+    func prepare(_ request: URLRequest, timeoutIsAssigned: Bool = false) throws(HTTPError) -> (request: URLRequest, setsFraming: Bool) {
         if let configuredHeadersError { throw configuredHeadersError }
+        // Checked before anything copies it: Foundation on Linux traps copying a request without one.
+        guard request.url != nil else { throw .invalidURL("(no URL)") }
         // One assignment of the whole header dictionary: each
         // `setValue(_:forHTTPHeaderField:)` compares every field's name.
         var fields = request.allHTTPHeaderFields ?? [:]
         // The caller's fields, before the defaults (checked once) join them.
         try RequestSyntax.validate(method: request.httpMethod ?? "GET", fields: &fields)
         var present: Set<String> = []
+        var setsFraming = false
         if fields.isEmpty {
             fields = defaultHeaderFields
         } else {
             present = Set(fields.keys.map { $0.lowercased() })
+            setsFraming = present.contains("content-length") || present.contains("transfer-encoding")
             fields.reserveCapacity(fields.count + defaultHeaders.count + 1)
             for header in defaultHeaders where !present.contains(header.lowercasedName) {
                 fields[header.name] = header.value
@@ -135,7 +142,7 @@ final class SessionCore: Sendable {
         }
         // The session handles cookies; the transport must not.
         prepared.httpShouldHandleCookies = false
-        return prepared
+        return (prepared, setsFraming)
     }
 
     /// Stores the cookies `response` sets, if the session keeps cookies.

@@ -63,6 +63,12 @@ public protocol HTTPTransport: Sendable {
     /// ``ServerTrustManager`` evaluates, rather than send it unevaluated.
     var supportsServerTrustEvaluation: Bool { get }
 
+    /// Whether the transport can send a `GET` request with a body. `true` by
+    /// default; a ``Session`` refuses such a request with
+    /// ``HTTPError/URLRequestValidationFailureReason/bodyDataInGETRequest(_:)``
+    /// on a transport that cannot, rather than let it fail on the way out.
+    var supportsBodyInGETRequests: Bool { get }
+
     /// Starts one attempt.
     ///
     /// - Parameters:
@@ -79,6 +85,7 @@ public protocol HTTPTransport: Sendable {
 extension HTTPTransport {
     public var supportsDownloadsToFile: Bool { false }
     public var supportsServerTrustEvaluation: Bool { false }
+    public var supportsBodyInGETRequests: Bool { true }
 }
 
 /// A running attempt's handle.

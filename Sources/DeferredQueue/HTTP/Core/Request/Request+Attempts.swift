@@ -133,8 +133,9 @@ extension Request {
         // (parameters, adapters, redirects, the session's fields) skips it.
         let core = self.core
         var prepared: URLRequest
+        let setsFraming: Bool
         do {
-            prepared = try core.prepare(adapted, timeoutIsAssigned: timeoutIsAssigned)
+            (prepared, setsFraming) = try core.prepare(adapted, timeoutIsAssigned: timeoutIsAssigned)
         } catch {
             guard isRunning else { return }
             eventMonitor?.request(self, didFailToCreateURLRequestWithError: error)
@@ -166,6 +167,14 @@ extension Request {
         else { return }
         discarding?.discard()
         if bodyFile != nil { prepared.httpBody = nil }
+        // With the body now known: a `Content-Length` of the caller's that
+        // is not its length would frame a second request out of the body.
+        if let refusal = RequestFraming.refusal(
+            of: prepared, bodyFile: bodyFile, checkingFraming: setsFraming, bodyInGET: core.transport.supportsBodyInGETRequests
+        ) {
+            eventMonitor?.request(self, didFailToCreateURLRequestWithError: refusal)
+            return finish(failingWith: refusal)
+        }
         // Monitors hear every chunk and every sent part: the transport hands them over.
         var attempt = HTTPTransportAttempt(
             request: prepared, bodyFile: bodyFile, collectsBody: collectsBody && eventMonitor == nil, maximumBodySize: limit

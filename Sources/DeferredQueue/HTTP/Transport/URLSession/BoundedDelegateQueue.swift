@@ -19,21 +19,24 @@ import FoundationNetworking
 /// Callbacks must never wait for the work queue (``URLSessionAttemptTask``
 /// cancels from another queue for this reason). Should one do so anyway
 /// (corelibs creates and resumes tasks there synchronously), a wait ends after
-/// `patience` and no later callback waits until the delegate queue has run
-/// one: a deadlock becomes a stretch without backpressure, never a hang.
+/// `patience` and that one callback is queued beyond `capacity`: a deadlock
+/// becomes a delay of `patience` per callback until it resolves, never a hang.
+/// Every callback waits its own patience: a delegate queue that is merely
+/// slow (a file write held up by the kernel's writeback) must not open the
+/// gate for good, or an endless body fills memory at the speed of loopback.
 /// Callbacks enqueued from the delegate queue itself never wait.
 ///
 /// On Apple platforms URLSession has flow control of its own: this is a plain
 /// serial `OperationQueue` there.
 final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
-    // @unchecked: the state added here is `room`, a semaphore, and `stalled`,
-    // an atomic (both thread-safe by themselves), and a constant;
-    // OperationQueue guards its own state.
+    // @unchecked: the state added here is `room`, a semaphore, and
+    // `overdrafts`, an atomic (both thread-safe by themselves), and a
+    // constant; OperationQueue guards its own state.
 
     /// A free slot for one more queued callback.
     private let room: DispatchSemaphore
-    /// A wait timed out and the delegate queue has not run a callback since.
-    private let stalled = Atomic<Bool>(false)
+    /// Callbacks queued beyond `capacity` after their wait for a slot timed out.
+    let overdrafts = Atomic<Int>(0)
     private let patience: DispatchTimeInterval
 
     /// - Parameters:
@@ -55,21 +58,13 @@ final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
 
     #if canImport(FoundationNetworking)
     override func addOperation(_ block: @escaping @Sendable () -> Void) {
-        guard DispatchQueue.getSpecific(key: Self.runsCallbacks) != ObjectIdentifier(self),
-            !stalled.load(ordering: .relaxed)
-        else { return super.addOperation(block) }
+        guard DispatchQueue.getSpecific(key: Self.runsCallbacks) != ObjectIdentifier(self) else { return super.addOperation(block) }
         guard room.wait(timeout: .now() + patience) == .success else {
-            stalled.store(true, ordering: .relaxed)
-            return super.addOperation { [self] in
-                self.stalled.store(false, ordering: .relaxed)
-                block()
-            }
+            overdrafts.add(1, ordering: .relaxed)
+            return super.addOperation(block)
         }
         let slot = Slot(room)
-        super.addOperation { [self] in
-            // Read first: nearly always already clear, and a store would
-            // write the shared line on every callback.
-            if self.stalled.load(ordering: .relaxed) { self.stalled.store(false, ordering: .relaxed) }
+        super.addOperation {
             block()
             slot.giveBack()
         }

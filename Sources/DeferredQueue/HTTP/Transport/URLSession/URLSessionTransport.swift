@@ -49,6 +49,10 @@ public final class URLSessionTransport: HTTPTransport {
     public let supportsServerTrustEvaluation = false
     #endif
 
+    /// `false`: URLSession fails a `GET` with a body (`URLError.dataLengthExceedsMaximum`)
+    /// on every platform, so a session refuses it first with a clear reason.
+    public let supportsBodyInGETRequests = false
+
     let urlSession: URLSession
 
     /// Creates a transport.
@@ -99,6 +103,12 @@ public final class URLSessionTransport: HTTPTransport {
             task = urlSession.downloadTask(with: request)
         } else if let file = attempt.bodyFile {
             task = urlSession.uploadTask(with: request, fromFile: file)
+        } else if let body = request.httpBody {
+            // An upload task, not a data task with `httpBody`: corelibs gives
+            // the latter libcurl's `application/x-www-form-urlencoded` when
+            // the request names no `Content-Type`, whatever the bytes are.
+            request.httpBody = nil
+            task = urlSession.uploadTask(with: request, from: body)
         } else {
             task = urlSession.dataTask(with: request)
         }
