@@ -28,6 +28,37 @@ struct LinuxDefectTests {
         #expect(report.allKinds.allSatisfy { $0.hasPrefix("sessionTaskFailed") }, "\(report.allKinds)")
     }
 
+    /// corelibs takes the trailer for a new head and aborts the process.
+    @Test func aChunkedBodyWithATrailerFieldIsAccepted() async throws {
+        let server = try serving("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\nX-Trailer: v\r\n\r\n")
+        defer { server.shutdown() }
+        #expect(try await session.request(server.url("/")).serializingString().value == "hello")
+    }
+
+    /// libcurl decodes the body and never checks that the gzip stream ended:
+    /// on URLSession this is a short success.
+    @Test(arguments: [false, true])
+    func aGzipBodyCutInsideItsStreamButFramedWholeFails(chunked: Bool) async throws {
+        // A gzip header, then one stored deflate block of 20,000 bytes cut in
+        // half: no end of stream, no CRC, no length.
+        let length: UInt16 = 20_000
+        var member: [UInt8] = [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 0xFF, 0x01]
+        member += [UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8(~length >> 8)]
+        member += (0..<Int(length) / 2).map { UInt8(ascii: "a") + UInt8($0 % 10) }
+        let cut = Data(member)
+        let framing = chunked ? "Transfer-Encoding: chunked\r\n\r\n" + String(cut.count, radix: 16) + "\r\n" : "Content-Length: \(cut.count)\r\n\r\n"
+        let end = chunked ? Data("\r\n0\r\n\r\n".utf8) : Data()
+        let bytes = Data(("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n" + framing).utf8) + cut + end
+        let server = try LoopbackServer { _ in .raw(bytes) }
+        defer { server.shutdown() }
+        let result = await session.request(server.url("/")).serializingData().result
+        guard case .failure(let error) = result, case .sessionTaskFailed(let urlError)? = error.asHTTPError else {
+            Issue.record("a cut gzip body was \(result)")
+            return
+        }
+        #expect(urlError.code == .cannotDecodeContentData)
+    }
+
     @Test func contentLengthWithoutASpaceIsAccepted() async throws {
         let server = try serving("HTTP/1.1 200 OK\r\nContent-Length:5\r\n\r\nhello")
         defer { server.shutdown() }
