@@ -33,12 +33,12 @@ instructions() {
 
 echo "instructions per request, $scenario, (Ir($((2 * count))) − Ir($count)) / $count, against ${DQ_BENCH_BASE:-the in-process LoopbackServer}:"
 declare -A per
-for client in rawURLSession rawURLSessionDelegate oursURLSession rawAHC rawAHCAsync oursAHC; do
+for client in rawURLSession rawURLSessionDelegate oursURLSession rawAHC rawAHCAsync oursAHC oursAHCAsync; do
     one="$(instructions "$client" "$scenario" "$count")"
     two="$(instructions "$client" "$scenario" "$((2 * count))")"
     per[$client]=$(( (two - one) / count ))
 done
-for client in rawURLSession rawURLSessionDelegate oursURLSession rawAHC rawAHCAsync oursAHC; do
+for client in rawURLSession rawURLSessionDelegate oursURLSession rawAHC rawAHCAsync oursAHC oursAHCAsync; do
     case "$client" in *AHC*) raw=rawAHC ;; *) raw=rawURLSession ;; esac
     printf '  %-22s %10d  %5.2f× %s\n' "$client" "${per[$client]}" "$(echo "${per[$client]} / ${per[$raw]}" | bc -l)" "$raw"
 done

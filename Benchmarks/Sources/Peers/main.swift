@@ -110,12 +110,13 @@ enum Client: String, CaseIterable {
     case rawAHC = "raw AHC (future)"
     case rawAHCAsync = "raw AHC (async)"
     case oursAHC = "DeferredQueue · AHC"
+    case oursAHCAsync = "DeferredQueue · AHC (async)"
 
     /// The raw transport this client's ratios are to.
     var raw: Client {
         switch self {
         case .rawURLSession, .rawURLSessionDelegate, .oursURLSession: .rawURLSession
-        case .rawAHC, .rawAHCAsync, .oursAHC: .rawAHC
+        case .rawAHC, .rawAHCAsync, .oursAHC, .oursAHCAsync: .rawAHC
         }
     }
 
@@ -156,6 +157,14 @@ enum Client: String, CaseIterable {
             (self == .oursAHC ? oursOnAHC : oursOnURLSession).request(url).responseData(queue: handlerQueue) { response in
                 precondition(response.value?.count == size, "responseData failed: \(response.result)")
                 done()
+            }
+        case .oursAHCAsync:
+            Task {
+                do {
+                    let body = try await oursOnAHC.request(url).serializingData().value
+                    precondition(body.count == size, "serializingData: \(body.count) bytes")
+                    done()
+                } catch { fatalError("serializingData failed: \(error)") }
             }
         }
     }

@@ -13,10 +13,10 @@ struct HTTPTypesTests {
     // MARK: HTTPMethod
 
     @Test func methodsKeepTheirNamesAndKnowIdempotency() {
-        #expect(HTTPMethod.get.rawValue == "GET" && HTTPMethod.connect.rawValue == "CONNECT")
+        #expect(HTTPMethod.get.rawValue == "GET" && HTTPMethod.connect.rawValue == "CONNECT" && HTTPMethod.query.rawValue == "QUERY")
         let custom: HTTPMethod = "PROPFIND"
         #expect(custom == HTTPMethod(rawValue: "PROPFIND") && custom.description == "PROPFIND")
-        let idempotent: [HTTPMethod] = [.get, .head, .put, .delete, .options, .trace]
+        let idempotent: [HTTPMethod] = [.get, .head, .put, .delete, .options, .trace, .query]
         #expect(idempotent.allSatisfy { $0.isIdempotent })
         #expect(![HTTPMethod.post, .patch, .connect, custom].contains { $0.isIdempotent })
         #expect(HTTPMethod(rawValue: "get") != .get)

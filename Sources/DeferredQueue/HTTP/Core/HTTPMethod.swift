@@ -48,13 +48,17 @@ public struct HTTPMethod: RawRepresentable, Sendable, Hashable, ExpressibleByStr
     public static let trace = HTTPMethod(rawValue: "TRACE")
     /// `CONNECT`: open a tunnel through a proxy.
     public static let connect = HTTPMethod(rawValue: "CONNECT")
+    /// `QUERY`: a safe, idempotent `GET` whose query travels in the body
+    /// (draft-ietf-httpbis-safe-method-w-body; Alamofire 5.12's name). Not in
+    /// `RetryPolicy`'s default methods, as in Alamofire.
+    public static let query = HTTPMethod(rawValue: "QUERY")
 
     /// Whether repeating the request has the same effect as sending it once (RFC 9110
-    /// §9.2.2): true for `GET`, `HEAD`, `PUT`, `DELETE`, `OPTIONS` and `TRACE`. Only
+    /// §9.2.2): true for `GET`, `HEAD`, `PUT`, `DELETE`, `OPTIONS`, `TRACE` and `QUERY`. Only
     /// idempotent requests are safe to retry automatically.
     public var isIdempotent: Bool {
         switch rawValue {
-        case "GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE": return true
+        case "GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE", "QUERY": return true
         default: return false
         }
     }
