@@ -141,6 +141,21 @@ struct HandlerLaneTests {
         #expect(result.all)
     }
 
+    /// A `serializing…` deferred's queue targets the request's handler
+    /// queue: what waits on it (an awaiting Task, a `then` without `on:`)
+    /// runs where the serializer ran, not on a pool thread woken for it. Seen
+    /// through a session's `serializationQueue`, which every handler queue
+    /// targets: a `then` on the deferred finds that queue's specific value.
+    @Test func aSerializingDeferredsHandlersRunWhereTheRequestsHandlersRun() async throws {
+        let serialization = DispatchQueue(label: "HandlerLaneTests.serialization")
+        let key = DispatchSpecificKey<String>()
+        serialization.setSpecific(key: key, value: "serialization")
+        let session = Session(transport: MockTransport(replying: .json(#"{"ok":true}"#)), serializationQueue: serialization)
+        let seen = try await session.request("https://example.com/").serializingData()
+            .then { _ in DispatchQueue.getSpecific(key: key) }.value
+        #expect(seen == "serialization")
+    }
+
     @Test func theLaneFollowsOneQueueOtherThanMain() {
         let queue = DispatchQueue(label: "HandlerLaneTests.unit")
         var lane = HandlerLane.unchosen

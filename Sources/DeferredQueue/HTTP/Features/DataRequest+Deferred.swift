@@ -4,9 +4,11 @@ import Foundation
 //
 //     let entry = try await request(url).validate().serializingDecodable(Entry.self).value
 //
-// Serialization runs on the request's queue; the deferred is settled there.
-// Cancelling the deferred — or the Task awaiting its `value` — cancels the
-// request and its URLSessionTask.
+// Serialization runs on the request's queue; the deferred is settled there,
+// and its own queue targets that one, so what waits on it (an awaiting Task's
+// continuation, a `then` without `on:`) runs right behind on the same thread
+// rather than waking another. Cancelling the deferred — or the Task awaiting
+// its `value` — cancels the request and its URLSessionTask.
 
 extension DataRequest: SerializingRequest {
     /// The request's whole response, as a deferred that is always fulfilled
@@ -14,7 +16,7 @@ extension DataRequest: SerializingRequest {
     ///
     /// - Returns: A deferred fulfilled with the response and its raw body.
     public func serializingResponse() -> Deferred<DataResponse<Data?, HTTPError>> {
-        let (deferred, resolver) = Deferred<DataResponse<Data?, HTTPError>>.pending()
+        let (deferred, resolver) = Deferred<DataResponse<Data?, HTTPError>>.pending(targeting: outcome.queue)
         resolver.onCancel { [weak self] in self?.cancel() }
         _ = deliver(on: nil, RawBodySerializer()) { resolver.fulfill($0) }
         return deferred
@@ -34,7 +36,7 @@ extension DataRequest: SerializingRequest {
     public func serializingResponse<Serializer: DataResponseSerializerProtocol>(
         using serializer: Serializer
     ) -> Deferred<DataResponse<Serializer.SerializedObject, HTTPError>> {
-        let (deferred, resolver) = Deferred<DataResponse<Serializer.SerializedObject, HTTPError>>.pending()
+        let (deferred, resolver) = Deferred<DataResponse<Serializer.SerializedObject, HTTPError>>.pending(targeting: outcome.queue)
         resolver.onCancel { [weak self] in self?.cancel() }
         _ = deliver(on: nil, serializer) { resolver.fulfill($0) }
         return deferred
@@ -48,7 +50,7 @@ extension DataRequest: SerializingRequest {
     public func serializing<Serializer: ResponseSerializer>(
         _ serializer: Serializer
     ) -> Deferred<Serializer.SerializedObject> {
-        let (deferred, resolver) = Deferred<Serializer.SerializedObject>.pending()
+        let (deferred, resolver) = Deferred<Serializer.SerializedObject>.pending(targeting: outcome.queue)
         resolver.onCancel { [weak self] in self?.cancel() }
         _ = deliver(on: nil, serializer) { response in
             resolver.resolve(response.result.mapError { $0 })

@@ -5,8 +5,9 @@ import Foundation
 //
 //     let file = try await download(url).validate().serializingDownloadedFileURL().value
 //
-// The serializers read the finished file on the request's queue. Cancelling
-// the deferred — or the Task awaiting its `value` — cancels the download.
+// The serializers read the finished file on the request's queue, whose
+// target the deferred's queue is (see DataRequest+Deferred). Cancelling the
+// deferred — or the Task awaiting its `value` — cancels the download.
 
 extension DownloadRequest: SerializingRequest {
     /// Where the finished download is, as a deferred rejected with the
@@ -26,7 +27,7 @@ extension DownloadRequest: SerializingRequest {
     public func serializingDownload<Serializer: DownloadResponseSerializerProtocol>(
         using serializer: Serializer
     ) -> Deferred<Serializer.SerializedObject> {
-        let (deferred, resolver) = Deferred<Serializer.SerializedObject>.pending()
+        let (deferred, resolver) = Deferred<Serializer.SerializedObject>.pending(targeting: outcome.queue)
         resolver.onCancel { [weak self] in self?.cancel() }
         _ = deliver(on: nil, serializer) { resolver.resolve($0.result.mapError { $0 }) }
         return deferred
@@ -53,7 +54,7 @@ extension DownloadRequest: SerializingRequest {
     public func serializingResponse<Serializer: DownloadResponseSerializerProtocol>(
         using serializer: Serializer
     ) -> Deferred<DownloadResponse<Serializer.SerializedObject, HTTPError>> {
-        let (deferred, resolver) = Deferred<DownloadResponse<Serializer.SerializedObject, HTTPError>>.pending()
+        let (deferred, resolver) = Deferred<DownloadResponse<Serializer.SerializedObject, HTTPError>>.pending(targeting: outcome.queue)
         resolver.onCancel { [weak self] in self?.cancel() }
         _ = deliver(on: nil, serializer) { resolver.fulfill($0) }
         return deferred

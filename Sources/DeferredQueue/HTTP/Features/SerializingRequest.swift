@@ -8,7 +8,10 @@ import Foundation
 /// let entry = try await request(url).validate().serializingDecodable(Entry.self).value
 /// ```
 ///
-/// Serialization runs on the request's queue; the deferred is settled there.
+/// Serialization runs on the request's queue; the deferred is settled there,
+/// and its handlers without `on:` run on that queue too, in turn with the
+/// request's own handlers — so such a handler must not block waiting for a
+/// handler of the same request (pass `on:` a queue of yours to block).
 /// Cancelling the deferred — or the Task awaiting its `value` — cancels the
 /// request.
 public protocol SerializingRequest: Request {
