@@ -29,10 +29,11 @@ extension HTTPError {
         /// repeated: it may be a secret.
         case invalidHeaderValue(name: String)
         /// The request sets `Content-Length` to `declared`, which is not the
-        /// length of the body it sends, `bodyLength` bytes (0 for none): the
-        /// server would end the body early and read the rest as a second
-        /// request, or wait for bytes that never come. Omit the field — the
-        /// transport sets it — or give the body's exact length.
+        /// length of the body it sends, `bodyLength` bytes (0 for none, -1 for
+        /// a file whose size cannot be read): the server would end the body
+        /// early and read the rest as a second request, or wait for bytes that
+        /// never come. Omit the field — the transport sets it — or give the
+        /// body's exact length.
         case invalidContentLength(declared: String, bodyLength: Int64)
         /// The request sets `Transfer-Encoding` to `value`: anything but
         /// `chunked`, or `chunked` beside a `Content-Length`. How the body is
@@ -59,7 +60,8 @@ extension HTTPError {
                     + "of the sender's choosing. Remove the control characters (or encode the value, e.g. in base64) before "
                     + "sending it."
             case .invalidContentLength(let declared, let bodyLength):
-                return "The request sets Content-Length to \(Self.quoted(declared)), but its body is \(bodyLength) bytes, so "
+                let body = bodyLength < 0 ? "its body's length cannot be read" : "its body is \(bodyLength) bytes"
+                return "The request sets Content-Length to \(Self.quoted(declared)), but \(body), so "
                     + "it was not sent: a server would read the body's remainder as another request (or wait for bytes that "
                     + "never come). Leave Content-Length out, the transport sets it, or give the body's exact length."
             case .invalidTransferEncoding(let value):

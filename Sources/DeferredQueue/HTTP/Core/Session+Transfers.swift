@@ -103,8 +103,9 @@ extension Session {
     /// Whether `fileURL` is a readable regular file (not a directory, a device or a FIFO).
     static func isReadableFile(_ fileURL: URL) -> Bool {
         guard fileURL.isFileURL else { return false }
-        // A regular file (a link to one included): a device, a FIFO or a
-        // `/proc` file reports a size of 0 and would go out as an empty body.
+        // A regular file (a link to one included): a device or a FIFO
+        // reports a size of 0 and would go out as an empty body. (A `/proc`
+        // file, regular but sized 0, still does: `stat` cannot tell.)
         let path = fileURL.resolvingSymlinksInPath().path
         let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
         return type == .typeRegular && FileManager.default.isReadableFile(atPath: path)
