@@ -38,7 +38,9 @@ private func echo(_ request: DataRequest) async -> (body: String?, fieldNames: [
 @Suite("Requests: the fields that frame a body must describe the body sent")
 struct RequestFramingTests {
     /// A body that, cut at a short `Content-Length`, holds a second request.
-    private static let smuggling = Data("helloGET /smuggled HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+    /// Computed: LeakSanitizer cannot see a `Data` held by a static constant
+    /// and reports its storage as leaked.
+    private static var smuggling: Data { Data("helloGET /smuggled HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8) }
 
     @Test(arguments: BodyRoute.allCases)
     func aContentLengthShorterThanTheBodyIsRefusedUnsent(_ route: BodyRoute) async throws {
