@@ -34,11 +34,8 @@ enum RequestFraming {
         }
         guard let length else { return nil }
         let bodyLength = Self.length(ofBody: request.httpBody, file: bodyFile)
-        // Digits only: `+5`, `0x5`, `5 5` or a list are refused, not read.
-        let digits = length.trimmingCharacters(in: .whitespaces)
-        guard let bodyLength, !digits.isEmpty, digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-              Int64(digits) == bodyLength
-        else {
+        // Read as a response's is: `+5`, `0x5`, `5 5` or a list are refused, not read.
+        guard let bodyLength, ContentLength.parse(length) == bodyLength else {
             return .urlRequestValidationFailed(reason: .invalidContentLength(declared: length, bodyLength: bodyLength ?? -1))
         }
         return nil

@@ -17,14 +17,10 @@ import FoundationNetworking
 /// chunk sizes, libcurl refuses itself; ``URLSessionAttemptTask`` reports them
 /// as the same error.)
 enum ResponseFraming {
-    /// The longest `Content-Length` accepted, in digits: any 18-digit number
-    /// fits in an `Int64`.
-    static let maximumLengthDigits = 18
-
     /// Why the framing of `response` is ambiguous, or `nil` when it is sound.
     ///
     /// Refused: a `Content-Length` that is not one plain decimal number of at
-    /// most ``maximumLengthDigits`` digits (so also two fields or a list, even
+    /// most ``ContentLength/maximumDigits`` digits (so also two fields or a list, even
     /// with equal values: RFC 9112 §6.3 lets a recipient reject them, and
     /// AsyncHTTPClient does), and `Content-Length` beside `Transfer-Encoding`.
     static func violation(in response: HTTPURLResponse) -> String? {
@@ -32,10 +28,7 @@ enum ResponseFraming {
         if response.value(forHTTPHeaderField: "Transfer-Encoding") != nil {
             return "The response declares both Transfer-Encoding and Content-Length, so where its body ends is ambiguous."
         }
-        let digits = length.utf8.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }
-        let isPlainNumber = !digits.isEmpty && digits.count <= maximumLengthDigits
-            && digits.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
-        guard isPlainNumber else {
+        guard ContentLength.parse(length) != nil else {
             return "The response's Content-Length \(String(length.prefix(64)).debugDescription) is not one decimal length "
                 + "(several fields or a list, a sign, another character, or too many digits), so where its body ends is ambiguous."
         }
