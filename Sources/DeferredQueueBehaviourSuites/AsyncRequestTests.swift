@@ -1,5 +1,6 @@
 import DeferredQueueTesting
 import Foundation
+import LoopbackServer
 import TestSupport
 import Testing
 @testable import DeferredQueue
@@ -54,5 +55,68 @@ struct AsyncRequestTests {
             return
         }
         #expect(await eventually { session.runningRequestCount == 0 }, "nobody wants the body any more")
+    }
+
+    /// Alamofire's `automaticallyCancelling:`: `true` (the default) cancels
+    /// the request when the Task awaiting the bridge is cancelled; `false`
+    /// leaves it running, and the Task receives the real response.
+    @Test(arguments: [true, false])
+    func cancellingTheAwaitingTaskCancelsTheRequestOnlyWhenAsked(automaticallyCancelling: Bool) async throws {
+        let (result, request) = try await awaitFromACancelledTask { session, url in
+            let request = session.request(url)
+            return (request, request.serializingString(automaticallyCancelling: automaticallyCancelling))
+        }
+        if automaticallyCancelling {
+            #expect(request.isCancelled)
+            #expect(result.failure?.asHTTPError?.isExplicitlyCancelledError == true, "\(result)")
+        } else {
+            #expect(!request.isCancelled)
+            #expect(try result.get() == "late")
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func aDownloadBridgeTakesAutomaticallyCancellingToo(automaticallyCancelling: Bool) async throws {
+        let (result, request) = try await awaitFromACancelledTask { session, url in
+            let request = session.download(url)
+            return (request, request.serializingDownload(using: DataResponseSerializer(), automaticallyCancelling: automaticallyCancelling))
+        }
+        #expect(request.isCancelled == automaticallyCancelling)
+        #expect((try? result.get()) == (automaticallyCancelling ? nil : Data("late".utf8)))
+    }
+
+    @Test func aWholeResponseBridgeLeftRunningDeliversTheResponse() async throws {
+        let (result, request) = try await awaitFromACancelledTask { session, url in
+            let request = session.request(url)
+            return (request, request.serializingResponse(using: StringResponseSerializer(), automaticallyCancelling: false))
+        }
+        #expect(!request.isCancelled)
+        #expect(try result.get().value == "late")
+    }
+
+    /// Awaits the bridge `make` returns from a Task that is cancelled before
+    /// it awaits, while the server holds the response back; the server
+    /// answers once the Task is about to await, so the cancellation is seen
+    /// before the response exists.
+    private func awaitFromACancelledTask<Value: Sendable, Kind: Request>(
+        _ make: @Sendable (Session, URL) -> (Kind, Deferred<Value>)
+    ) async throws -> (Result<Value, any Error>, Kind) {
+        let gate = DispatchSemaphore(value: 0)
+        let server = try LoopbackServer { _ in
+            _ = gate.wait(timeout: .now() + 60)
+            return .text("late")
+        }
+        defer { server.shutdown() }
+        let (request, deferred) = make(session, server.url("/"))
+        let awaiting = Latch()
+        let task = Task {
+            while !Task.isCancelled { await Task.yield() }
+            awaiting.arrive()
+            return await deferred.result
+        }
+        task.cancel()
+        #expect(await awaiting.wait())
+        gate.signal()
+        return (await task.value, request)
     }
 }

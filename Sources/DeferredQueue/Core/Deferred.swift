@@ -97,6 +97,11 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// 128-byte chunks, which are freed through its fast bins; 16 bytes more
     /// would leave them, and cost more every time a deferred is freed.)
     @usableFromInline let phase: Atomic<Phase>
+    /// `false` when cancelling a Task awaiting ``value`` or ``result`` must
+    /// leave this deferred alone (the awaiter keeps waiting for the outcome):
+    /// a `serializing…` bridge made with `automaticallyCancelling: false`.
+    /// Fits the padding after `phase`.
+    @usableFromInline let awaiterCancellationCancels: Bool
     /// Consumers derived from this deferred that have not given up (see
     /// ``addConsumer()``). An atomic rather than a field under `lock`: every
     /// handler registers one, and the count only matters while pending.
@@ -164,12 +169,16 @@ public final class Deferred<Value: Sendable>: Sendable {
     /// A pending deferred with its own suspended queue, which targets
     /// `target` (``deferredQueueDefaultTarget`` when `nil`).
     @inlinable
-    init(pendingWithUpstream upstream: (any ConsumerLink)? = nil, targeting target: DispatchQueue? = nil) {
+    init(
+        pendingWithUpstream upstream: (any ConsumerLink)? = nil, targeting target: DispatchQueue? = nil,
+        awaiterCancellationCancels: Bool = true
+    ) {
         let queue = DispatchQueue(label: Self.queueLabel, target: target ?? deferredQueueDefaultTarget)
         queue.suspend()
         self.queue = queue
         self.queueRelease = .resume
         self.runsStep = false
+        self.awaiterCancellationCancels = awaiterCancellationCancels
         self.destroysValue = OutcomeStorage.needsDestroying(Value.self)
         self.lock = Mutex(())
         self.lockedState = DeferredState()
@@ -187,6 +196,7 @@ public final class Deferred<Value: Sendable>: Sendable {
         self.queue = DispatchQueue(label: Self.queueLabel, attributes: .initiallyInactive, target: deferredQueueDefaultTarget)
         self.queueRelease = .activate
         self.runsStep = false
+        self.awaiterCancellationCancels = true
         self.destroysValue = OutcomeStorage.needsDestroying(Value.self)
         self.lock = Mutex(())
         self.lockedState = DeferredState()
@@ -205,6 +215,7 @@ public final class Deferred<Value: Sendable>: Sendable {
         self.queue = queue
         self.queueRelease = .none
         self.runsStep = false
+        self.awaiterCancellationCancels = true
         self.destroysValue = OutcomeStorage.needsDestroying(Value.self)
         self.lock = Mutex(())
         self.lockedState = DeferredState()
@@ -229,6 +240,7 @@ public final class Deferred<Value: Sendable>: Sendable {
         self.queue = parent.queue
         self.queueRelease = .none
         self.runsStep = true
+        self.awaiterCancellationCancels = true
         self.destroysValue = OutcomeStorage.needsDestroying(Value.self)
         self.lock = Mutex(())
         self.lockedState = DeferredState()
@@ -246,6 +258,7 @@ public final class Deferred<Value: Sendable>: Sendable {
         self.queue = DispatchQueue(label: Self.queueLabel, target: deferredQueueDefaultTarget)
         self.queueRelease = .none
         self.runsStep = false
+        self.awaiterCancellationCancels = true
         self.destroysValue = OutcomeStorage.needsDestroying(Value.self)
         self.lock = Mutex(())
         self.lockedState = DeferredState()
@@ -349,8 +362,12 @@ public final class Deferred<Value: Sendable>: Sendable {
 
     /// A pending deferred whose queue targets `target` (``deferredQueueDefaultTarget``
     /// when `nil`), and its resolver.
-    static func pending(targeting target: DispatchQueue?) -> (deferred: Deferred<Value>, resolver: Resolver<Value>) {
-        let deferred = Deferred(pendingWithUpstream: nil, targeting: target)
+    /// With `awaiterCancellationCancels` `false`, cancelling a Task that
+    /// awaits the deferred leaves it pending (see ``value``).
+    static func pending(
+        targeting target: DispatchQueue?, awaiterCancellationCancels: Bool = true
+    ) -> (deferred: Deferred<Value>, resolver: Resolver<Value>) {
+        let deferred = Deferred(pendingWithUpstream: nil, targeting: target, awaiterCancellationCancels: awaiterCancellationCancels)
         return (deferred, Resolver(deferred))
     }
 

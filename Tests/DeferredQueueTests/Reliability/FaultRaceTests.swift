@@ -104,10 +104,3 @@ struct FaultRaceTests {
         #expect(await eventually(within: 120) { sessions.aliveCount == 0 }, "the session went once its requests finished")
     }
 }
-
-extension Result {
-    var failure: Failure? {
-        if case .failure(let error) = self { return error }
-        return nil
-    }
-}

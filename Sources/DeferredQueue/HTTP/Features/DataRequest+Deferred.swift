@@ -7,17 +7,21 @@ import Foundation
 // Serialization runs on the request's queue; the deferred is settled there,
 // and its own queue targets that one, so what waits on it (an awaiting Task's
 // continuation, a `then` without `on:`) runs right behind on the same thread
-// rather than waking another. Cancelling the deferred — or the Task awaiting
-// its `value` — cancels the request and its URLSessionTask.
+// rather than waking another. Cancelling the deferred cancels the request;
+// so does cancelling a Task awaiting it, unless `automaticallyCancelling` is
+// `false` (see SerializingRequest).
 
 extension DataRequest: SerializingRequest {
     /// The request's whole response, as a deferred that is always fulfilled
     /// (the failure is inside the response).
     ///
+    /// - Parameter automaticallyCancelling: Whether cancelling a Task awaiting
+    ///   the deferred cancels the request (default: `true`).
     /// - Returns: A deferred fulfilled with the response and its raw body.
-    public func serializingResponse() -> Deferred<DataResponse<Data?, HTTPError>> {
-        let (deferred, resolver) = Deferred<DataResponse<Data?, HTTPError>>.pending(targeting: outcome.queue)
-        resolver.onCancel { [weak self] in self?.cancel() }
+    public func serializingResponse(automaticallyCancelling: Bool = true) -> Deferred<DataResponse<Data?, HTTPError>> {
+        let (deferred, resolver): (Deferred<DataResponse<Data?, HTTPError>>, _) = pendingBridge(
+            automaticallyCancelling: automaticallyCancelling
+        )
         _ = deliver(on: nil, RawBodySerializer()) { resolver.fulfill($0) }
         return deferred
     }
@@ -30,14 +34,18 @@ extension DataRequest: SerializingRequest {
     /// let response = await request(url).serializingResponse(using: JSONResponseSerializer()).result
     /// ```
     ///
-    /// - Parameter serializer: Turns the response into the value; see
-    ///   ``response(queue:responseSerializer:completionHandler:)`` for what it receives.
+    /// - Parameters:
+    ///   - serializer: Turns the response into the value; see
+    ///     ``response(queue:responseSerializer:completionHandler:)`` for what it receives.
+    ///   - automaticallyCancelling: Whether cancelling a Task awaiting the
+    ///     deferred cancels the request (default: `true`).
     /// - Returns: A deferred fulfilled with the response.
     public func serializingResponse<Serializer: DataResponseSerializerProtocol>(
-        using serializer: Serializer
+        using serializer: Serializer, automaticallyCancelling: Bool = true
     ) -> Deferred<DataResponse<Serializer.SerializedObject, HTTPError>> {
-        let (deferred, resolver) = Deferred<DataResponse<Serializer.SerializedObject, HTTPError>>.pending(targeting: outcome.queue)
-        resolver.onCancel { [weak self] in self?.cancel() }
+        let (deferred, resolver): (Deferred<DataResponse<Serializer.SerializedObject, HTTPError>>, _) = pendingBridge(
+            automaticallyCancelling: automaticallyCancelling
+        )
         _ = deliver(on: nil, serializer) { resolver.fulfill($0) }
         return deferred
     }
@@ -45,13 +53,17 @@ extension DataRequest: SerializingRequest {
     /// The value `serializer` makes from the body, as a deferred rejected
     /// with the ``HTTPError`` on failure.
     ///
-    /// - Parameter serializer: Turns the response into the value.
+    /// - Parameters:
+    ///   - serializer: Turns the response into the value.
+    ///   - automaticallyCancelling: Whether cancelling a Task awaiting the
+    ///     deferred cancels the request.
     /// - Returns: A deferred fulfilled with the value.
     public func serializing<Serializer: ResponseSerializer>(
-        _ serializer: Serializer
+        _ serializer: Serializer, automaticallyCancelling: Bool
     ) -> Deferred<Serializer.SerializedObject> {
-        let (deferred, resolver) = Deferred<Serializer.SerializedObject>.pending(targeting: outcome.queue)
-        resolver.onCancel { [weak self] in self?.cancel() }
+        let (deferred, resolver): (Deferred<Serializer.SerializedObject>, _) = pendingBridge(
+            automaticallyCancelling: automaticallyCancelling
+        )
         _ = deliver(on: nil, serializer) { response in
             resolver.resolve(response.result.mapError { $0 })
         }

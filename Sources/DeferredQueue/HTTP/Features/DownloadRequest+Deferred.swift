@@ -7,28 +7,35 @@ import Foundation
 //
 // The serializers read the finished file on the request's queue, whose
 // target the deferred's queue is (see DataRequest+Deferred). Cancelling the
-// deferred — or the Task awaiting its `value` — cancels the download.
+// deferred cancels the download; so does cancelling a Task awaiting it,
+// unless `automaticallyCancelling` is `false`.
 
 extension DownloadRequest: SerializingRequest {
     /// Where the finished download is, as a deferred rejected with the
     /// ``HTTPError`` on failure.
     ///
+    /// - Parameter automaticallyCancelling: Whether cancelling a Task awaiting
+    ///   the deferred cancels the download (default: `true`).
     /// - Returns: A deferred fulfilled with the file's URL.
-    public func serializingDownloadedFileURL() -> Deferred<URL> {
-        serializingDownload(using: URLResponseSerializer())
+    public func serializingDownloadedFileURL(automaticallyCancelling: Bool = true) -> Deferred<URL> {
+        serializingDownload(using: URLResponseSerializer(), automaticallyCancelling: automaticallyCancelling)
     }
 
     /// The value `serializer` makes from the file's contents, as a deferred
     /// rejected with the ``HTTPError`` on failure (Alamofire's
     /// `serializingDownload(using:)`).
     ///
-    /// - Parameter serializer: Turns the response and the file's bytes into the value.
+    /// - Parameters:
+    ///   - serializer: Turns the response and the file's bytes into the value.
+    ///   - automaticallyCancelling: Whether cancelling a Task awaiting the
+    ///     deferred cancels the download (default: `true`).
     /// - Returns: A deferred fulfilled with the value.
     public func serializingDownload<Serializer: DownloadResponseSerializerProtocol>(
-        using serializer: Serializer
+        using serializer: Serializer, automaticallyCancelling: Bool = true
     ) -> Deferred<Serializer.SerializedObject> {
-        let (deferred, resolver) = Deferred<Serializer.SerializedObject>.pending(targeting: outcome.queue)
-        resolver.onCancel { [weak self] in self?.cancel() }
+        let (deferred, resolver): (Deferred<Serializer.SerializedObject>, _) = pendingBridge(
+            automaticallyCancelling: automaticallyCancelling
+        )
         _ = deliver(on: nil, serializer) { resolver.resolve($0.result.mapError { $0 }) }
         return deferred
     }
@@ -36,12 +43,15 @@ extension DownloadRequest: SerializingRequest {
     /// The value `serializer` makes from the file's contents, as a deferred
     /// rejected with the ``HTTPError`` on failure.
     ///
-    /// - Parameter serializer: Turns the response and the file's bytes into the value.
+    /// - Parameters:
+    ///   - serializer: Turns the response and the file's bytes into the value.
+    ///   - automaticallyCancelling: Whether cancelling a Task awaiting the
+    ///     deferred cancels the download.
     /// - Returns: A deferred fulfilled with the value.
     public func serializing<Serializer: ResponseSerializer>(
-        _ serializer: Serializer
+        _ serializer: Serializer, automaticallyCancelling: Bool
     ) -> Deferred<Serializer.SerializedObject> {
-        serializingDownload(using: serializer)
+        serializingDownload(using: serializer, automaticallyCancelling: automaticallyCancelling)
     }
 
     /// The whole download response with its value made by `serializer`, as a
@@ -49,13 +59,17 @@ extension DownloadRequest: SerializingRequest {
     /// next to the status, headers, file and timing (Alamofire's
     /// `DownloadTask.response`).
     ///
-    /// - Parameter serializer: Turns the response and the file's bytes into the value.
+    /// - Parameters:
+    ///   - serializer: Turns the response and the file's bytes into the value.
+    ///   - automaticallyCancelling: Whether cancelling a Task awaiting the
+    ///     deferred cancels the download (default: `true`).
     /// - Returns: A deferred fulfilled with the response.
     public func serializingResponse<Serializer: DownloadResponseSerializerProtocol>(
-        using serializer: Serializer
+        using serializer: Serializer, automaticallyCancelling: Bool = true
     ) -> Deferred<DownloadResponse<Serializer.SerializedObject, HTTPError>> {
-        let (deferred, resolver) = Deferred<DownloadResponse<Serializer.SerializedObject, HTTPError>>.pending(targeting: outcome.queue)
-        resolver.onCancel { [weak self] in self?.cancel() }
+        let (deferred, resolver): (Deferred<DownloadResponse<Serializer.SerializedObject, HTTPError>>, _) = pendingBridge(
+            automaticallyCancelling: automaticallyCancelling
+        )
         _ = deliver(on: nil, serializer) { resolver.fulfill($0) }
         return deferred
     }
