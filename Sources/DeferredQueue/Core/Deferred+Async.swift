@@ -31,7 +31,9 @@ extension Deferred {
     /// The fulfilled value, awaited.
     ///
     /// Cancelling the awaiting `Task` cancels the deferred, and this throws
-    /// ``DeferredError/cancelled`` (unless the deferred had settled already).
+    /// ``DeferredError/cancelled`` (unless the deferred had settled already)
+    /// — except on a `serializing…` bridge made with
+    /// `automaticallyCancelling: false`, which the awaiter keeps waiting for.
     ///
     /// - Throws: The error the deferred was rejected with.
     public var value: Value {
@@ -43,7 +45,10 @@ extension Deferred {
     /// The outcome, awaited. Never throws: a rejection is a `.failure`.
     ///
     /// Cancelling the awaiting `Task` cancels the deferred, and the result is
-    /// `.failure(DeferredError.cancelled)` unless it had settled already.
+    /// `.failure(DeferredError.cancelled)` unless it had settled already —
+    /// except on a `serializing…` bridge made with
+    /// `automaticallyCancelling: false`, whose outcome the awaiter keeps
+    /// waiting for.
     public var result: Result<Value, any Error> {
         get async {
             let waiter = OutcomeWaiter<Value>()
@@ -54,6 +59,7 @@ extension Deferred {
                     }
                 }
             } onCancel: {
+                guard self.awaiterCancellationCancels else { return }
                 self.cancel()
                 // Settled now, one way or another. Deliver directly: if this
                 // deferred shares a queue with an upstream that others still

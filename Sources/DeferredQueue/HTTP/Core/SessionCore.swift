@@ -104,11 +104,14 @@ final class SessionCore: Sendable {
     ///   method or a header field of the request as it would be sent (the
     ///   configuration's `httpAdditionalHeaders` included) breaks RFC 9110's
     ///   syntax; values' leading and trailing spaces and tabs are trimmed.
-    ///   ``HTTPError/invalidURL(_:)`` when a modifier or an adapter left it no URL.
+    ///   ``HTTPError/invalidURL(_:)`` when a modifier or an adapter left it no
+    ///   URL, or one that is not `http(s)` with a host.
     func prepare(_ request: URLRequest, timeoutIsAssigned: Bool = false) throws(HTTPError) -> (request: URLRequest, setsFraming: Bool) {
         if let configuredHeadersError { throw configuredHeadersError }
         // Checked before anything copies it: Foundation on Linux traps copying a request without one.
-        guard request.url != nil else { throw .invalidURL("(no URL)") }
+        guard let url = request.url else { throw .invalidURL("(no URL)") }
+        // Again here, after adapters and modifiers, so that no transport is handed another scheme.
+        guard url.isHTTPURLWithHost else { throw .invalidURL(url.absoluteString) }
         // One assignment of the whole header dictionary: each
         // `setValue(_:forHTTPHeaderField:)` compares every field's name.
         var fields = request.allHTTPHeaderFields ?? [:]
@@ -142,6 +145,8 @@ final class SessionCore: Sendable {
         }
         // The session handles cookies; the transport must not.
         prepared.httpShouldHandleCookies = false
+        // `HTTP://` is `http://` (RFC 3986), but corelibs URLSession rejects it.
+        if let lowercased = url.withLowercasedScheme { prepared.url = lowercased }
         return (prepared, setsFraming)
     }
 

@@ -23,6 +23,15 @@ extension URL {
         return true
     }
 
+    /// This URL with its scheme in lower case, RFC 3986's canonical form;
+    /// `nil` when it is already (the common case, checked without lowercasing).
+    var withLowercasedScheme: URL? {
+        guard let scheme, scheme != "http", scheme != "https", scheme != scheme.lowercased(),
+              var components = URLComponents(url: self, resolvingAgainstBaseURL: true) else { return nil }
+        components.scheme = scheme.lowercased()
+        return components.url
+    }
+
     /// Whether `scheme` is `http` or `https` in any casing; the common
     /// lower-case spelling is compared without lowercasing (an allocation).
     private static func isHTTPScheme(_ scheme: String) -> Bool {

@@ -1,0 +1,62 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LoopbackServer
+import TestSupport
+import Testing
+@testable import DeferredQueue
+
+/// An adapter that sends the request somewhere else.
+private struct RetargetingAdapter: RequestAdapter {
+    let url: URL
+
+    func adapt(_ urlRequest: URLRequest, for session: Session) async throws -> URLRequest {
+        var urlRequest = urlRequest
+        urlRequest.url = url
+        return urlRequest
+    }
+}
+
+@Suite("Requests: the URL each attempt sends to")
+struct RequestURLTests {
+    /// An adapter or a modifier may only send to `http(s)` with a host, as
+    /// the request's own URL must: refused unsent as `invalidURL` (URLSession
+    /// failed these as unsupported URLs, a transport error, after a task).
+    @Test(arguments: ["file:///etc/passwd", "ftp://127.0.0.1/", "http:///no-host"])
+    func anAdapterOrModifierCannotLeaveHTTP(_ target: String) async throws {
+        let server = try LoopbackServer { _ in .text("served") }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let url = try #require(URL(string: target))
+        let adapted = await response {
+            session.request(server.url("/"), interceptor: Interceptor(adapters: [RetargetingAdapter(url: url)]))
+                .responseString(queue: handlerQueue, completionHandler: $0)
+        }
+        let modified = await response {
+            session.request(server.url("/"), requestModifier: { $0.url = url })
+                .responseString(queue: handlerQueue, completionHandler: $0)
+        }
+        for result in [adapted, modified] {
+            guard case .invalidURL(let named)? = result?.error else {
+                Issue.record("\(TestTransport.name), \(target): \(String(describing: result))")
+                continue
+            }
+            #expect(named == url.absoluteString)
+        }
+        #expect(server.connectionCount == 0)
+    }
+
+    /// A scheme is case-insensitive (RFC 3986); corelibs URLSession refused
+    /// `HTTP://` as an unsupported URL.
+    @Test func anUpperCaseSchemeIsSentAsHTTP() async throws {
+        let server = try LoopbackServer { .text($0.path) }
+        defer { server.shutdown() }
+        let url = server.url("/upper").absoluteString.replacingOccurrences(of: "http://", with: "HTTP://")
+        let result = await response {
+            TestTransport.makeSession().request(url).responseString(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(result?.value == "/upper", "\(TestTransport.name): \(String(describing: result))")
+        #expect(result?.request?.url?.scheme == "http")
+    }
+}
