@@ -42,6 +42,29 @@ struct AlamofireSessionNamesTests {
         #expect(transport.requests.count == 1)
     }
 
+    /// Alamofire's `DataRequest.data`: the final body, once there is one.
+    @Test func aDataRequestsDataIsItsBodyOnceFinished() async throws {
+        let session = Session(transport: transport, startRequestsImmediately: false)
+        let request = session.request("http://api.invalid/items")
+        #expect(request.data == nil, "nothing received yet")
+        _ = try await request.resume().serializingData().value
+        #expect(request.data == Data(#"{"ok":true}"#.utf8))
+        let refused = Session(transport: MockTransport { _ in .failure(.cannotConnectToHost) }).request("http://api.invalid/")
+        _ = await refused.serializingData().result
+        #expect(refused.data == nil && refused.error != nil)
+    }
+
+    /// Alamofire's `Request.redirectHandler`: what `redirect(using:)` set.
+    @Test func aRequestsRedirectHandlerIsTheOneItWasGiven() {
+        let session = Session(transport: transport, startRequestsImmediately: false)
+        #expect(session.request("http://api.invalid/").redirectHandler == nil, "the session's decides")
+        let request = session.request("http://api.invalid/").redirect(using: .doNotFollow)
+        guard case .doNotFollow? = request.redirectHandler?.behavior else {
+            Issue.record("\(String(describing: request.redirectHandler))")
+            return
+        }
+    }
+
     @Test func invalidURLTakesAlamofiresLabel() throws {
         let error = HTTPError.invalidURL(url: "not a url")
         guard case .invalidURL(let text) = error else {

@@ -184,4 +184,37 @@ struct MultipartFormDataTests {
         let length = form.contentLength
         #expect(length == UInt64(try form.encode().count))
     }
+
+    /// Alamofire's primitive `append(_:withLength:headers:)`: the fields
+    /// are written as given, in order.
+    @Test func aStreamPartCarriesTheHeaderFieldsGiven() throws {
+        let form = MultipartFormData()
+        let headers: HTTPHeaders = [
+            "Content-Disposition": #"form-data; name="doc"; filename="d.json""#,
+            "Content-Type": "application/json",
+            "X-Part": "  7 ",
+        ]
+        form.append(InputStream(data: Data(#"{"a":1}"#.utf8)), withLength: 7, headers: headers)
+        let part = try #require(try form.parsedParts().first)
+        #expect(part.headers.map(\.name) == ["Content-Disposition", "Content-Type", "X-Part"])
+        #expect(part.headers.last?.value == "7", "trimmed, as a request's field is")
+        #expect(part.name == "doc" && part.filename == "d.json" && part.contentType == "application/json")
+        #expect(part.body == Data(#"{"a":1}"#.utf8))
+    }
+
+    /// A line break in a part's field would end its header block early and
+    /// let the value write header fields of its own.
+    @Test(arguments: [("X-Part", "a\r\nContent-Type: text/html"), ("X Part", "a"), ("X-Part", "nul\u{0}")])
+    func aPartFieldThatBreaksTheSyntaxFailsTheEncoding(name: String, value: String) throws {
+        let form = MultipartFormData()
+        form.append(InputStream(data: Data("x".utf8)), withLength: 1, headers: [HTTPHeader(name: name, value: value)])
+        do {
+            _ = try form.encode()
+            Issue.record("encoded a part field \(name): \(value.debugDescription)")
+        } catch HTTPError.urlRequestValidationFailed(reason: .invalidHeaderName(let named)) {
+            #expect(named == name && name.contains(" "))
+        } catch HTTPError.urlRequestValidationFailed(reason: .invalidHeaderValue(let named)) {
+            #expect(named == name && !name.contains(" "))
+        }
+    }
 }

@@ -419,6 +419,13 @@ public class Request: @unchecked Sendable {
         return self
     }
 
+    /// What ``redirect(using:)`` set for this request, or `nil` (the
+    /// session's ``Session/redirectHandler`` decides), as Alamofire's
+    /// `redirectHandler`.
+    public var redirectHandler: Redirector? {
+        mutableState.withLock(owner: self) { $0.redirector }
+    }
+
     /// Calls `handler` with the download progress each time body bytes
     /// arrive, and starts the request (unless it waits for ``resume()``).
     ///

@@ -56,6 +56,26 @@ struct MultipartBodyPart: Sendable {
         return Data(text.utf8)
     }
 
+    /// The header block of a part whose fields the caller gives, checked as
+    /// a request's fields are (``RequestSyntax``).
+    static func headers(_ fields: HTTPHeaders) throws(HTTPError) -> Data {
+        var text = ""
+        for field in fields {
+            guard RequestSyntax.isToken(field.name) else {
+                throw .urlRequestValidationFailed(reason: .invalidHeaderName(field.name))
+            }
+            let value: String
+            switch RequestSyntax.check(value: field.value) {
+            case .valid: value = field.value
+            case .trimmed(let trimmed): value = trimmed
+            case .invalid: throw .urlRequestValidationFailed(reason: .invalidHeaderValue(name: field.name))
+            }
+            text += "\(field.name): \(value)\r\n"
+        }
+        text += "\r\n"
+        return Data(text.utf8)
+    }
+
     /// A name or file name, made safe inside a quoted parameter value.
     static func escape(_ value: String) -> String {
         guard value.unicodeScalars.contains(where: { $0 == "\"" || $0 == "\r" || $0 == "\n" }) else { return value }

@@ -221,6 +221,31 @@ public final class MultipartFormData: Sendable {
         }
     }
 
+    /// Appends `length` bytes read from `stream` under the part header
+    /// fields `headers`, written as given, in order (Alamofire's primitive:
+    /// the other `append` methods write `Content-Disposition` and
+    /// `Content-Type` for you). Read once, as
+    /// ``append(_:withLength:name:fileName:mimeType:)``'s stream is.
+    ///
+    /// A field name that is not an RFC 9110 token, or a value with a control
+    /// character (a line break would end the part's header block early), makes
+    /// the encoding throw ``HTTPError/urlRequestValidationFailed(reason:)``
+    /// naming the field; values lose their leading and trailing spaces and tabs.
+    ///
+    /// - Parameters:
+    ///   - stream: An unopened input stream, no longer used by the caller.
+    ///   - length: The number of bytes the part holds.
+    ///   - headers: The part's header fields.
+    public func append(_ stream: sending InputStream, withLength length: UInt64, headers: HTTPHeaders) {
+        do {
+            let encoded = try MultipartBodyPart.headers(headers)
+            let part = MultipartBodyPart(headers: encoded, content: .stream(.init(stream)), length: length)
+            state.withLock(owner: self) { $0.add(part) }
+        } catch {
+            fail(error)
+        }
+    }
+
     private func fail(_ reason: HTTPError.MultipartEncodingFailureReason) {
         fail(.multipartEncodingFailed(reason: reason))
     }

@@ -28,4 +28,14 @@ import FoundationNetworking
 ///   validator of a data request works on an upload too.
 // `@unchecked Sendable` as `Request`: constants only here; what changes is in
 // `Request.mutableState`, behind its one lock.
-public class DataRequest: Request, @unchecked Sendable {}
+public class DataRequest: Request, @unchecked Sendable {
+    /// The body of the final response once the request finished, or `nil`
+    /// before then, after a failure without a body, and for a download or
+    /// stream (Alamofire's `data`, which also grows while the body arrives:
+    /// here the body is kept by one attempt until it ends; follow it with
+    /// ``downloadProgress(queue:_:)``).
+    public var data: Data? {
+        guard !outcome.isPending, case .success(let raw) = outcome.outcomeOnceSettled() else { return nil }
+        return raw.data
+    }
+}
