@@ -10,3 +10,11 @@ extension DispatchTime {
         return .now() + .nanoseconds(Int(seconds * 1e9))
     }
 }
+
+extension DispatchTime {
+    /// The seconds from this time until now (0 if the clock reads earlier).
+    var secondsElapsed: Double {
+        let now = DispatchTime.now().uptimeNanoseconds
+        return now > uptimeNanoseconds ? Double(now - uptimeNanoseconds) / 1e9 : 0
+    }
+}

@@ -54,6 +54,28 @@ struct AlamofireSessionNamesTests {
         #expect(refused.data == nil && refused.error != nil)
     }
 
+    /// Alamofire's `serializationDuration`: how long the serializer ran,
+    /// carried through `map`; on a download's response too.
+    @Test func aResponseSaysHowLongItsSerializerTook() async {
+        struct Slow: ResponseSerializer {
+            func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: HTTPError?) throws -> Int {
+                Thread.sleep(forTimeInterval: 0.02)
+                return data?.count ?? 0
+            }
+        }
+        let session = Session(transport: transport)
+        let response = await withCheckedContinuation { done in
+            session.request("http://api.invalid/").response(queue: handlerQueue, responseSerializer: Slow()) { done.resume(returning: $0) }
+        }
+        #expect(response.serializationDuration >= 0.02)
+        #expect(response.map { $0 + 1 }.serializationDuration == response.serializationDuration)
+        let download = await withCheckedContinuation { done in
+            session.download("http://api.invalid/file").response(queue: handlerQueue, responseSerializer: Slow()) { done.resume(returning: $0) }
+        }
+        defer { download.fileURL.map { try? FileManager.default.removeItem(at: $0) } }
+        #expect(download.serializationDuration >= 0.02)
+    }
+
     /// Alamofire's `Request.redirectHandler`: what `redirect(using:)` set.
     @Test func aRequestsRedirectHandlerIsTheOneItWasGiven() {
         let session = Session(transport: transport, startRequestsImmediately: false)

@@ -35,6 +35,9 @@ public struct DataResponse<Success: Sendable, Failure: Error>: Sendable {
     public let result: Result<Success, Failure>
     /// When the request started and finished.
     public let timing: Timing
+    /// How long the serializer took to make `result`, in seconds (0 for a
+    /// response made without one).
+    public let serializationDuration: TimeInterval
 
     /// Creates a response.
     ///
@@ -44,16 +47,27 @@ public struct DataResponse<Success: Sendable, Failure: Error>: Sendable {
     ///   - data: The body bytes.
     ///   - result: The serialized value or the error.
     ///   - timing: When it started and finished.
-    public init(request: URLRequest?, response: HTTPURLResponse?, data: Data?, result: Result<Success, Failure>, timing: Timing) {
-        self.init(request: request, head: response.map(ResponseHead.init), data: data, result: result, timing: timing)
+    ///   - serializationDuration: How long serialization took, in seconds.
+    public init(
+        request: URLRequest?, response: HTTPURLResponse?, data: Data?, result: Result<Success, Failure>, timing: Timing,
+        serializationDuration: TimeInterval = 0
+    ) {
+        self.init(
+            request: request, head: response.map(ResponseHead.init), data: data, result: result, timing: timing,
+            serializationDuration: serializationDuration
+        )
     }
 
-    init(request: URLRequest?, head: ResponseHead?, data: Data?, result: Result<Success, Failure>, timing: Timing) {
+    init(
+        request: URLRequest?, head: ResponseHead?, data: Data?, result: Result<Success, Failure>, timing: Timing,
+        serializationDuration: TimeInterval = 0
+    ) {
         self.request = request
         self.head = head
         self.data = data
         self.result = result
         self.timing = timing
+        self.serializationDuration = serializationDuration
     }
 
     /// The value on success, otherwise `nil`.
@@ -121,7 +135,9 @@ public struct DataResponse<Success: Sendable, Failure: Error>: Sendable {
     private func with<NewSuccess: Sendable, NewFailure: Error>(
         _ result: Result<NewSuccess, NewFailure>
     ) -> DataResponse<NewSuccess, NewFailure> {
-        DataResponse<NewSuccess, NewFailure>(request: request, head: head, data: data, result: result, timing: timing)
+        DataResponse<NewSuccess, NewFailure>(
+            request: request, head: head, data: data, result: result, timing: timing, serializationDuration: serializationDuration
+        )
     }
 }
 

@@ -22,6 +22,9 @@ public struct DownloadResponse<Success: Sendable, Failure: Error>: Sendable {
     public let result: Result<Success, Failure>
     /// When the request started and finished.
     public let timing: ResponseTiming
+    /// How long the serializer took to make `result`, in seconds (0 for a
+    /// response made without one).
+    public let serializationDuration: TimeInterval
 
     /// Creates a response.
     ///
@@ -32,19 +35,20 @@ public struct DownloadResponse<Success: Sendable, Failure: Error>: Sendable {
     ///   - resumeData: Data to resume the download with.
     ///   - result: The serialized value or the error.
     ///   - timing: When it started and finished.
+    ///   - serializationDuration: How long serialization took, in seconds.
     public init(
         request: URLRequest?, response: HTTPURLResponse?, fileURL: URL?, resumeData: Data?,
-        result: Result<Success, Failure>, timing: ResponseTiming
+        result: Result<Success, Failure>, timing: ResponseTiming, serializationDuration: TimeInterval = 0
     ) {
         self.init(
             request: request, head: response.map(ResponseHead.init), fileURL: fileURL, resumeData: resumeData,
-            result: result, timing: timing
+            result: result, timing: timing, serializationDuration: serializationDuration
         )
     }
 
     init(
         request: URLRequest?, head: ResponseHead?, fileURL: URL?, resumeData: Data?,
-        result: Result<Success, Failure>, timing: ResponseTiming
+        result: Result<Success, Failure>, timing: ResponseTiming, serializationDuration: TimeInterval = 0
     ) {
         self.request = request
         self.head = head
@@ -52,6 +56,7 @@ public struct DownloadResponse<Success: Sendable, Failure: Error>: Sendable {
         self.resumeData = resumeData
         self.result = result
         self.timing = timing
+        self.serializationDuration = serializationDuration
     }
 
     /// The same response with its success value transformed; failures pass through.
@@ -93,7 +98,8 @@ public struct DownloadResponse<Success: Sendable, Failure: Error>: Sendable {
         _ result: Result<NewSuccess, NewFailure>
     ) -> DownloadResponse<NewSuccess, NewFailure> {
         DownloadResponse<NewSuccess, NewFailure>(
-            request: request, head: head, fileURL: fileURL, resumeData: resumeData, result: result, timing: timing
+            request: request, head: head, fileURL: fileURL, resumeData: resumeData, result: result, timing: timing,
+            serializationDuration: serializationDuration
         )
     }
 

@@ -15,10 +15,11 @@ struct DataResponder<Serializer: DataResponseSerializerProtocol>: OutcomeRespond
     var runsOnlyLibraryCode: Bool { (serializer as? any LibrarySerializer)?.runsOnlyLibraryCode ?? false }
 
     func response(to raw: RawResponse, settled: Bool, of request: Request?) -> DataResponse<Serializer.SerializedObject, HTTPError> {
+        let began = DispatchTime.now()
+        let result = settled ? serializer.result(for: raw) : .failure(raw.error ?? .abandoned)
         let response = DataResponse(
-            request: raw.request, head: raw.head, data: raw.data,
-            result: settled ? serializer.result(for: raw) : .failure(raw.error ?? .abandoned),
-            timing: ResponseTiming(start: start, end: raw.end)
+            request: raw.request, head: raw.head, data: raw.data, result: result,
+            timing: ResponseTiming(start: start, end: raw.end), serializationDuration: began.secondsElapsed
         )
         if let monitor, let request = request as? DataRequest { monitor.request(request, didParseResponse: response) }
         return response

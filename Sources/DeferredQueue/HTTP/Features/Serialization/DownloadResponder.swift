@@ -15,10 +15,11 @@ struct DownloadResponder<Serializer: DownloadResponseSerializerProtocol>: Outcom
 
     func response(to raw: RawResponse, settled: Bool, of request: Request?) -> DownloadResponse<Serializer.SerializedObject, HTTPError> {
         let download = request as? DownloadRequest
+        let began = DispatchTime.now()
+        let result = settled ? serializer.result(forDownload: raw) : .failure(raw.error ?? .abandoned)
         let response = DownloadResponse(
             request: raw.request, head: raw.head, fileURL: raw.fileURL, resumeData: raw.resumeData ?? download?.resumeData,
-            result: settled ? serializer.result(forDownload: raw) : .failure(raw.error ?? .abandoned),
-            timing: ResponseTiming(start: start, end: raw.end)
+            result: result, timing: ResponseTiming(start: start, end: raw.end), serializationDuration: began.secondsElapsed
         )
         if let monitor, let download { monitor.request(download, didParseResponse: response) }
         return response
