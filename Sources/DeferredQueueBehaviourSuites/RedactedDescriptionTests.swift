@@ -154,11 +154,11 @@ struct RedactedDescriptionTests {
     }
 
     @Test func headersDescribeCredentialsAndCookiesAsMasked() {
-        let headers: HTTPHeaders = [
+        let headers = HTTPHeaders(keepingDuplicates: [
             .authorization(bearerToken: Secret.bearer), .authorization(username: "user", password: Secret.password),
             HTTPHeader(name: "proxy-authorization", value: "Basic \(Secret.basic)"), HTTPHeader(name: "COOKIE", value: Secret.cookie),
             HTTPHeader(name: "Set-Cookie", value: "sid=\(Secret.setCookie)"), .accept("application/json"),
-        ]
+        ])
         #expect(Secret.leaked(in: headers.description).isEmpty, "\(headers.description)")
         #expect(headers.description.contains("Authorization: Bearer ***"))
         #expect(headers.description.contains("proxy-authorization: Basic ***"))

@@ -105,6 +105,29 @@ struct DownloadTests {
         #expect(whole.error?.kind == "status(404)")
     }
 
+    /// A finished download always has a file, an empty body's too (a 204,
+    /// a `HEAD`): so a serializer given no file reports that, as Alamofire's
+    /// `inputFileNil` does, rather than an empty body.
+    @Test func anEmptyDownloadStillHasAFile() async throws {
+        let fixture = try Fixture()
+        let session = TestTransport.makeSession()
+        for (path, method) in [("/no-content", HTTPMethod.get), ("/json", .head), ("/empty", .get)] {
+            let response = try await session.download(fixture.url(path), method: method)
+                .serializingResponse(using: DataResponseSerializer(emptyResponseCodes: [200, 204])).value
+            let file = try #require(response.fileURL, "\(TestTransport.name): \(method) \(path)")
+            defer { try? FileManager.default.removeItem(at: file) }
+            #expect(try Data(contentsOf: file).isEmpty)
+            #expect(response.value == Data(), "\(String(describing: response.error))")
+        }
+        let noContent = HTTPURLResponse(url: URL(fileURLWithPath: "/"), statusCode: 204, httpVersion: nil, headerFields: nil)
+        do {
+            _ = try DataResponseSerializer().serializeDownload(request: nil, response: noContent, fileURL: nil, error: nil)
+            Issue.record("a download without a file serialized")
+        } catch HTTPError.downloadedFileMoveFailed(let error as CocoaError, nil, nil) {
+            #expect(error.code == .fileNoSuchFile)
+        }
+    }
+
     @Test func cancellingTheDeferredCancelsTheDownload() async throws {
         let fixture = try Fixture()
         let session = TestTransport.makeSession()

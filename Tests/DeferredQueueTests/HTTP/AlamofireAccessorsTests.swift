@@ -68,6 +68,22 @@ struct AlamofireAccessorsTests {
         #expect(String(decoding: raw, as: UTF8.self).hasPrefix(")]}'"))
     }
 
+    /// The factory forms take every setting the initialisers take.
+    @Test func serializerFactoriesPassTheirSettingsOn() async throws {
+        let session = Session(transport: transport)
+        let stripped = try await session.request("http://api.invalid/xssi")
+            .serializingResponse(using: .data(dataPreprocessor: .googleXSSI)).value
+        #expect(stripped.value == Data(#"{"title":"hello"}"#.utf8))
+        let latin1 = try await session.request("http://api.invalid/")
+            .serializingResponse(using: .string(dataPreprocessor: .googleXSSI, encoding: .isoLatin1)).value
+        #expect(latin1.value == #"{"title":"hello"}"#)
+        let entry = try await session.request("http://api.invalid/xssi")
+            .serializingResponse(using: .decodable(of: Entry.self, dataPreprocessor: .googleXSSI)).value
+        #expect(entry.value == Entry(title: "hello"))
+        let empty: DataResponseSerializer = .data(emptyResponseCodes: [200], emptyRequestMethods: [.get])
+        #expect(empty.emptyResponseCodes == [200] && empty.emptyRequestMethods == [.get])
+    }
+
     @Test func defaultHeadersAreWhatTheSessionSends() async throws {
         #expect(HTTPHeaders.default.map(\.name) == ["Accept-Encoding", "Accept-Language", "User-Agent"])
         #expect(HTTPHeader.defaultAcceptEncoding.value == "gzip, deflate")
@@ -80,10 +96,10 @@ struct AlamofireAccessorsTests {
     }
 
     @Test func sortingOrdersByNameIgnoringCaseAndKeepsRepeatedFieldsInOrder() {
-        var headers: HTTPHeaders = [
+        var headers = HTTPHeaders(keepingDuplicates: [
             HTTPHeader(name: "x-b", value: "1"), HTTPHeader(name: "Accept", value: "a"),
             HTTPHeader(name: "X-B", value: "2"), HTTPHeader(name: "content-type", value: "c"),
-        ]
+        ])
         let sorted = headers.sorted()
         #expect(sorted.map(\.name) == ["Accept", "content-type", "x-b", "X-B"])
         #expect(sorted.values(for: "x-b") == ["1", "2"])

@@ -48,18 +48,36 @@ struct HTTPTypesTests {
         #expect(headers.description == "a: two\nC: 3\nD: 4")
     }
 
-    @Test func addKeepsDuplicatesAndReadingJoinsThem() {
+    /// Alamofire's `testHeadersAreStoreUniquelyByCaseInsensitiveName`: every
+    /// way of making or adding to a list keeps one field per name, so that
+    /// `headers.add(.authorization(…))` never sends two credentials.
+    @Test func aNameOccursOnceHoweverTheListIsMade() {
+        let fields = [HTTPHeader(name: "key", value: ""), HTTPHeader(name: "Key", value: ""), HTTPHeader(name: "KEY", value: "")]
+        let literal: HTTPHeaders = [.init(name: "key", value: ""), .init(name: "Key", value: ""), .init(name: "KEY", value: "")]
+        #expect(HTTPHeaders(fields).count == 1)
+        #expect(literal.count == 1)
+        var added = HTTPHeaders()
+        added.add(.authorization(bearerToken: "old"))
+        added.add(name: "X-Other", value: "x")
+        added.add(.authorization(bearerToken: "new"))
+        #expect(added.map(\.value) == ["Bearer new", "x"])
+        #expect(HTTPHeaders([.init(name: "A", value: "1"), .init(name: "B", value: "2"), .init(name: "a", value: "3")])
+            .map(\.description) == ["a: 3", "B: 2"], "first position, last value")
+        #expect(HTTPHeaders(keepingDuplicates: fields).count == 3)
+    }
+
+    @Test func appendKeepsDuplicatesAndReadingJoinsThem() {
         var headers = HTTPHeaders()
-        headers.add(name: "Accept", value: "text/html")
-        headers.add(.init(name: "X-Other", value: "x"))
-        headers.add(name: "accept", value: "application/json")
+        headers.append(.init(name: "Accept", value: "text/html"))
+        headers.append(.init(name: "X-Other", value: "x"))
+        headers.append(.init(name: "accept", value: "application/json"))
         #expect(headers.count == 3)
         #expect(headers.values(for: "ACCEPT") == ["text/html", "application/json"])
         #expect(headers["Accept"] == "text/html, application/json")
         #expect(headers.dictionary == ["Accept": "text/html, application/json", "X-Other": "x"])
         headers.update(.accept("*/*"))
         #expect(headers.map(\.description) == ["Accept: */*", "X-Other: x"])
-        headers.add(name: "accept", value: "a")
+        headers.append(.init(name: "accept", value: "a"))
         headers.remove(name: "Accept")
         #expect(headers.map(\.name) == ["X-Other"])
     }

@@ -83,7 +83,10 @@ struct RetryPolicyAlamofireTests {
         let timedOut = PolicyFixture { _ in .failure(.timedOut) }
         _ = await probe(timedOut.session.request(timedOut.url("/slow"), interceptor: ConnectionLostRetryPolicy(exponentialBackoffScale: 0.01)))
         #expect(timedOut.requests.count == 1, "a time-out is not either")
-        #expect(policy.policy.retryableHTTPStatusCodes.isEmpty)
-        #expect(policy.policy.retryableURLErrorCodes == [.networkConnectionLost])
+        #expect(policy.retryableHTTPStatusCodes.isEmpty && policy.policy.retryableHTTPStatusCodes.isEmpty)
+        #expect(policy.retryableURLErrorCodes == [.networkConnectionLost])
+        let custom = ConnectionLostRetryPolicy(retryLimit: 5, exponentialBackoffBase: 3, exponentialBackoffScale: 0.25, retryableHTTPMethods: [.get])
+        #expect(custom.retryLimit == 5 && custom.exponentialBackoffBase == 3 && custom.exponentialBackoffScale == 0.25)
+        #expect(custom.retryableHTTPMethods == [.get])
     }
 }

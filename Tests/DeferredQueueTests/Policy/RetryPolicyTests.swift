@@ -49,4 +49,15 @@ struct RetryPolicyTests {
         #expect(policy.delay(beforeRetry: 0, method: .get, statusCode: nil, error: URLError(.timedOut)) == 0.5)
         #expect(policy.delay(beforeRetry: 0, method: .get, statusCode: nil, error: URLError(.badURL)) == nil)
     }
+
+    /// Alamofire's order: a retryable status is retried even when the
+    /// transfer then failed with an error the policy does not retry; the
+    /// error decides only when the status does not.
+    @Test func theStatusIsJudgedBeforeTheTransportError() {
+        let policy = RetryPolicy(jitter: .none)
+        #expect(policy.delay(beforeRetry: 0, method: .get, statusCode: 503, error: URLError(.unknown)) == 0.5)
+        #expect(policy.delay(beforeRetry: 0, method: .get, statusCode: 200, error: URLError(.unknown)) == nil)
+        #expect(policy.delay(beforeRetry: 0, method: .get, statusCode: 200, error: URLError(.networkConnectionLost)) == 0.5)
+        #expect(policy.delay(beforeRetry: 0, method: .post, statusCode: 503, error: URLError(.unknown)) == nil)
+    }
 }

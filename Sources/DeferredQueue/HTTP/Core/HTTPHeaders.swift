@@ -82,9 +82,11 @@ public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible {
 /// headers["ACCEPT"] = nil      // removes
 /// ```
 ///
-/// - Note: ``add(name:value:)`` keeps earlier fields of the same name; reading such a name
-///   joins the values with `", "` (RFC 9110 §5.3). ``update(name:value:)`` and the
-///   subscript setter replace them instead.
+/// - Note: As in Alamofire, a name occurs once: ``add(name:value:)``, ``update(name:value:)``,
+///   the subscript setter and the initialisers replace an earlier field of the same name
+///   (any casing). A response head keeps repeated fields (`Set-Cookie`) apart:
+///   ``init(keepingDuplicates:)`` and ``append(_:)`` make such a list, and reading a
+///   repeated name joins its values with `", "` (RFC 9110 §5.3).
 public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral,
     Collection, CustomStringConvertible
 {
@@ -93,10 +95,19 @@ public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral, 
     /// Creates an empty list.
     public init() {}
 
-    /// Creates a list holding `headers` in order, duplicates included.
+    /// Creates a list of `headers` in order; a repeated name (any casing)
+    /// keeps its first position and its last value, as in Alamofire.
     ///
     /// - Parameter headers: The fields.
     public init(_ headers: [HTTPHeader]) {
+        for header in headers { update(header) }
+    }
+
+    /// Creates a list holding `headers` in order, repeated names included —
+    /// a response head as received (each `Set-Cookie` apart).
+    ///
+    /// - Parameter headers: The fields.
+    public init(keepingDuplicates headers: [HTTPHeader]) {
         fields = headers
     }
 
@@ -119,11 +130,12 @@ public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral, 
         }
     }
 
-    /// Creates a list from an array literal of fields, in order, duplicates included.
+    /// Creates a list from an array literal of fields, in order; a repeated
+    /// name keeps its first position and its last value (``init(_:)-([HTTPHeader])``).
     ///
     /// - Parameter elements: The fields.
     public init(arrayLiteral elements: HTTPHeader...) {
-        fields = elements
+        self.init(elements)
     }
 
     /// The value for `name` (any casing): `nil` when absent, the values joined with `", "`
@@ -157,19 +169,28 @@ public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral, 
         fields.filter { Self.namesMatch($0.name, name) }.map(\.value)
     }
 
-    /// Appends a field, keeping any earlier field of the same name.
+    /// Sets the value for `name`, as ``update(name:value:)`` does (Alamofire's
+    /// `add`): an earlier field of that name is replaced, never doubled.
     ///
     /// - Parameters:
     ///   - name: The field name.
     ///   - value: The field value.
     public mutating func add(name: String, value: String) {
-        fields.append(HTTPHeader(name: name, value: value))
+        update(HTTPHeader(name: name, value: value))
     }
 
-    /// Appends a field, keeping any earlier field of the same name.
+    /// Sets a field, as ``update(_:)`` does (Alamofire's `add`).
     ///
     /// - Parameter header: The field.
     public mutating func add(_ header: HTTPHeader) {
+        update(header)
+    }
+
+    /// Appends a field, keeping any earlier field of the same name: for a
+    /// field that may repeat (a response's `Set-Cookie`).
+    ///
+    /// - Parameter header: The field.
+    public mutating func append(_ header: HTTPHeader) {
         fields.append(header)
     }
 

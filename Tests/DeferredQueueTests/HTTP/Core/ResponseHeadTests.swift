@@ -12,7 +12,7 @@ struct ResponseHeadTests {
     let url = URL(string: "http://127.0.0.1/a")!
 
     private func head(_ fields: [(name: String, value: String)], status: Int = 200) -> ResponseHead {
-        ResponseHead(url: url, statusCode: status, httpVersion: "HTTP/1.1", headers: HTTPHeaders(fields.map { HTTPHeader(name: $0.name, value: $0.value) }))
+        ResponseHead(url: url, statusCode: status, httpVersion: "HTTP/1.1", headers: HTTPHeaders(keepingDuplicates: fields.map { HTTPHeader(name: $0.name, value: $0.value) }))
     }
 
     @Test func namesMatchIgnoringTheCaseOfASCIILettersOnly() {

@@ -106,7 +106,7 @@ enum RequestConversion {
         ResponseHead(
             url: url, statusCode: Int(head.status.code),
             httpVersion: versionString(head.version),
-            headers: DeferredQueue.HTTPHeaders(head.headers.map { DeferredQueue.HTTPHeader(name: $0.name, value: $0.value) })
+            headers: DeferredQueue.HTTPHeaders(keepingDuplicates: head.headers.map { DeferredQueue.HTTPHeader(name: $0.name, value: $0.value) })
         )
     }
 }

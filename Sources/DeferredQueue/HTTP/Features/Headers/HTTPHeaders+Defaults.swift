@@ -32,7 +32,7 @@ extension HTTPHeaders {
     /// - Returns: The sorted list.
     public func sorted() -> HTTPHeaders {
         let indexed = enumerated().map { (offset: $0.offset, field: $0.element) }
-        return HTTPHeaders(indexed.sorted { lhs, rhs in
+        return HTTPHeaders(keepingDuplicates: indexed.sorted { lhs, rhs in
             let (left, right) = (lhs.field.name.lowercased(), rhs.field.name.lowercased())
             return left == right ? lhs.offset < rhs.offset : left < right
         }.map(\.field))

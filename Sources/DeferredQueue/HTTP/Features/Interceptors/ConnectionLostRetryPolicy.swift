@@ -38,6 +38,21 @@ public struct ConnectionLostRetryPolicy: RequestInterceptor {
         )
     }
 
+    // Alamofire's accessors, read from `policy`.
+
+    /// The most retries after the first attempt.
+    public var retryLimit: UInt { policy.retryLimit }
+    /// The base of the exponential backoff.
+    public var exponentialBackoffBase: UInt { policy.exponentialBackoffBase }
+    /// The first retry's delay in seconds, before jitter.
+    public var exponentialBackoffScale: Double { policy.exponentialBackoffScale }
+    /// Methods that may be retried.
+    public var retryableHTTPMethods: Set<HTTPMethod> { policy.retryableHTTPMethods }
+    /// Statuses that are retried: none.
+    public var retryableHTTPStatusCodes: Set<Int> { policy.retryableHTTPStatusCodes }
+    /// Errors that are retried: `networkConnectionLost`.
+    public var retryableURLErrorCodes: Set<URLError.Code> { policy.retryableURLErrorCodes }
+
     public func adapt(
         _ urlRequest: URLRequest, for session: Session,
         completion: @escaping @Sendable (_ result: Result<URLRequest, any Error>) -> Void

@@ -139,10 +139,8 @@ public struct RetryPolicy: Sendable {
     public func shouldRetry(request: Request, dueTo error: any Error) -> Bool {
         let failure = HTTPError(transportError: error)
         if let shouldRetry { return shouldRetry(request, failure) }
-        let urlError = failure.urlError
         return isRetryable(
-            method: request.method, statusCode: urlError == nil ? failure.responseCode ?? request.response?.statusCode : nil,
-            error: urlError
+            method: request.method, statusCode: failure.responseCode ?? request.responseHead?.statusCode, error: failure.urlError
         )
     }
 
@@ -153,16 +151,15 @@ public struct RetryPolicy: Sendable {
     /// policy knows is used: ``shouldRetry``, `Retry-After` in the request's
     /// latest ``Request/response``, backoff and jitter.
     func delay(for request: Request, dueTo error: HTTPError) -> Double? {
+        // The latest attempt's head (`nil` when it failed before one arrived).
         let response = request.responseHead
-        let urlError = error.urlError
-        let statusCode = urlError == nil ? error.responseCode ?? response?.statusCode : nil
         if let shouldRetry {
             guard UInt(request.retryCount) < retryLimit, shouldRetry(request, error) else { return nil }
             return wait(beforeRetry: request.retryCount, response: response)
         }
         return delay(
             beforeRetry: request.retryCount, method: request.method,
-            statusCode: statusCode, error: urlError, response: urlError == nil ? response : nil
+            statusCode: error.responseCode ?? response?.statusCode, error: error.urlError, response: response
         )
     }
 
@@ -184,12 +181,14 @@ public struct RetryPolicy: Sendable {
         return wait(beforeRetry: retry, response: response)
     }
 
-    /// Whether the sets say a failure of `method`, with `statusCode` or `error`, is retried.
+    /// Whether the sets say a failure of `method`, with `statusCode` or `error`,
+    /// is retried: the status first, then the transport error, as in Alamofire
+    /// (a retryable status whose body then failed is retried).
     private func isRetryable(method: HTTPMethod, statusCode: Int?, error: URLError?) -> Bool {
         guard retryableHTTPMethods.contains(method) else { return false }
-        if let error { return retryableURLErrorCodes.contains(error.code) }
-        guard let statusCode else { return false }
-        return retryableHTTPStatusCodes.contains(statusCode)
+        if let statusCode, retryableHTTPStatusCodes.contains(statusCode) { return true }
+        guard let error else { return false }
+        return retryableURLErrorCodes.contains(error.code)
     }
 
     /// ``delay(beforeRetry:method:statusCode:error:response:)`` without a

@@ -30,15 +30,18 @@ public protocol DownloadResponseSerializerProtocol<SerializedObject>: Sendable {
 
 extension DownloadResponseSerializerProtocol where Self: DataResponseSerializerProtocol {
     /// Reads the whole file, then serializes its bytes as ``serialize(request:response:data:error:)`` does.
+    /// No file is a failure (Alamofire's `inputFileNil`), as for ``URLResponseSerializer``:
+    /// a finished download always has one, an empty body's too.
     public func serializeDownload(request: URLRequest?, response: HTTPURLResponse?, fileURL: URL?, error: HTTPError?) throws -> SerializedObject {
         if let error { throw error }
-        var data: Data?
-        if let fileURL {
-            do {
-                data = try Data(contentsOf: fileURL)
-            } catch {
-                throw HTTPError.downloadedFileMoveFailed(error: error, source: fileURL, destination: nil)
-            }
+        guard let fileURL else {
+            throw HTTPError.downloadedFileMoveFailed(error: CocoaError(.fileNoSuchFile), source: nil, destination: nil)
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: fileURL)
+        } catch {
+            throw HTTPError.downloadedFileMoveFailed(error: error, source: fileURL, destination: nil)
         }
         return try serialize(request: request, response: response, data: data, error: nil)
     }

@@ -11,11 +11,48 @@ import Foundation
 extension ResponseSerializer where Self == DataResponseSerializer {
     /// A ``DataResponseSerializer`` with its defaults.
     public static var data: DataResponseSerializer { DataResponseSerializer() }
+
+    /// A ``DataResponseSerializer`` with these settings.
+    ///
+    /// - Parameters:
+    ///   - dataPreprocessor: Runs on the body first (default: unchanged).
+    ///   - emptyResponseCodes: Where an empty body is a success (default: 204, 205).
+    ///   - emptyRequestMethods: Where an empty body is a success (default: `HEAD`).
+    /// - Returns: The serializer.
+    public static func data(
+        dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
+        emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods
+    ) -> DataResponseSerializer {
+        DataResponseSerializer(
+            dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        )
+    }
 }
 
 extension ResponseSerializer where Self == StringResponseSerializer {
     /// A ``StringResponseSerializer`` with its defaults.
     public static var string: StringResponseSerializer { StringResponseSerializer() }
+
+    /// A ``StringResponseSerializer`` with these settings.
+    ///
+    /// - Parameters:
+    ///   - dataPreprocessor: Runs on the body first (default: unchanged).
+    ///   - encoding: Overrides the response's charset.
+    ///   - emptyResponseCodes: Where an empty body is `""` (default: 204, 205).
+    ///   - emptyRequestMethods: Where an empty body is `""` (default: `HEAD`).
+    /// - Returns: The serializer.
+    public static func string(
+        dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
+        encoding: String.Encoding? = nil,
+        emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods
+    ) -> StringResponseSerializer {
+        StringResponseSerializer(
+            dataPreprocessor: dataPreprocessor, encoding: encoding,
+            emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        )
+    }
 }
 
 extension ResponseSerializer where Self == JSONResponseSerializer {
@@ -28,23 +65,70 @@ extension ResponseSerializer {
     ///
     /// - Parameters:
     ///   - type: The type to decode.
+    ///   - dataPreprocessor: Runs on the body first (default: unchanged).
     ///   - decoder: Decodes the body (default: a new `JSONDecoder`).
+    ///   - emptyResponseCodes: Where an empty body is allowed (default: 204, 205).
+    ///   - emptyRequestMethods: Where an empty body is allowed (default: `HEAD`).
     /// - Returns: The serializer.
     public static func decodable<T: Decodable & Sendable>(
-        of type: T.Type, decoder: any DataDecoder = JSONDecoder()
+        of type: T.Type,
+        dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
+        decoder: any DataDecoder = JSONDecoder(),
+        emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<T>.defaultEmptyRequestMethods
     ) -> Self where Self == DecodableResponseSerializer<T> {
-        DecodableResponseSerializer<T>(decoder: decoder)
+        DecodableResponseSerializer<T>(
+            dataPreprocessor: dataPreprocessor, decoder: decoder,
+            emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        )
     }
 }
 
 extension DataResponseSerializerProtocol where Self == DataResponseSerializer {
     /// A ``DataResponseSerializer`` with its defaults.
     public static var data: DataResponseSerializer { DataResponseSerializer() }
+
+    /// A ``DataResponseSerializer`` with these settings.
+    ///
+    /// - Parameters:
+    ///   - dataPreprocessor: Runs on the body first (default: unchanged).
+    ///   - emptyResponseCodes: Where an empty body is a success (default: 204, 205).
+    ///   - emptyRequestMethods: Where an empty body is a success (default: `HEAD`).
+    /// - Returns: The serializer.
+    public static func data(
+        dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
+        emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods
+    ) -> DataResponseSerializer {
+        DataResponseSerializer(
+            dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        )
+    }
 }
 
 extension DataResponseSerializerProtocol where Self == StringResponseSerializer {
     /// A ``StringResponseSerializer`` with its defaults.
     public static var string: StringResponseSerializer { StringResponseSerializer() }
+
+    /// A ``StringResponseSerializer`` with these settings.
+    ///
+    /// - Parameters:
+    ///   - dataPreprocessor: Runs on the body first (default: unchanged).
+    ///   - encoding: Overrides the response's charset.
+    ///   - emptyResponseCodes: Where an empty body is `""` (default: 204, 205).
+    ///   - emptyRequestMethods: Where an empty body is `""` (default: `HEAD`).
+    /// - Returns: The serializer.
+    public static func string(
+        dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
+        encoding: String.Encoding? = nil,
+        emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods
+    ) -> StringResponseSerializer {
+        StringResponseSerializer(
+            dataPreprocessor: dataPreprocessor, encoding: encoding,
+            emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        )
+    }
 }
 
 extension DataResponseSerializerProtocol where Self == JSONResponseSerializer {
@@ -57,23 +141,70 @@ extension DataResponseSerializerProtocol {
     ///
     /// - Parameters:
     ///   - type: The type to decode.
+    ///   - dataPreprocessor: Runs on the body first (default: unchanged).
     ///   - decoder: Decodes the body (default: a new `JSONDecoder`).
+    ///   - emptyResponseCodes: Where an empty body is allowed (default: 204, 205).
+    ///   - emptyRequestMethods: Where an empty body is allowed (default: `HEAD`).
     /// - Returns: The serializer.
     public static func decodable<T: Decodable & Sendable>(
-        of type: T.Type, decoder: any DataDecoder = JSONDecoder()
+        of type: T.Type,
+        dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
+        decoder: any DataDecoder = JSONDecoder(),
+        emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<T>.defaultEmptyRequestMethods
     ) -> Self where Self == DecodableResponseSerializer<T> {
-        DecodableResponseSerializer<T>(decoder: decoder)
+        DecodableResponseSerializer<T>(
+            dataPreprocessor: dataPreprocessor, decoder: decoder,
+            emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        )
     }
 }
 
 extension DownloadResponseSerializerProtocol where Self == DataResponseSerializer {
     /// A ``DataResponseSerializer`` with its defaults.
     public static var data: DataResponseSerializer { DataResponseSerializer() }
+
+    /// A ``DataResponseSerializer`` with these settings.
+    ///
+    /// - Parameters:
+    ///   - dataPreprocessor: Runs on the body first (default: unchanged).
+    ///   - emptyResponseCodes: Where an empty body is a success (default: 204, 205).
+    ///   - emptyRequestMethods: Where an empty body is a success (default: `HEAD`).
+    /// - Returns: The serializer.
+    public static func data(
+        dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
+        emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods
+    ) -> DataResponseSerializer {
+        DataResponseSerializer(
+            dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        )
+    }
 }
 
 extension DownloadResponseSerializerProtocol where Self == StringResponseSerializer {
     /// A ``StringResponseSerializer`` with its defaults.
     public static var string: StringResponseSerializer { StringResponseSerializer() }
+
+    /// A ``StringResponseSerializer`` with these settings.
+    ///
+    /// - Parameters:
+    ///   - dataPreprocessor: Runs on the body first (default: unchanged).
+    ///   - encoding: Overrides the response's charset.
+    ///   - emptyResponseCodes: Where an empty body is `""` (default: 204, 205).
+    ///   - emptyRequestMethods: Where an empty body is `""` (default: `HEAD`).
+    /// - Returns: The serializer.
+    public static func string(
+        dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
+        encoding: String.Encoding? = nil,
+        emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods
+    ) -> StringResponseSerializer {
+        StringResponseSerializer(
+            dataPreprocessor: dataPreprocessor, encoding: encoding,
+            emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        )
+    }
 }
 
 extension DownloadResponseSerializerProtocol where Self == JSONResponseSerializer {
@@ -86,12 +217,22 @@ extension DownloadResponseSerializerProtocol {
     ///
     /// - Parameters:
     ///   - type: The type to decode.
+    ///   - dataPreprocessor: Runs on the body first (default: unchanged).
     ///   - decoder: Decodes the body (default: a new `JSONDecoder`).
+    ///   - emptyResponseCodes: Where an empty body is allowed (default: 204, 205).
+    ///   - emptyRequestMethods: Where an empty body is allowed (default: `HEAD`).
     /// - Returns: The serializer.
     public static func decodable<T: Decodable & Sendable>(
-        of type: T.Type, decoder: any DataDecoder = JSONDecoder()
+        of type: T.Type,
+        dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
+        decoder: any DataDecoder = JSONDecoder(),
+        emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<T>.defaultEmptyRequestMethods
     ) -> Self where Self == DecodableResponseSerializer<T> {
-        DecodableResponseSerializer<T>(decoder: decoder)
+        DecodableResponseSerializer<T>(
+            dataPreprocessor: dataPreprocessor, decoder: decoder,
+            emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        )
     }
 }
 
