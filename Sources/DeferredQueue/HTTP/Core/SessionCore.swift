@@ -111,7 +111,8 @@ final class SessionCore: Sendable {
         // Checked before anything copies it: Foundation on Linux traps copying a request without one.
         guard let url = request.url else { throw .invalidURL("(no URL)") }
         // Again here, after adapters and modifiers, so that no transport is handed another scheme.
-        guard url.isHTTPURLWithHost else { throw .invalidURL(url.absoluteString) }
+        let form = url.sendableForm
+        if case .refused = form { throw .invalidURL(url.absoluteString) }
         // One assignment of the whole header dictionary: each
         // `setValue(_:forHTTPHeaderField:)` compares every field's name.
         var fields = request.allHTTPHeaderFields ?? [:]
@@ -145,8 +146,7 @@ final class SessionCore: Sendable {
         }
         // The session handles cookies; the transport must not.
         prepared.httpShouldHandleCookies = false
-        // `HTTP://` is `http://` (RFC 3986), but corelibs URLSession rejects it.
-        if let lowercased = url.withLowercasedScheme { prepared.url = lowercased }
+        if case .lowercased(let url) = form { prepared.url = url }
         return (prepared, setsFraming)
     }
 

@@ -23,13 +23,27 @@ extension URL {
         return true
     }
 
-    /// This URL with its scheme in lower case, RFC 3986's canonical form;
-    /// `nil` when it is already (the common case, checked without lowercasing).
-    var withLowercasedScheme: URL? {
-        guard let scheme, scheme != "http", scheme != "https", scheme != scheme.lowercased(),
-              var components = URLComponents(url: self, resolvingAgainstBaseURL: true) else { return nil }
-        components.scheme = scheme.lowercased()
-        return components.url
+    /// What a session may send to: this URL as it is (`http(s)` with a host,
+    /// the scheme in lower case), the same URL with its scheme lowercased
+    /// (RFC 3986's canonical form: `HTTP://` is `http://`, which corelibs
+    /// URLSession alone accepts), or nothing. The scheme is read once.
+    var sendableForm: SendableForm {
+        guard let scheme else { return .refused }
+        let isLowercase = scheme == "http" || scheme == "https"
+        let lowercased = isLowercase ? scheme : scheme.lowercased()
+        guard isLowercase || lowercased == "http" || lowercased == "https",
+              let host = host(percentEncoded: true), !host.isEmpty else { return .refused }
+        if isLowercase { return .asIs }
+        guard var components = URLComponents(url: self, resolvingAgainstBaseURL: true) else { return .refused }
+        components.scheme = lowercased
+        return components.url.map(SendableForm.lowercased) ?? .refused
+    }
+
+    /// See ``sendableForm``.
+    enum SendableForm {
+        case asIs
+        case lowercased(URL)
+        case refused
     }
 
     /// Whether `scheme` is `http` or `https` in any casing; the common
