@@ -370,4 +370,20 @@ struct JSONTests {
             #expect(try JSON(parsing: value.encoded()) == value)
         }
     }
+
+    /// Alamofire's `responseJSON` delivered `JSONSerialization`'s `Any`;
+    /// code that casts it ports through `foundationValue`.
+    @Test func foundationValueHasJSONSerializationsShape() throws {
+        let json: JSON = ["form": ["foo": "bar"], "n": 3, "x": 1.5, "ok": true, "none": nil, "list": [1, "a"]]
+        let object = try #require(json.foundationValue as? [String: Any])
+        #expect(object["form"] as? [String: String] == ["foo": "bar"])
+        #expect(object["n"] as? Int == 3)
+        #expect(object["x"] as? Double == 1.5)
+        #expect(object["ok"] as? Bool == true)
+        #expect(object["none"] is NSNull)
+        let list = try #require(object["list"] as? [Any])
+        #expect(list.count == 2 && list[0] as? Int == 1 && list[1] as? String == "a")
+        let data = try JSONSerialization.data(withJSONObject: json.foundationValue, options: [.sortedKeys])
+        #expect(try JSON(parsing: data) == json, "JSONSerialization takes it back")
+    }
 }
