@@ -126,6 +126,20 @@ struct RedirectTests {
         #expect(seen.events == [302])
     }
 
+    /// Alamofire's static spelling; `nil` from the closure delivers the redirect.
+    @Test func modifyUsingIsTheStaticSpelling() async throws {
+        let result = await response {
+            fixture.session.request(fixture.url("/redirect")).redirect(using: .modify { _, _ in nil })
+                .response(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(result?.response?.statusCode == 302)
+        #expect(fixture.requests.count == 1)
+        guard case .modify? = Redirector.modify(using: { next, _ in next }).behavior as Redirector.Behavior? else {
+            Issue.record("modify(using:) made another behaviour")
+            return
+        }
+    }
+
     @Test func aRedirectLoopFailsWithTooManyRedirects() async throws {
         let result = await response { fixture.session.request(fixture.url("/redirect-loop")).response(queue: handlerQueue, completionHandler: $0) }
         #expect(result?.error?.urlError?.code == .httpTooManyRedirects)

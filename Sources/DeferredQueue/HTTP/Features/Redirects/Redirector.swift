@@ -38,6 +38,18 @@ public struct Redirector: Sendable {
     /// Follows no redirect.
     public static let doNotFollow = Redirector(behavior: .doNotFollow)
 
+    /// Sends what `closure` returns instead of each redirect's request, or
+    /// nothing (`nil`: the handlers receive the redirect response), as
+    /// Alamofire's `.modify(using:)` (whose closure also took the task).
+    ///
+    /// - Parameter closure: Receives the next request and the redirect response.
+    /// - Returns: The redirector.
+    public static func modify(
+        using closure: @escaping @Sendable (_ next: URLRequest, _ response: HTTPURLResponse) -> URLRequest?
+    ) -> Redirector {
+        Redirector(behavior: .modify(closure))
+    }
+
     /// What this redirector does.
     public let behavior: Behavior
 
