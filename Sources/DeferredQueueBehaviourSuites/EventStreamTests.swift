@@ -33,6 +33,7 @@ struct EventStreamTests {
         #expect(received.count > 1, "a progress update per chunk")
         #expect(received == received.sorted(), "monotonic")
         #expect(received.last == Int64(Fixture.bigBodySize), "the last update is the whole body")
+        #expect(values.1.last?.isFinished == true)
         let built = values.2.map { $0.url?.absoluteString }
         #expect(built == [fixture.url("/big")])
         #expect(values.3.count == 1 && values.3[0].hasPrefix("$ curl"))

@@ -72,6 +72,9 @@ struct AlamofireBehaviourTests {
         let unknown = TransferProgress(completed: 7, expected: nil)
         #expect(unknown.fractionCompleted == 0)
         #expect(unknown.totalUnitCount == -1)
+        #expect(!known.isFinished && !unknown.isFinished)
+        #expect(TransferProgress(completed: 100, expected: 100).isFinished)
+        #expect(!TransferProgress(completed: 0, expected: 0).isFinished, "Foundation's: a zero total is not finished")
     }
 }
 

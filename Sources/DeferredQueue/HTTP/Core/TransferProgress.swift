@@ -33,6 +33,13 @@ public struct TransferProgress: Sendable, Equatable, CustomStringConvertible {
     /// convention for an indeterminate total.
     public var totalUnitCount: Int64 { expected ?? -1 }
 
+    /// Whether the known total has arrived: Foundation `Progress`'s
+    /// `isFinished` (`false` while the total is unknown or zero).
+    public var isFinished: Bool {
+        guard let expected, expected > 0 else { return false }
+        return completed >= expected
+    }
+
     /// E.g. `"512/1024 bytes (50%)"` or `"512 bytes"`.
     public var description: String {
         guard let expected else { return "\(completed) bytes" }

@@ -12,8 +12,9 @@ import Foundation
 // `false` (see SerializingRequest).
 
 extension DataRequest: SerializingRequest {
-    /// The request's whole response, as a deferred that is always fulfilled
-    /// (the failure is inside the response).
+    /// The request's whole response, as a deferred fulfilled with it (the
+    /// failure is inside the response) — unless the deferred itself is
+    /// cancelled, which rejects it with ``DeferredError/cancelled``.
     ///
     /// - Parameter automaticallyCancelling: Whether cancelling a Task awaiting
     ///   the deferred cancels the request (default: `true`).
@@ -26,9 +27,10 @@ extension DataRequest: SerializingRequest {
         return deferred
     }
 
-    /// The whole response with its value made by `serializer`, as a deferred that is
-    /// always fulfilled: the failure is inside the response, next to the status,
-    /// headers and timing.
+    /// The whole response with its value made by `serializer`, as a deferred
+    /// fulfilled with it: the failure is inside the response, next to the
+    /// status, headers and timing. Cancelling the deferred itself rejects it
+    /// with ``DeferredError/cancelled`` (and cancels the request).
     ///
     /// ```swift
     /// let response = await request(url).serializingResponse(using: JSONResponseSerializer()).result

@@ -55,9 +55,10 @@ extension DownloadRequest: SerializingRequest {
     }
 
     /// The whole download response with its value made by `serializer`, as a
-    /// deferred that is always fulfilled: the failure is inside the response,
-    /// next to the status, headers, file and timing (Alamofire's
-    /// `DownloadTask.response`).
+    /// deferred fulfilled with it: the failure is inside the response, next
+    /// to the status, headers, file and timing (Alamofire's
+    /// `DownloadTask.response`). Cancelling the deferred itself rejects it
+    /// with ``DeferredError/cancelled`` (and cancels the download).
     ///
     /// - Parameters:
     ///   - serializer: Turns the response and the file's bytes into the value.
