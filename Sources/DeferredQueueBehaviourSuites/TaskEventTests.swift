@@ -92,7 +92,7 @@ struct TaskEventTests {
         #expect(await eventually { session.runningRequestCount == 0 })
         await drained(monitor.queue)
         let expected = cancelling
-            ? ["create:1:/body", "resume:1", "cancel:1", "finish"]
+            ? ["create:1:/body", "resume:1", "cancel:1", "complete:1:cancelled", "finish"]
             : ["create:1:/body", "resume:1", "suspend:1", "resume:1", "complete:1:ok", "finish"]
         #expect(monitor.events.events == expected)
     }

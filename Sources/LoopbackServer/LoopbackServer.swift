@@ -211,15 +211,16 @@ public final class LoopbackServer: Sendable {
 
     /// A port on a loopback address that nothing listens on, for connection-refused tests.
     ///
-    /// Binds port 0, reads the port the system chose and closes the socket
-    /// without listening. Another process could in theory take the port
-    /// afterwards, which is unlikely within a test.
+    /// Binds port 0 without `SO_REUSEADDR` and keeps the socket open, never
+    /// listening, until the process exits: a connection is refused, and no
+    /// server can bind the port meanwhile — closed at once, the port went
+    /// back to the system, and a server of a test running in parallel could
+    /// be given it, so the "refused" request reached that server.
     /// - Parameter host: 127.0.0.1 (the default) or ::1.
     /// - Returns: the port.
     /// - Throws: ``LoopbackServerError`` when no socket can be bound.
     public static func unusedPort(host: Host = .ipv4) throws(LoopbackServerError) -> Int {
-        let (fd, port) = try Socket.makeBoundSocket(ipv6: host == .ipv6)
-        Socket.close(fd)
+        let (_, port) = try Socket.makeBoundSocket(ipv6: host == .ipv6, reuseAddress: false)
         return port
     }
 }

@@ -34,14 +34,16 @@ enum Socket {
     /// Creates a TCP socket bound to 127.0.0.1 (or ::1 when `ipv6` is set) on `port` (0 = ephemeral).
     /// - Returns: the descriptor and the port actually bound.
     /// - Throws: ``LoopbackServerError`` naming the failing call.
-    static func makeBoundSocket(ipv6: Bool = false, port: UInt16 = 0) throws(LoopbackServerError) -> (fd: Int32, port: Int) {
+    static func makeBoundSocket(
+        ipv6: Bool = false, port: UInt16 = 0, reuseAddress: Bool = true
+    ) throws(LoopbackServerError) -> (fd: Int32, port: Int) {
         let fd = socket(ipv6 ? AF_INET6 : AF_INET, streamType, 0)
         guard fd >= 0 else { throw .system(ipv6 ? "socket(AF_INET6)" : "socket(AF_INET)") }
         do throws(LoopbackServerError) {
             #if canImport(Darwin)
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             #endif
-            try setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1, name: "setsockopt(SO_REUSEADDR)")
+            if reuseAddress { try setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1, name: "setsockopt(SO_REUSEADDR)") }
             let bound: Int32
             if ipv6 {
                 try setOption(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, 1, name: "setsockopt(IPV6_V6ONLY)")

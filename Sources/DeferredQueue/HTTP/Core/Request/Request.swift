@@ -349,7 +349,13 @@ public class Request: @unchecked Sendable {
             case .settleAndStop(let leftovers):
                 monitor.requestDidCancel(self)
                 // Also a task not attached yet: the transport cancels it as it is attached.
-                if leftovers.inFlight { monitor.request(self, didCancelTask: RequestTask(attempt: leftovers.attempt, request: state.request)) }
+                if leftovers.inFlight {
+                    let task = RequestTask(attempt: leftovers.attempt, request: state.request)
+                    monitor.request(self, didCancelTask: task)
+                    // As Alamofire's: the cancelled task completes, with the cancellation
+                    // (the transport's own completion of it, later, is a stale attempt's).
+                    monitor.request(self, didCompleteTask: task, with: .cancelled)
+                }
                 tellFinished(monitor)
             case .none:
                 break
