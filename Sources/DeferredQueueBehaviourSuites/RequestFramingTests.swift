@@ -147,6 +147,30 @@ struct RequestFramingTests {
         }
     }
 
+    /// Alamofire's `testThatAdaptedGETRequestsWithBodyDataAreConsideredInvalid`:
+    /// a body an adapter gave a GET is the adaptation's failure.
+    @Test func aGETBodyAnAdapterAddedIsAnAdaptationFailure() async throws {
+        let server = try LoopbackServer { .echo($0) }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let adapter = Adapter { request, _, completion in
+            var request = request
+            request.httpBody = Data("q=1".utf8)
+            completion(.success(request))
+        }
+        let result = await echo(session.request(server.url("/"), interceptor: adapter))
+        if session.transport.supportsBodyInGETRequests {
+            #expect(result.body == "q=1", "\(TestTransport.name): \(String(describing: result.error))")
+        } else {
+            guard case .requestAdaptationFailed(let underlying as HTTPError)? = result.error,
+                  case .urlRequestValidationFailed(.bodyDataInGETRequest) = underlying else {
+                Issue.record("\(TestTransport.name): \(result)")
+                return
+            }
+            #expect(server.connectionCount == 0)
+        }
+    }
+
     @Test func aModifierThatClearsTheURLFailsWithInvalidURL() async throws {
         let server = try LoopbackServer { .echo($0) }
         defer { server.shutdown() }

@@ -172,6 +172,13 @@ extension Request {
         if let refusal = RequestFraming.refusal(
             of: prepared, bodyFile: bodyFile, checkingFraming: setsFraming, bodyInGET: core.transport.supportsBodyInGETRequests
         ) {
+            // A GET body an adapter added is the adaptation's failure, as in Alamofire.
+            if adaptersRan, case .urlRequestValidationFailed(.bodyDataInGETRequest) = refusal,
+               base.httpBody == nil || base.httpMethod.map({ $0 != "GET" }) ?? false {
+                let failure = HTTPError.requestAdaptationFailed(error: refusal)
+                eventMonitor?.request(self, didFailToAdaptURLRequest: base, withError: failure)
+                return finish(failingWith: failure)
+            }
             eventMonitor?.request(self, didFailToCreateURLRequestWithError: refusal)
             return finish(failingWith: refusal)
         }
