@@ -33,7 +33,7 @@ public class DataRequest: Request, @unchecked Sendable {
     /// before then, after a failure without a body, and for a download or
     /// stream (Alamofire's `data`, which also grows while the body arrives:
     /// here the body is kept by one attempt until it ends; follow it with
-    /// ``downloadProgress(queue:_:)``).
+    /// ``Request/downloadProgress(queue:_:)``).
     public var data: Data? {
         guard !outcome.isPending, case .success(let raw) = outcome.outcomeOnceSettled() else { return nil }
         return raw.data
