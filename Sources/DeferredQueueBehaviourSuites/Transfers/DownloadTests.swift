@@ -116,7 +116,9 @@ struct DownloadTests {
                 .serializingResponse(using: DataResponseSerializer(emptyResponseCodes: [200, 204])).value
             let file = try #require(response.fileURL, "\(TestTransport.name): \(method) \(path)")
             defer { try? FileManager.default.removeItem(at: file) }
-            #expect(try Data(contentsOf: file).isEmpty)
+            // Its size, not its bytes: Foundation on Linux leaks a buffer reading an empty file
+            // (the serializer, which must read it, does not: see Data(readingFile:)).
+            #expect(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int == 0)
             #expect(response.value == Data(), "\(String(describing: response.error))")
         }
         let noContent = HTTPURLResponse(url: URL(fileURLWithPath: "/"), statusCode: 204, httpVersion: nil, headerFields: nil)

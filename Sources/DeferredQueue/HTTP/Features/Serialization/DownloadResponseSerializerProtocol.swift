@@ -39,7 +39,7 @@ extension DownloadResponseSerializerProtocol where Self: DataResponseSerializerP
         }
         let data: Data
         do {
-            data = try Data(contentsOf: fileURL)
+            data = try Data(readingFile: fileURL)
         } catch {
             throw HTTPError.downloadedFileMoveFailed(error: error, source: fileURL, destination: nil)
         }

@@ -50,7 +50,7 @@ public struct TLSCertificate: Sendable, Hashable, CustomStringConvertible {
     public static func certificates(contentsOf file: URL) throws(TLSCertificateError) -> [TLSCertificate] {
         let data: Data
         do {
-            data = try Data(contentsOf: file)
+            data = try Data(readingFile: file)
         } catch {
             throw .unreadable(file: file, reason: "\(error.localizedDescription)")
         }
@@ -96,7 +96,7 @@ public struct TLSCertificate: Sendable, Hashable, CustomStringConvertible {
     public static func certificates(in bundle: Bundle) -> [TLSCertificate] {
         let paths = Set(["cer", "CER", "crt", "CRT", "der", "DER"].flatMap { bundle.paths(forResourcesOfType: $0, inDirectory: nil) })
         return paths.sorted().compactMap { path in
-            (try? Data(contentsOf: URL(fileURLWithPath: path))).flatMap { try? TLSCertificate(derEncoded: $0) }
+            (try? Data(readingFile: URL(fileURLWithPath: path))).flatMap { try? TLSCertificate(derEncoded: $0) }
         }
     }
 

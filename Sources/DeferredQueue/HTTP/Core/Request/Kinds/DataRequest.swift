@@ -30,8 +30,8 @@ import FoundationNetworking
 // `Request.mutableState`, behind its one lock.
 public class DataRequest: Request, @unchecked Sendable {
     /// The body of the final response once the request finished, or `nil`
-    /// before then, after a failure without a body, and for a download or
-    /// stream (Alamofire's `data`, which also grows while the body arrives:
+    /// before then and after a failure without a body (Alamofire's `data`,
+    /// which also grows while the body arrives:
     /// here the body is kept by one attempt until it ends; follow it with
     /// ``Request/downloadProgress(queue:_:)``).
     public var data: Data? {
