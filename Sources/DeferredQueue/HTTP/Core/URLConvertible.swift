@@ -15,27 +15,17 @@ public protocol URLConvertible: Sendable {
 
 extension URL {
     /// Whether this is an `http`/`https` URL with a non-empty host.
-    var isHTTPURLWithHost: Bool {
-        guard let scheme, Self.isHTTPScheme(scheme) else { return false }
-        // The host as written: empty exactly when the decoded one is, without
-        // the percent-decoding `host` does (checked for every request).
-        guard let host = host(percentEncoded: true), !host.isEmpty else { return false }
-        return true
-    }
+    var isHTTPURLWithHost: Bool { httpSchemeIsLowercase != nil }
 
     /// What a session may send to: this URL as it is (`http(s)` with a host,
     /// the scheme in lower case), the same URL with its scheme lowercased
     /// (RFC 3986's canonical form: `HTTP://` is `http://`, which corelibs
-    /// URLSession alone accepts), or nothing. The scheme is read once.
+    /// URLSession alone accepts), or nothing.
     var sendableForm: SendableForm {
-        guard let scheme else { return .refused }
-        let isLowercase = scheme == "http" || scheme == "https"
-        let lowercased = isLowercase ? scheme : scheme.lowercased()
-        guard isLowercase || lowercased == "http" || lowercased == "https",
-              let host = host(percentEncoded: true), !host.isEmpty else { return .refused }
+        guard let isLowercase = httpSchemeIsLowercase else { return .refused }
         if isLowercase { return .asIs }
-        guard var components = URLComponents(url: self, resolvingAgainstBaseURL: true) else { return .refused }
-        components.scheme = lowercased
+        guard let scheme, var components = URLComponents(url: self, resolvingAgainstBaseURL: true) else { return .refused }
+        components.scheme = scheme.lowercased()
         return components.url.map(SendableForm.lowercased) ?? .refused
     }
 
@@ -46,12 +36,21 @@ extension URL {
         case refused
     }
 
-    /// Whether `scheme` is `http` or `https` in any casing; the common
-    /// lower-case spelling is compared without lowercasing (an allocation).
-    private static func isHTTPScheme(_ scheme: String) -> Bool {
-        if scheme == "http" || scheme == "https" { return true }
-        let lowercased = scheme.lowercased()
-        return lowercased == "http" || lowercased == "https"
+    /// `nil` unless this is an `http`/`https` URL (any casing) with a
+    /// non-empty host; otherwise whether the scheme is already in lower case.
+    /// The scheme is read once, and the common lower-case spelling compared
+    /// without lowercasing (an allocation).
+    private var httpSchemeIsLowercase: Bool? {
+        guard let scheme else { return nil }
+        let isLowercase = scheme == "http" || scheme == "https"
+        if !isLowercase {
+            let lowercased = scheme.lowercased()
+            guard lowercased == "http" || lowercased == "https" else { return nil }
+        }
+        // The host as written: empty exactly when the decoded one is, without
+        // the percent-decoding `host` does (checked for every request).
+        guard let host = host(percentEncoded: true), !host.isEmpty else { return nil }
+        return isLowercase
     }
 }
 

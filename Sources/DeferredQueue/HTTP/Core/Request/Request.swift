@@ -238,8 +238,14 @@ public class Request: @unchecked Sendable {
     /// When the request started and when its outcome was ready (Alamofire's
     /// `metrics`), or `nil` until then; its responses carry the same.
     public var timing: ResponseTiming? {
+        settledResponse.map { ResponseTiming(start: start, end: $0.end) }
+    }
+
+    /// The raw outcome once the request settled with one, or `nil` (pending,
+    /// or cancelled before a response).
+    var settledResponse: RawResponse? {
         guard !outcome.isPending, case .success(let raw) = outcome.outcomeOnceSettled() else { return nil }
-        return ResponseTiming(start: start, end: raw.end)
+        return raw
     }
 
     /// The latest attempt's response, or `nil` before one arrived.

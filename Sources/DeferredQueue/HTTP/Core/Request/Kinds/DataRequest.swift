@@ -34,8 +34,5 @@ public class DataRequest: Request, @unchecked Sendable {
     /// which also grows while the body arrives:
     /// here the body is kept by one attempt until it ends; follow it with
     /// ``Request/downloadProgress(queue:_:)``).
-    public var data: Data? {
-        guard !outcome.isPending, case .success(let raw) = outcome.outcomeOnceSettled() else { return nil }
-        return raw.data
-    }
+    public var data: Data? { settledResponse?.data }
 }
