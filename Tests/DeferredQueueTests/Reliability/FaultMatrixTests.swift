@@ -40,8 +40,23 @@ struct FaultMatrixTests {
     }
 
     /// Probes `path` on the fault server and checks the bookkeeping every case shares.
+    ///
+    /// A probe that expects an answer and times out is tried once more only
+    /// when the server never read the request: corelibs URLSession, about once
+    /// in several loaded CI runs (never in 150,000 requests tried alone or
+    /// beside the full suite), leaves a loopback request unsent for its whole
+    /// 60 s. That stall happens before anything this suite checks (status,
+    /// body, serializers) is involved. A request the server did read is never
+    /// tried again: a lost answer is ours, and fails the test.
     private func probe(_ path: String, validated: Bool = false, timeout: Double? = nil) async throws -> ProbeReport {
-        try await probe(url: faults.url(path), validated: validated, timeout: timeout)
+        let before = (connections: faults.server.connectionCount, requests: faults.server.requestCount)
+        let report = try await probe(url: faults.url(path), validated: validated, timeout: timeout)
+        guard timeout == nil, report.allKinds.contains(failed(.timedOut)) else { return report }
+        let connections = faults.server.connectionCount - before.connections
+        let requests = faults.server.requestCount - before.requests
+        print("fault matrix: \(path) timed out; the server accepted \(connections) connection(s) and read \(requests) request(s) meanwhile")
+        guard requests == 0 else { return report }
+        return try await probe(url: faults.url(path), validated: validated, timeout: timeout)
     }
 
     private func probe(url: String, validated: Bool = false, timeout: Double? = nil) async throws -> ProbeReport {
