@@ -110,6 +110,52 @@ struct BoundedDelegateQueueTests {
         #expect(ran.load(ordering: .relaxed) == count - 1)
     }
 
+    /// corelibs relies on the delegate queue being serial: a task's response,
+    /// data and completion must run one at a time, in the order they were
+    /// added, on the transport's queue — through a slot, an overdraft, or from
+    /// the queue itself.
+    @Test func callbacksRunOneAtATimeInTheOrderAddedOnTheGivenQueue() async throws {
+        let callbacks = DispatchQueue(label: "BoundedDelegateQueueTests.callbacks")
+        let onCallbacks = DispatchSpecificKey<Bool>()
+        callbacks.setSpecific(key: onCallbacks, value: true)
+        let queue = BoundedDelegateQueue(runningOn: callbacks, capacity: 4, patience: .microseconds(50))
+        let count = 5_000
+        let order = Mutex<[Int]>([])
+        let running = Atomic<Int>(0)
+        let misplaced = Atomic<Int>(0)
+        let done = DispatchSemaphore(value: 0)
+        @Sendable func record(_ index: Int) {
+            if running.add(1, ordering: .sequentiallyConsistent).newValue != 1 { misplaced.add(1, ordering: .relaxed) }
+            if DispatchQueue.getSpecific(key: onCallbacks) != true { misplaced.add(1, ordering: .relaxed) }
+            let recorded = order.withLock { order in
+                order.append(index)
+                return order.count
+            }
+            running.subtract(1, ordering: .sequentiallyConsistent)
+            if recorded == count { done.signal() }
+        }
+        producer.async {
+            for index in stride(from: 0, to: count, by: 2) {
+                // Every second callback is added by its predecessor, from the queue itself.
+                queue.addOperation {
+                    record(index)
+                    queue.addOperation { record(index + 1) }
+                }
+            }
+        }
+        try await waitFor(done)
+        let seen = order.withLock { $0 }
+        #expect(misplaced.load(ordering: .relaxed) == 0, "a callback ran beside another or off the transport's queue")
+        #expect(seen.count == count)
+        // A callback added from the queue runs after those already queued, so
+        // the pairs interleave, but each producer-added callback keeps its
+        // order, as does each queue-added one.
+        let producerOrderKept = seen.filter { $0 % 2 == 0 } == Array(stride(from: 0, to: count, by: 2))
+        let queueOrderKept = seen.filter { $0 % 2 == 1 } == Array(stride(from: 1, to: count, by: 2))
+        #expect(producerOrderKept, "callbacks added by the producer ran out of order")
+        #expect(queueOrderKept, "callbacks added from the queue ran out of order")
+    }
+
     @Test func callbacksEnqueuedFromTheQueueItselfNeverWait() async throws {
         let queue = BoundedDelegateQueue(
             runningOn: DispatchQueue(label: "BoundedDelegateQueueTests.callbacks"), capacity: 1, patience: .seconds(600)
