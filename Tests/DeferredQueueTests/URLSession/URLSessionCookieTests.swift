@@ -22,6 +22,7 @@ struct URLSessionCookieTests {
         let transport = try #require(session.transport as? URLSessionTransport)
         #expect(transport.urlSession.configuration.httpCookieStorage == nil, "URLSession itself keeps no cookies")
         #expect(transport.urlSession.configuration.httpShouldSetCookies == false)
+        #expect(transport.urlSession.configuration.httpCookieAcceptPolicy == .never, "corelibs parses no header for cookies")
         _ = await response(within: 120) { session.request(server.url("/set")).response(queue: handlerQueue, completionHandler: $0) }
         #if canImport(FoundationNetworking)
         #expect(HTTPCookieStorage.shared.cookies(for: server.url("/"))?.isEmpty ?? true)

@@ -81,6 +81,9 @@ public final class URLSessionTransport: HTTPTransport {
         let copy = (configuration.copy() as? URLSessionConfiguration) ?? configuration
         copy.httpCookieStorage = nil
         copy.httpShouldSetCookies = false
+        // Without `.never`, corelibs parses every header line of every
+        // response for cookies it then has nowhere to store.
+        copy.httpCookieAcceptPolicy = .never
         copy.urlCredentialStorage = nil
         #if canImport(FoundationNetworking)
         copy.urlCache = nil
