@@ -26,24 +26,18 @@ import FoundationNetworking
 /// gate for good, or an endless body fills memory at the speed of loopback.
 /// Callbacks enqueued from the delegate queue itself never wait.
 ///
-/// The callbacks skip `OperationQueue`'s machinery: corelibs only ever calls
-/// `addOperation(_:)` on a delegate queue, so each block goes straight to the
-/// serial queue, in the same order, without an `Operation` and its locks.
-///
 /// On Apple platforms URLSession has flow control of its own: this is a plain
 /// serial `OperationQueue` there.
 final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
     // @unchecked: the state added here is `room`, a semaphore, and
-    // `overdrafts`, an atomic (both thread-safe by themselves), and
-    // constants; OperationQueue guards its own state.
+    // `overdrafts`, an atomic (both thread-safe by themselves), and a
+    // constant; OperationQueue guards its own state.
 
     /// A free slot for one more queued callback.
     private let room: DispatchSemaphore
     /// Callbacks queued beyond `capacity` after their wait for a slot timed out.
     let overdrafts = Atomic<Int>(0)
     private let patience: DispatchTimeInterval
-    /// The serial queue the callbacks run on.
-    private let callbacks: DispatchQueue
 
     /// - Parameters:
     ///   - queue: The serial queue the callbacks run on.
@@ -52,7 +46,6 @@ final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
     init(runningOn queue: DispatchQueue, capacity: Int = 256, patience: DispatchTimeInterval = .milliseconds(100)) {
         room = DispatchSemaphore(value: capacity)
         self.patience = patience
-        callbacks = queue
         super.init()
         maxConcurrentOperationCount = 1
         name = "DeferredQueue.URLSessionTransport.delegate"
@@ -65,15 +58,36 @@ final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
 
     #if canImport(FoundationNetworking)
     override func addOperation(_ block: @escaping @Sendable () -> Void) {
-        guard DispatchQueue.getSpecific(key: Self.runsCallbacks) != ObjectIdentifier(self) else { return callbacks.async(execute: block) }
+        guard DispatchQueue.getSpecific(key: Self.runsCallbacks) != ObjectIdentifier(self) else { return super.addOperation(block) }
         guard room.wait(timeout: .now() + patience) == .success else {
             overdrafts.add(1, ordering: .relaxed)
-            return callbacks.async(execute: block)
+            return super.addOperation(block)
         }
-        callbacks.async { [room] in
+        let slot = Slot(room)
+        super.addOperation {
             block()
-            room.signal()
+            slot.giveBack()
         }
     }
     #endif
+}
+
+/// One taken slot of a ``BoundedDelegateQueue``, given back once: when its
+/// callback has run (corelibs may keep a finished operation, and so its
+/// block, alive for a while), or when the callback is dropped unrun.
+private final class Slot: Sendable {
+    private let room: DispatchSemaphore
+    private let given = Atomic<Bool>(false)
+
+    init(_ room: DispatchSemaphore) {
+        self.room = room
+    }
+
+    func giveBack() {
+        if !given.exchange(true, ordering: .acquiringAndReleasing) { room.signal() }
+    }
+
+    deinit {
+        giveBack()
+    }
 }
