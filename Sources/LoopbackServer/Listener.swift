@@ -11,7 +11,11 @@ import Synchronization
 ///
 /// ## Threading
 /// Connections are accepted on `acceptQueue` (a serial queue of its own) by a
-/// read source on the listening socket. Each accepted connection gets its own
+/// read source on the listening socket, and by a sweep once a second that
+/// accepts whatever the source has not reported: every request to a server
+/// whose source never fired timed out in CI (a lost epoll registration in
+/// libdispatch is suspected), and the sweep turns that into a delay of a
+/// second, with a printed line. Each accepted connection gets its own
 /// serial queue (see ``Connection``). Counters and the registry are in
 /// ``state``; ``shutdown()`` may be called from any thread except `acceptQueue`.
 final class Listener: Sendable {
@@ -26,8 +30,14 @@ final class Listener: Sendable {
 
     private struct State {
         var source: (any DispatchSourceRead)?
+        /// Accepts what `source` has not reported.
+        var sweep: (any DispatchSourceTimer)?
+        /// When `source` last fired.
+        var sourceFired = DispatchTime.now()
         /// Accepting is paused after running out of descriptors.
         var acceptPaused = false
+        /// The source is suspended for a test, as if its events were lost.
+        var sourceSilenced = false
         var isShutDown = false
         var connections: [Int: Connection] = [:]
         var nextID = 0
@@ -49,13 +59,38 @@ final class Listener: Sendable {
             // Sources are created and driven inside the lock: they are not Sendable, and
             // none of their calls runs a handler synchronously.
             let source = DispatchSource.makeReadSource(fileDescriptor: listenFD, queue: acceptQueue)
-            source.setEventHandler { [self] in acceptPending() }
+            source.setEventHandler { [self] in
+                self.state.withLock(owner: self) { $0.sourceFired = DispatchTime.now() }
+                _ = acceptPending()
+            }
             source.setCancelHandler { [self] in
                 Socket.close(listenFD)
                 listenerClosed.signal()
             }
             state.source = source
             source.resume()
+            let sweep = DispatchSource.makeTimerSource(queue: acceptQueue)
+            sweep.schedule(deadline: .now() + Self.sweepInterval, repeating: Self.sweepInterval)
+            sweep.setEventHandler { [self] in sweepPending() }
+            state.sweep = sweep
+            sweep.resume()
+        }
+    }
+
+    /// How often the sweep looks for connections the source did not report.
+    private static let sweepInterval = DispatchTimeInterval.seconds(1)
+
+    /// Accepts the connections waiting in the backlog; says so when the
+    /// source has been silent for a whole interval meanwhile.
+    private func sweepPending() {
+        let silentSince = state.withLock(owner: self) { state -> DispatchTime? in
+            state.isShutDown || state.acceptPaused ? nil : state.sourceFired
+        }
+        guard let silentSince else { return }
+        let accepted = acceptPending()
+        let silence = DispatchTime.now().uptimeNanoseconds - silentSince.uptimeNanoseconds
+        if accepted > 0, silence >= 1_000_000_000 {
+            print("LoopbackServer: accepted \(accepted) connection(s) the listening socket's read source had not reported for \(silence / 1_000_000) ms")
         }
     }
 
@@ -72,7 +107,12 @@ final class Listener: Sendable {
             state.isShutDown = true
             // A suspended source must be resumed before it is released, or libdispatch aborts.
             if state.acceptPaused { state.source?.resume() }
+            if state.sourceSilenced { state.source?.resume() }
             state.acceptPaused = false
+            state.sourceSilenced = false
+            // The sweep first: it must not accept on the descriptor once the source's cancel handler closed it.
+            state.sweep?.cancel()
+            state.sweep = nil
             state.source?.cancel()
             state.source = nil
             return Array(state.connections.values)
@@ -82,24 +122,39 @@ final class Listener: Sendable {
         for connection in connections { connection.forceClose() }
     }
 
-    private func acceptPending() {
+    /// Suspends the listening socket's read source, as if its events were
+    /// lost: only the sweep accepts from then on (for a test of the sweep).
+    func silenceSource() {
+        state.withLock(owner: self) { state in
+            guard !state.isShutDown, !state.sourceSilenced else { return }
+            state.sourceSilenced = true
+            state.source?.suspend()
+        }
+    }
+
+    /// Accepts the waiting connections (256 at most); returns how many.
+    private func acceptPending() -> Int {
+        var accepted = 0
         for _ in 0..<256 {
             let fd = Socket.accept(listenFD)
             if fd >= 0 {
                 register(fd)
+                accepted += 1
                 continue
             }
             switch -fd {
             case EAGAIN, EWOULDBLOCK:
-                return
+                return accepted
             case ECONNABORTED, EINTR, EPROTO, EPERM:
                 continue
             default:
                 // EMFILE, ENFILE, ENOBUFS, ENOMEM: the pending connection stays queued and the
                 // source would fire at once again; pause briefly instead of spinning.
-                return pauseAccepting()
+                pauseAccepting()
+                return accepted
             }
         }
+        return accepted
     }
 
     private func register(_ fd: Int32) {

@@ -191,6 +191,12 @@ public final class LoopbackServer: Sendable {
     /// How many requests were read completely so far (answered or not).
     public var requestCount: Int { listener.requestCount }
 
+    /// Stops the listening socket's read source, as if its events were lost
+    /// (for tests of the once-a-second sweep that accepts without it).
+    func silenceAcceptSource() {
+        listener.silenceSource()
+    }
+
     /// How many connections were accepted so far.
     public var connectionCount: Int { listener.connectionCount }
 
