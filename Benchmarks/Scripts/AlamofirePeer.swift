@@ -22,7 +22,8 @@ func withoutCache(_ configuration: URLSessionConfiguration) -> URLSessionConfigu
 
 let rawSession = URLSession(configuration: withoutCache(.default))
 let alamofireSession = Alamofire.Session(configuration: withoutCache(URLSessionConfiguration.af.default))
-let deferredQueue = DeferredQueue.Session(configuration: withoutCache(URLSessionTransport.defaultConfiguration))
+// The default configuration has no URLCache already.
+let deferredQueue = DeferredQueue.Session()
 let handlerQueue = DispatchQueue(label: "AlamofirePeer.handlers")
 
 enum Client: String, CaseIterable {
