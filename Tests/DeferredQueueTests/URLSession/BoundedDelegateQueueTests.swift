@@ -156,6 +156,28 @@ struct BoundedDelegateQueueTests {
         #expect(queueOrderKept, "callbacks added from the queue ran out of order")
     }
 
+    @Test func aCallbackDroppedUnrunGivesItsSlotBack() async throws {
+        let queue = BoundedDelegateQueue(
+            runningOn: DispatchQueue(label: "BoundedDelegateQueueTests.callbacks"), capacity: 1, patience: .seconds(2)
+        )
+        queue.isSuspended = true
+        let ran = Atomic<Bool>(false)
+        let done = DispatchSemaphore(value: 0)
+        producer.async {
+            queue.addOperation { ran.store(true, ordering: .relaxed) }
+            queue.cancelAllOperations()
+            queue.isSuspended = false
+            // The only slot is free again once the cancelled callback is
+            // dropped; kept, this one would wait out its patience and overdraw.
+            queue.addOperation { done.signal() }
+        }
+        try await waitFor(done)
+        let cancelledOneRan = ran.load(ordering: .relaxed)
+        let overdrafts = queue.overdrafts.load(ordering: .relaxed)
+        #expect(!cancelledOneRan, "the cancelled callback ran")
+        #expect(overdrafts == 0, "the dropped callback kept its slot")
+    }
+
     @Test func callbacksEnqueuedFromTheQueueItselfNeverWait() async throws {
         let queue = BoundedDelegateQueue(
             runningOn: DispatchQueue(label: "BoundedDelegateQueueTests.callbacks"), capacity: 1, patience: .seconds(600)

@@ -63,27 +63,37 @@ final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
             overdrafts.add(1, ordering: .relaxed)
             return super.addOperation(block)
         }
-        let slot = Slot(room)
-        super.addOperation {
-            block()
-            slot.giveBack()
-        }
+        super.addOperation(SlotOperation(block, holding: room))
     }
     #endif
 }
 
-/// One taken slot of a ``BoundedDelegateQueue``, given back once: when its
-/// callback has run (corelibs may keep a finished operation, and so its
-/// block, alive for a while), or when the callback is dropped unrun.
-private final class Slot: Sendable {
+#if canImport(FoundationNetworking)
+/// A callback holding one slot of a ``BoundedDelegateQueue``, given back
+/// once: when the callback has run (corelibs may keep a finished operation
+/// alive for a while), or when the operation is dropped unrun.
+///
+/// An operation of its own rather than the block wrapped in another closure
+/// for `addOperation(_:)`: corelibs' `BlockOperation` copies its blocks into
+/// a fresh array every time it runs, for every chunk of every body.
+private final class SlotOperation: Operation, @unchecked Sendable {
+    // @unchecked: the state added here is two constants and `given`, an
+    // atomic; Operation guards its own state.
+    private let block: @Sendable () -> Void
     private let room: DispatchSemaphore
     private let given = Atomic<Bool>(false)
 
-    init(_ room: DispatchSemaphore) {
+    init(_ block: @escaping @Sendable () -> Void, holding room: DispatchSemaphore) {
+        self.block = block
         self.room = room
     }
 
-    func giveBack() {
+    override func main() {
+        block()
+        giveBack()
+    }
+
+    private func giveBack() {
         if !given.exchange(true, ordering: .acquiringAndReleasing) { room.signal() }
     }
 
@@ -91,3 +101,4 @@ private final class Slot: Sendable {
         giveBack()
     }
 }
+#endif
