@@ -278,8 +278,8 @@ let clients = Client.allCases.filter { client in
 }
 print("Peers: \(rounds) interleaved rounds against \(ProcessInfo.processInfo.environment["DQ_BENCH_BASE"] ?? "LoopbackServer (in process)"), \(ProcessInfo.processInfo.activeProcessorCount) cores")
 var table: [String] = [
-    "| scenario | client | wall µs/request | CPU µs/request | wall ÷ raw | CPU ÷ raw |",
-    "|:--|:--|--:|--:|--:|--:|",
+    "| scenario | client | wall µs/request | CPU µs/request | wall ÷ raw | CPU ÷ raw | CPU ÷ raw, rounds |",
+    "|:--|:--|--:|--:|--:|--:|--:|",
 ]
 for scenario in Scenario.allCases {
     for client in clients { _ = client.run(scenario, requests: scenario.requests / 10) }   // warm up
@@ -294,8 +294,12 @@ for scenario in Scenario.allCases {
     for client in clients {
         let mine = perRequest(client)
         let floor = perRequest(client.raw)
-        table.append(String(format: "| %@ | %@ | %.1f | %.1f | %.2f× | %.2f× |", scenario.rawValue, client.rawValue,
-                            mine.wall, mine.cpu, mine.wall / floor.wall, mine.cpu / floor.cpu))
+        // Each round's own ratio (the clients ran back to back in it): their
+        // range says how far one run's medians can be trusted on this machine.
+        let paired = zip(samples[client, default: []], samples[client.raw, default: []]).map { $0.cpu / $1.cpu }
+        table.append(String(format: "| %@ | %@ | %.1f | %.1f | %.2f× | %.2f× | %.2f–%.2f× |", scenario.rawValue, client.rawValue,
+                            mine.wall, mine.cpu, mine.wall / floor.wall, mine.cpu / floor.cpu,
+                            paired.min() ?? .nan, paired.max() ?? .nan))
     }
 }
 // Memory in a fresh process per client (in this one, the heap left by the
@@ -316,7 +320,7 @@ for _ in 0..<3 {
     for client in clients { bytes[client, default: []].append(bytesInFreshProcess(client)) }
 }
 for client in clients {
-    table.append(String(format: "| resident bytes per in-flight request (2,000 waiting) | %@ | %.0f B | | %.2f× | |", client.rawValue,
+    table.append(String(format: "| resident bytes per in-flight request (2,000 waiting) | %@ | %.0f B | | %.2f× | | |", client.rawValue,
                         median(bytes[client, default: []]), median(bytes[client, default: []]) / median(bytes[client.raw, default: []])))
 }
 print(table.joined(separator: "\n"))
