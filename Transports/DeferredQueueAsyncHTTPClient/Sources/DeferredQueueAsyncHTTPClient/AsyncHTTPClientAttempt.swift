@@ -74,8 +74,9 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     let queue: DispatchQueue
     let idleTimeout: TimeAmount
     let requestBodySize: Int64?
-    /// Counts the request body bytes written, for a body streamed from a file.
-    let requestBodyWindow: RequestBodyWindow
+    /// Counts the request body bytes written, for a body streamed from a
+    /// file (`nil` without one).
+    let requestBodyWindow: RequestBodyWindow?
     /// Finds the reason for a certificate chain that did not verify (`nil`: none).
     let diagnosis: CertificateDiagnosis?
     /// The host and handshake requirements of an attempt whose server trust
@@ -90,7 +91,7 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
 
     init(
         url: URL, attempt: HTTPTransportAttempt, decodesBody: Bool, events: any HTTPTransportEvents,
-        queue: DispatchQueue, requestBodyWindow: RequestBodyWindow, requestBodySize: Int64?,
+        queue: DispatchQueue, requestBodyWindow: RequestBodyWindow?, requestBodySize: Int64?,
         diagnosis: CertificateDiagnosis? = nil, evaluatedTrust: (host: String, requirements: ServerTrustRequirements)? = nil,
         affinity: EventLoopAffinity, idleWatch: IdleWatch
     ) {
@@ -158,7 +159,7 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     // MARK: - HTTPClientResponseDelegate (on the task's event loop)
 
     func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
-        requestBodyWindow.sent(part.readableBytes)
+        requestBodyWindow?.sent(part.readableBytes)
         let sent = state.withLock { state -> Int64 in
             state.lastActivity = .now()
             state.bytesSent += Int64(part.readableBytes)
@@ -398,7 +399,7 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         guard let ending else { return nil }
         affinity.ended()
         idleWatch.unwatch(self)
-        requestBodyWindow.close()
+        requestBodyWindow?.close()
         // A client held back when the attempt failed must not wait forever
         // (nor leak the promise).
         gate?.succeed()

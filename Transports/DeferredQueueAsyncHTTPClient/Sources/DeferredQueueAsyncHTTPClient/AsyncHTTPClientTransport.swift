@@ -246,7 +246,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
     public func startAttempt(_ attempt: HTTPTransportAttempt, events: any HTTPTransportEvents) -> any HTTPTransportTask {
         let request: HTTPClient.Request
-        let window = RequestBodyWindow()
+        // Only a body streamed from a file needs one (most requests have none).
+        let window = attempt.bodyFile == nil ? nil : RequestBodyWindow()
         do {
             request = try RequestConversion.clientRequest(from: attempt.request, bodyFile: attempt.bodyFile, window: window)
         } catch {

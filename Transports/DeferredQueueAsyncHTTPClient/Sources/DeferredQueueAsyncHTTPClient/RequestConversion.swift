@@ -10,12 +10,12 @@ import NIOHTTP1
 /// Converts between Foundation's request and response types and AsyncHTTPClient's.
 enum RequestConversion {
     /// The client request for `request`: its method, URL, header fields and
-    /// body (`bodyFile` streamed within `window`).
+    /// body (`bodyFile` streamed within `window`, a new one if `nil`).
     ///
     /// - Throws: `URLError.badURL` without a URL; AsyncHTTPClient's error for
     ///   a URL it cannot send to (an unsupported scheme, no host).
     static func clientRequest(
-        from request: URLRequest, bodyFile: URL? = nil, window: RequestBodyWindow = RequestBodyWindow()
+        from request: URLRequest, bodyFile: URL? = nil, window: RequestBodyWindow? = nil
     ) throws -> HTTPClient.Request {
         guard let url = request.url else { throw URLError(.badURL) }
         var headers = NIOHTTP1.HTTPHeaders()
@@ -25,7 +25,7 @@ enum RequestConversion {
         }
         let body: HTTPClient.Body?
         if let bodyFile {
-            body = try fileBody(bodyFile, window: window)
+            body = try fileBody(bodyFile, window: window ?? RequestBodyWindow())
         } else if let data = request.httpBody {
             body = .bytes(data)
         } else if let stream = request.httpBodyStream {
