@@ -81,6 +81,10 @@ struct DirectCompletionTests {
         let response = await withCheckedContinuation { continuation in
             request.responseData(queue: .global()) { continuation.resume(returning: $0) }
         }
+        // A completion taken directly can run the handler before the
+        // transport, still in `didCompleteDirectly`'s caller, records that it was.
+        let recorded = await eventually { transport.taken.withLock { $0.count } >= transport.started.load(ordering: .relaxed) }
+        #expect(recorded, "the transport never recorded its answers")
         return (response, transport.taken.withLock { $0 })
     }
 
