@@ -12,10 +12,11 @@ import Synchronization
 /// ## Threading
 /// Connections are accepted on `acceptQueue` (a serial queue of its own) by a
 /// read source on the listening socket, and by a sweep once a second that
-/// accepts whatever the source has not reported: every request to a server
-/// whose source never fired timed out in CI (a lost epoll registration in
-/// libdispatch is suspected), and the sweep turns that into a delay of a
-/// second, with a printed line. Each accepted connection gets its own
+/// accepts a connection the source left waiting since the sweep before:
+/// every request to a server whose source never fired timed out in CI (a
+/// lost epoll registration in libdispatch is suspected), and the sweep turns
+/// that into a delay of two seconds at most, with a printed line. Each
+/// accepted connection gets its own
 /// serial queue (see ``Connection``). Counters and the registry are in
 /// ``state``; ``shutdown()`` may be called from any thread except `acceptQueue`.
 final class Listener: Sendable {
@@ -34,6 +35,8 @@ final class Listener: Sendable {
         var sweep: (any DispatchSourceTimer)?
         /// When `source` last fired.
         var sourceFired = DispatchTime.now()
+        /// When the sweep last found a connection waiting, if it did.
+        var pendingAtSweep: DispatchTime?
         /// Accepting is paused after running out of descriptors.
         var acceptPaused = false
         /// The source is suspended for a test, as if its events were lost.
@@ -80,17 +83,27 @@ final class Listener: Sendable {
     /// How often the sweep looks for connections the source did not report.
     private static let sweepInterval = DispatchTimeInterval.seconds(1)
 
-    /// Accepts the connections waiting in the backlog; says so when the
-    /// source has been silent for a whole interval meanwhile.
+    /// Accepts the connections waiting in the backlog, and says so, when one
+    /// already waited at the sweep before and the source stayed silent since.
+    /// A connection that arrived just now is left to the source, whose event
+    /// may be on its way: accepting it here would report a silence that was not.
     private func sweepPending() {
+        let now = DispatchTime.now()
+        let waiting = Socket.hasPendingConnection(listenFD)
         let silentSince = state.withLock(owner: self) { state -> DispatchTime? in
-            state.isShutDown || state.acceptPaused ? nil : state.sourceFired
+            guard !state.isShutDown, !state.acceptPaused else {
+                state.pendingAtSweep = nil
+                return nil
+            }
+            defer { state.pendingAtSweep = waiting ? now : nil }
+            guard waiting, let seen = state.pendingAtSweep, state.sourceFired < seen else { return nil }
+            return state.sourceFired
         }
         guard let silentSince else { return }
         let accepted = acceptPending()
-        let silence = DispatchTime.now().uptimeNanoseconds - silentSince.uptimeNanoseconds
-        if accepted > 0, silence >= 1_000_000_000 {
-            print("LoopbackServer: accepted \(accepted) connection(s) the listening socket's read source had not reported for \(silence / 1_000_000) ms")
+        if accepted > 0 {
+            let silence = (now.uptimeNanoseconds - silentSince.uptimeNanoseconds) / 1_000_000
+            print("LoopbackServer: accepted \(accepted) connection(s) the listening socket's read source had not reported for \(silence) ms")
         }
     }
 

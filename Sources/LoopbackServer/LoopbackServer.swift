@@ -192,7 +192,7 @@ public final class LoopbackServer: Sendable {
     public var requestCount: Int { listener.requestCount }
 
     /// Stops the listening socket's read source, as if its events were lost
-    /// (for tests of the once-a-second sweep that accepts without it).
+    /// (for tests of the sweep that accepts without it).
     func silenceAcceptSource() {
         listener.silenceSource()
     }

@@ -108,6 +108,17 @@ enum Socket {
         try setNonBlocking(fd)
     }
 
+    /// Whether a connection waits to be accepted on `listener`, without
+    /// accepting it (`false` on any error).
+    static func hasPendingConnection(_ listener: Int32) -> Bool {
+        var entry = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+        while true {
+            let ready = poll(&entry, 1, 0)
+            if ready < 0, errno == EINTR { continue }
+            return ready > 0 && entry.revents & Int16(POLLIN) != 0
+        }
+    }
+
     /// Accepts one pending connection, already non-blocking, close-on-exec,
     /// SIGPIPE-free and with Nagle's algorithm off.
     /// - Returns: the descriptor, or a negative `errno` value (`-EAGAIN` when none is pending).

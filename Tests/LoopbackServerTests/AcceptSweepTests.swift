@@ -6,8 +6,9 @@ import FoundationNetworking
 import Testing
 
 /// A listening socket whose read source stops reporting connections (as a
-/// lost epoll registration would) still accepts them: once a second a sweep
-/// accepts what waits in the backlog, so a request is late, never unanswered.
+/// lost epoll registration would) still accepts them: a sweep once a second
+/// accepts what already waited at the sweep before, so a request is late
+/// (two seconds at most), never unanswered.
 @Suite("LoopbackServer: connections its read source never reported are accepted by the sweep")
 struct AcceptSweepTests {
     @Test func aConnectionTheSourceNeverReportedIsAnswered() async throws {
@@ -15,7 +16,7 @@ struct AcceptSweepTests {
         defer { server.shutdown() }
         server.silenceAcceptSource()
         var request = URLRequest(url: server.url("/"))
-        // Far beyond the sweep's second; without the sweep nothing accepts the connection.
+        // Far beyond the sweep's two seconds; without the sweep nothing accepts the connection.
         request.timeoutInterval = 30
         let session = URLSession(configuration: .ephemeral)
         defer { session.invalidateAndCancel() }
