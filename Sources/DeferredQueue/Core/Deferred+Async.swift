@@ -36,6 +36,7 @@ extension Deferred {
     /// `automaticallyCancelling: false`, which the awaiter keeps waiting for.
     ///
     /// - Throws: The error the deferred was rejected with.
+    @inlinable
     public var value: Value {
         get async throws {
             try await result.get()
@@ -49,6 +50,7 @@ extension Deferred {
     /// except on a `serializing…` bridge made with
     /// `automaticallyCancelling: false`, whose outcome the awaiter keeps
     /// waiting for.
+    @inlinable
     public var result: Result<Value, any Error> {
         get async {
             let waiter = OutcomeWaiter<Value>()
@@ -72,18 +74,28 @@ extension Deferred {
 
 /// Hands one outcome to one awaiting continuation, whichever of the handler
 /// queue and the cancellation handler gets there first.
-private final class OutcomeWaiter<Value: Sendable>: Sendable {
-    private enum Phase {
+///
+/// Inlinable, like ``Deferred/result``, so that an awaiter specialised in
+/// the client's module needs no generic metadata looked up at run time.
+@usableFromInline
+final class OutcomeWaiter<Value: Sendable>: Sendable {
+    @usableFromInline
+    enum Phase {
         case idle
         case waiting(CheckedContinuation<Result<Value, any Error>, Never>)
         case finished(Result<Value, any Error>)
         case delivered
     }
 
-    private let phase = Mutex(Phase.idle)
+    @usableFromInline
+    let phase = Mutex(Phase.idle)
+
+    @inlinable
+    init() {}
 
     /// Installs the continuation. Returns `false` (after resuming it) when the
     /// outcome arrived first, from the cancellation handler.
+    @inlinable
     func install(_ continuation: CheckedContinuation<Result<Value, any Error>, Never>) -> Bool {
         let early = phase.withLock(owner: self) { phase -> Result<Value, any Error>? in
             if case .finished(let outcome) = phase {
@@ -98,6 +110,7 @@ private final class OutcomeWaiter<Value: Sendable>: Sendable {
         return false
     }
 
+    @inlinable
     func finish(_ outcome: Result<Value, any Error>) {
         let continuation = phase.withLock(owner: self) { phase -> CheckedContinuation<Result<Value, any Error>, Never>? in
             switch phase {

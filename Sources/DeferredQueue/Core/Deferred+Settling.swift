@@ -156,6 +156,7 @@ extension Deferred {
     /// is settled or being settled (its own `cancel()` has returned): waits
     /// out a settlement between its claim and its publication (a few
     /// stores, never a wait of the settler's).
+    @usableFromInline
     func outcomeOnceSettled() -> Result<Value, any Error> {
         waitOutClaim()
         return currentOutcome
