@@ -42,6 +42,21 @@ public enum CoreScenario {
         }
     }
 
+    /// (a) with a flattening step: `then` returning a deferred, then a plain
+    /// step. Not one of issue 27's scenarios (no GCD floor): it keeps the
+    /// flattening `then`, `recover` and `follow` specialised in the caller's
+    /// module (`CoreInstructions flatten`).
+    public static func resolvedFlattenedThen(_ count: Int) {
+        let done = DispatchSemaphore(value: 0)
+        for _ in 0..<count {
+            Deferred(value: 1).then { value in Deferred(value: value + 1) }.then { value in
+                blackHole(value)
+                done.signal()
+            }
+            done.wait()
+        }
+    }
+
     // MARK: (b) pending × 3-step chain, per chain
 
     public static func pendingChainsFloor(_ count: Int) {

@@ -50,6 +50,7 @@ extension Deferred {
     ///   - body: Called with the value once this deferred is fulfilled. An
     ///     error it throws rejects the returned deferred.
     /// - Returns: A deferred settled like the one `body` returns.
+    @inlinable
     @discardableResult
     public func then<U: Sendable>(
         on queue: DispatchQueue? = nil,
@@ -133,6 +134,7 @@ extension Deferred {
     ///     the deferred to follow instead, or throws.
     /// - Returns: A deferred fulfilled with this deferred's value, or settled
     ///   like the one `body` returns.
+    @inlinable
     @discardableResult
     public func recover(
         on queue: DispatchQueue? = nil,
@@ -246,7 +248,7 @@ extension Deferred {
 
     /// Derives a deferred with its own suspended queue, for steps that may
     /// settle it later (`follow`) or on another queue.
-    @usableFromInline
+    @inlinable
     func deriveAsynchronously<U: Sendable>(
         on target: DispatchQueue?,
         _ step: @escaping @Sendable (Result<Value, any Error>, Deferred<U>) -> Void

@@ -8,6 +8,12 @@
 // deferred it waits on — the parent of a `then`, the source of a `timeout`,
 // the deferred it follows. A walk from the adopted deferred that reaches the
 // adopting one is a cycle.
+//
+// `follow` is inlinable, like the steps that call it, so that a flattening
+// step is specialised in the caller's module instead of looking up generic
+// metadata at run time; the walk is not (it is off the hot path).
+
+import Synchronization
 
 extension Deferred {
     /// Settles this deferred like `inner`, and makes `inner` the upstream
@@ -17,6 +23,7 @@ extension Deferred {
     /// pending deferreds, nothing could ever settle either of them: this
     /// deferred is rejected with ``DeferredError/cycle`` instead, and every
     /// deferred of the loop then settles with that error as it follows.
+    @inlinable
     func follow(_ inner: Deferred<Value>) {
         guard inner !== self else {
             settle(.failure(DeferredError.cycle))
@@ -54,6 +61,7 @@ extension Deferred {
     /// each other, which their own checks report) ends the walk: Brent's
     /// cycle finding, with one anchor and no allocation. Aggregates (`all`,
     /// `race`…) wait on several links and end the walk too.
+    @usableFromInline
     func waits(on target: AnyObject) -> Bool {
         var anchor: any ConsumerLink = self
         var current: any ConsumerLink = self
