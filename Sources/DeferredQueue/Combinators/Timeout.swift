@@ -9,6 +9,7 @@ extension Deferred {
     ///
     /// - Parameter seconds: The limit; negative or NaN counts as zero,
     ///   infinity never times out.
+    @inlinable
     public func timeout(_ seconds: Double) -> Deferred<Value> {
         addConsumer()
         let next = Deferred(pendingWithUpstream: self)
@@ -26,6 +27,7 @@ extension Deferred {
     /// Settles like this deferred, `seconds` after it settled.
     ///
     /// - Parameter seconds: The delay; negative or NaN counts as zero.
+    @inlinable
     public func delay(_ seconds: Double) -> Deferred<Value> {
         addConsumer()
         let next = Deferred(pendingWithUpstream: self)

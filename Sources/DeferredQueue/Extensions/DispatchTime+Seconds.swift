@@ -3,6 +3,7 @@ import Dispatch
 extension DispatchTime {
     /// `now + seconds`, with bad input made safe (libdispatch traps on
     /// out-of-range conversions). `nil` for an infinite wait.
+    @usableFromInline
     static func after(seconds: Double) -> DispatchTime? {
         if seconds.isNaN || seconds <= 0 { return .now() }
         // Beyond ~30 years is "never" for any program.
