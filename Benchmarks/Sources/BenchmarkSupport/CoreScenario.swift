@@ -57,6 +57,20 @@ public enum CoreScenario {
         }
     }
 
+    /// (a) with a `timeout` before the step (a timer that never fires). Not
+    /// one of issue 27's scenarios: it keeps `timeout` specialised in the
+    /// caller's module (`CoreInstructions timeout`).
+    public static func resolvedTimeoutThen(_ count: Int) {
+        let done = DispatchSemaphore(value: 0)
+        for _ in 0..<count {
+            Deferred(value: 1).timeout(1_000).then { value in
+                blackHole(value)
+                done.signal()
+            }
+            done.wait()
+        }
+    }
+
     // MARK: (b) pending × 3-step chain, per chain
 
     public static func pendingChainsFloor(_ count: Int) {
