@@ -71,6 +71,21 @@ public enum CoreScenario {
         }
     }
 
+    /// (a) with the deferred made by an executor (`Deferred { resolve, reject in … }`),
+    /// the way a callback API is wrapped. Not one of issue 27's scenarios: it
+    /// keeps that initialiser specialised in the caller's module
+    /// (`CoreInstructions executor`).
+    public static func executorThen(_ count: Int) {
+        let done = DispatchSemaphore(value: 0)
+        for _ in 0..<count {
+            Deferred<Int> { resolve, _ in resolve(1) }.then { value in
+                blackHole(value)
+                done.signal()
+            }
+            done.wait()
+        }
+    }
+
     // MARK: (b) pending × 3-step chain, per chain
 
     public static func pendingChainsFloor(_ count: Int) {

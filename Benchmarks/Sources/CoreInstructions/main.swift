@@ -11,7 +11,7 @@ import Darwin
 // (Ir(11 repetitions) − Ir(1)) / 10 / items per repetition, which cancels
 // start-up; Scripts/core-instructions.sh does it.
 //
-//     CoreInstructions <a|b|c|d|e|floor-a|…|floor-e|flatten|timeout> <repetitions> [items]
+//     CoreInstructions <a|b|c|d|e|floor-a|…|floor-e|flatten|timeout|executor> <repetitions> [items]
 //
 // `items` overrides the scenario's size (`Workload`): (b) with 100,000
 // chains takes minutes under callgrind. It needs the root package alone,
@@ -25,6 +25,7 @@ let scenarios: [String: (run: (Int) -> Void, size: Int)] = [
     "e": (CoreScenario.all, Workload.allInputs),
     "flatten": (CoreScenario.resolvedFlattenedThen, Workload.resolvedThenPerIteration),
     "timeout": (CoreScenario.resolvedTimeoutThen, Workload.resolvedThenPerIteration),
+    "executor": (CoreScenario.executorThen, Workload.resolvedThenPerIteration),
     "floor-a": (CoreScenario.resolvedThenFloor, Workload.resolvedThenPerIteration),
     "floor-b": (CoreScenario.pendingChainsFloor, Workload.pendingChains),
     "floor-c": (CoreScenario.manyHandlersFloor, Workload.handlersOnOne),
@@ -34,7 +35,7 @@ let scenarios: [String: (run: (Int) -> Void, size: Int)] = [
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3, let scenario = scenarios[arguments[1]], let repetitions = Int(arguments[2]) else {
-    print("usage: CoreInstructions <a|b|c|d|e|floor-a|…|floor-e|flatten|timeout> <repetitions> [items]")
+    print("usage: CoreInstructions <a|b|c|d|e|floor-a|…|floor-e|flatten|timeout|executor> <repetitions> [items]")
     exit(2)
 }
 let items = arguments.count > 3 ? Int(arguments[3]) ?? scenario.size : scenario.size

@@ -316,6 +316,7 @@ public final class Deferred<Value: Sendable>: Sendable {
     ///
     /// - Parameter executor: Receives the `resolve` and `reject` closures. They
     ///   may be called from any thread, now or later.
+    @inlinable
     public convenience init(
         _ executor: (
             _ resolve: @escaping @Sendable (Value) -> Void,
@@ -345,6 +346,7 @@ public final class Deferred<Value: Sendable>: Sendable {
 
     /// Creates a deferred from the result of evaluating `body` now: fulfilled
     /// with its value, or rejected with the error it throws.
+    @inlinable
     public convenience init(catching body: @autoclosure () throws -> Value) {
         self.init(settled: Result { try body() })
     }
