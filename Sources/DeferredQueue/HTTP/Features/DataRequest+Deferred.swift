@@ -52,6 +52,11 @@ extension DataRequest: SerializingRequest {
         return deferred
     }
 
+    // Specialised here for the library's serializers: `serializingData()`
+    // and its siblings reach this method through the protocol's witness,
+    // which would otherwise run the generic body, with run-time metadata
+    // lookups, on every awaited request.
+
     /// The value `serializer` makes from the body, as a deferred rejected
     /// with the ``HTTPError`` on failure.
     ///
@@ -60,6 +65,9 @@ extension DataRequest: SerializingRequest {
     ///   - automaticallyCancelling: Whether cancelling a Task awaiting the
     ///     deferred cancels the request.
     /// - Returns: A deferred fulfilled with the value.
+    @_specialize(where Serializer == DataResponseSerializer)
+    @_specialize(where Serializer == StringResponseSerializer)
+    @_specialize(where Serializer == JSONResponseSerializer)
     public func serializing<Serializer: ResponseSerializer>(
         _ serializer: Serializer, automaticallyCancelling: Bool
     ) -> Deferred<Serializer.SerializedObject> {
