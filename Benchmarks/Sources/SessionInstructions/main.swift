@@ -1,11 +1,13 @@
 // The session layer's cost per request, for callgrind: `n` sequential GETs
 // on MockTransport (no socket, no server), each collected and handed to
-// `responseData`. What changes between two builds is the session's own
-// code: request state, attempts, serialization, handler delivery.
+// `responseData` (or, with `await`, awaited as `serializingData().value`).
+// What changes between two builds is the session's own code: request state,
+// attempts, serialization, handler delivery.
 //
 //     swift build -c release --package-path Benchmarks --product SessionInstructions
 //     valgrind --tool=callgrind <binary> 1     # start-up alone
 //     valgrind --tool=callgrind <binary> 401   # (Ir(401) − Ir(1)) / 400 per request
+//     valgrind --tool=callgrind <binary> 401 await
 import DeferredQueue
 import DeferredQueueTesting
 import Dispatch
@@ -31,5 +33,16 @@ func next(_ remaining: Int) {
     }
 }
 
-next(count)
+if CommandLine.arguments.dropFirst(2).first == "await" {
+    // Detached: top-level code runs on the main actor, which `done.wait()` blocks.
+    Task.detached {
+        for _ in 0..<count {
+            let value = try await session.request(url).serializingData().value
+            precondition(value.count == body.count, "request failed")
+        }
+        done.signal()
+    }
+} else {
+    next(count)
+}
 done.wait()
