@@ -42,43 +42,31 @@ public enum CoreScenario {
         }
     }
 
-    /// (a) with a flattening step: `then` returning a deferred, then a plain
-    /// step. Not one of issue 27's scenarios (no GCD floor): it keeps the
-    /// flattening `then`, `recover` and `follow` specialised in the caller's
-    /// module (`CoreInstructions flatten`).
+    // Variants of (a) with one change each, for `CoreInstructions` (no GCD
+    // floor, not issue 27's scenarios): each keeps an entry point specialised
+    // in the caller's module.
+
+    /// (a) with a flattening step: `then` returning a deferred (`flatten`).
     public static func resolvedFlattenedThen(_ count: Int) {
-        let done = DispatchSemaphore(value: 0)
-        for _ in 0..<count {
-            Deferred(value: 1).then { value in Deferred(value: value + 1) }.then { value in
-                blackHole(value)
-                done.signal()
-            }
-            done.wait()
-        }
+        stepAfter(count) { Deferred(value: 1).then { value in Deferred(value: value) } }
     }
 
-    /// (a) with a `timeout` before the step (a timer that never fires). Not
-    /// one of issue 27's scenarios: it keeps `timeout` specialised in the
-    /// caller's module (`CoreInstructions timeout`).
+    /// (a) with a `timeout` before the step, a timer that never fires (`timeout`).
     public static func resolvedTimeoutThen(_ count: Int) {
-        let done = DispatchSemaphore(value: 0)
-        for _ in 0..<count {
-            Deferred(value: 1).timeout(1_000).then { value in
-                blackHole(value)
-                done.signal()
-            }
-            done.wait()
-        }
+        stepAfter(count) { Deferred(value: 1).timeout(1_000) }
     }
 
-    /// (a) with the deferred made by an executor (`Deferred { resolve, reject in … }`),
-    /// the way a callback API is wrapped. Not one of issue 27's scenarios: it
-    /// keeps that initialiser specialised in the caller's module
-    /// (`CoreInstructions executor`).
+    /// (a) with the deferred made by an executor, the way a callback API is
+    /// wrapped (`executor`).
     public static func executorThen(_ count: Int) {
+        stepAfter(count) { Deferred<Int> { resolve, _ in resolve(1) } }
+    }
+
+    /// `count` times: a step chained on the deferred `make` returns, waited for.
+    private static func stepAfter(_ count: Int, _ make: () -> Deferred<Int>) {
         let done = DispatchSemaphore(value: 0)
         for _ in 0..<count {
-            Deferred<Int> { resolve, _ in resolve(1) }.then { value in
+            make().then { value in
                 blackHole(value)
                 done.signal()
             }
