@@ -37,7 +37,7 @@ instructions() {
 
 echo "instructions per request, $scenario, (Ir($((2 * count))) − Ir($count)) / $count, median of $runs, against ${DQ_BENCH_BASE:-the in-process LoopbackServer}:"
 declare -A per
-for client in rawURLSession rawURLSessionDelegate oursURLSession rawAHC rawAHCAsync oursAHC oursAHCAsync; do
+for client in rawURLSession rawURLSessionDelegate oursURLSession rawAHC rawAHCAsync rawAHCDelegate oursAHC oursAHCAsync; do
     samples=()
     for _ in $(seq "$runs"); do
         one="$(instructions "$client" "$scenario" "$count")"
@@ -46,7 +46,7 @@ for client in rawURLSession rawURLSessionDelegate oursURLSession rawAHC rawAHCAs
     done
     per[$client]="$(printf '%s\n' "${samples[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")"
 done
-for client in rawURLSession rawURLSessionDelegate oursURLSession rawAHC rawAHCAsync oursAHC oursAHCAsync; do
+for client in rawURLSession rawURLSessionDelegate oursURLSession rawAHC rawAHCAsync rawAHCDelegate oursAHC oursAHCAsync; do
     case "$client" in *AHC*) raw=rawAHC ;; *) raw=rawURLSession ;; esac
     printf '  %-22s %10d  %5.2f× %s\n' "$client" "${per[$client]}" "$(echo "${per[$client]} / ${per[$raw]}" | bc -l)" "$raw"
 done

@@ -10,7 +10,9 @@
 // Clients: raw URLSession (`dataTask(with:completionHandler:)`, no URLCache,
 // as the URLSession transport configures it; and collecting through delegate
 // callbacks, as a client that limits a body's size must), raw AsyncHTTPClient (its
-// `execute(request:)` future, and its async `execute(_:timeout:)`), and
+// `execute(request:)` future, its async `execute(_:timeout:)`, and collecting
+// through a response delegate of the caller's, as a client that watches a body
+// part by part must), and
 // DeferredQueue's `responseData(queue:)` over each transport. Scenarios: 2,000
 // sequential GETs of 2 KiB, 2,000 all in flight, 2,000 with 64 in flight, 200
 // sequential GETs of 1 MiB; then resident bytes per in-flight request (2,000
@@ -91,6 +93,24 @@ let rawDelegateSession: URLSession = {
     configuration.urlCache = nil
     return URLSession(configuration: configuration, delegate: collectingDelegate, delegateQueue: delegateQueue)
 }()
+/// Collects each body through AsyncHTTPClient's delegate callbacks, as any
+/// client that watches a body part by part must (a size limit, progress, a
+/// stream): the delegate is then a type of the caller's module, for which
+/// AsyncHTTPClient's generic request path is not specialised, as it is for
+/// its own `ResponseAccumulator` behind `execute(request:)`.
+final class CollectingAHCDelegate: HTTPClientResponseDelegate {
+    typealias Response = Int
+    private let body = Mutex<ByteBuffer?>(nil)
+    func didReceiveBodyPart(task: HTTPClient.Task<Int>, _ part: ByteBuffer) -> EventLoopFuture<Void> {
+        body.withLock { body in
+            if body == nil { body = part } else { body!.writeImmutableBuffer(part) }
+        }
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+    func didFinishRequest(task: HTTPClient.Task<Int>) throws -> Int {
+        body.withLock { $0?.readableBytes ?? 0 }
+    }
+}
 let oursOnURLSession = Session()
 /// `DQ_FUNNEL=1`: every request's handlers on the transport's callback queue
 /// (a serial `serializationQueue`), to weigh the hop to a queue of their own;
@@ -109,6 +129,7 @@ enum Client: String, CaseIterable {
     case oursURLSession = "DeferredQueue · URLSession"
     case rawAHC = "raw AHC (future)"
     case rawAHCAsync = "raw AHC (async)"
+    case rawAHCDelegate = "raw AHC, delegate"
     case oursAHC = "DeferredQueue · AHC"
     case oursAHCAsync = "DeferredQueue · AHC (async)"
 
@@ -116,7 +137,7 @@ enum Client: String, CaseIterable {
     var raw: Client {
         switch self {
         case .rawURLSession, .rawURLSessionDelegate, .oursURLSession: .rawURLSession
-        case .rawAHC, .rawAHCAsync, .oursAHC, .oursAHCAsync: .rawAHC
+        case .rawAHC, .rawAHCAsync, .rawAHCDelegate, .oursAHC, .oursAHCAsync: .rawAHC
         }
     }
 
@@ -152,6 +173,13 @@ enum Client: String, CaseIterable {
                     precondition(body.readableBytes == size, "raw AHC async GET: \(body.readableBytes) bytes")
                     done()
                 } catch { fatalError("raw AHC async GET failed: \(error)") }
+            }
+        case .rawAHCDelegate:
+            let request: HTTPClient.Request
+            do { request = try HTTPClient.Request(url: url.absoluteString) } catch { fatalError("\(error)") }
+            rawClient.execute(request: request, delegate: CollectingAHCDelegate()).futureResult.whenComplete { result in
+                guard case .success(let count) = result, count == size else { fatalError("raw AHC delegate GET failed: \(result)") }
+                done()
             }
         case .oursURLSession, .oursAHC:
             (self == .oursAHC ? oursOnAHC : oursOnURLSession).request(url).responseData(queue: handlerQueue) { response in
