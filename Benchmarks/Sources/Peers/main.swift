@@ -63,12 +63,18 @@ let rawSession: URLSession = {
     configuration.urlCache = nil
     return URLSession(configuration: configuration)
 }()
-let rawClient: HTTPClient = {
+/// One client per raw AsyncHTTPClient peer, as each DeferredQueue session has
+/// its own: a pool shared between them leaves connections on whichever
+/// event loop another peer's traffic opened them, and a request whose idle
+/// connection is on another loop than its callback's pays a hop per read;
+/// which peer paid it then changed from run to run.
+func makeRawClient() -> HTTPClient {
     var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .enabled(limit: .none))
     configuration.connectionPool.retryConnectionEstablishment = false
     configuration.tracing.tracer = nil   // as the transport's own client, with no tracer bootstrapped
     return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-}()
+}
+let rawClient = makeRawClient(), rawAsyncClient = makeRawClient(), rawDelegateClient = makeRawClient()
 /// Collects each body through delegate callbacks, as any client that bounds a
 /// body's size must on corelibs (URLSession has no limit of its own).
 final class CollectingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
@@ -168,7 +174,7 @@ enum Client: String, CaseIterable {
         case .rawAHCAsync:
             Task {
                 do {
-                    let response = try await rawClient.execute(HTTPClientRequest(url: url.absoluteString), timeout: .seconds(60))
+                    let response = try await rawAsyncClient.execute(HTTPClientRequest(url: url.absoluteString), timeout: .seconds(60))
                     let body = try await response.body.collect(upTo: 4 << 20)
                     precondition(body.readableBytes == size, "raw AHC async GET: \(body.readableBytes) bytes")
                     done()
@@ -177,7 +183,7 @@ enum Client: String, CaseIterable {
         case .rawAHCDelegate:
             let request: HTTPClient.Request
             do { request = try HTTPClient.Request(url: url.absoluteString) } catch { fatalError("\(error)") }
-            rawClient.execute(request: request, delegate: CollectingAHCDelegate()).futureResult.whenComplete { result in
+            rawDelegateClient.execute(request: request, delegate: CollectingAHCDelegate()).futureResult.whenComplete { result in
                 guard case .success(let count) = result, count == size else { fatalError("raw AHC delegate GET failed: \(result)") }
                 done()
             }
@@ -353,4 +359,4 @@ for client in clients {
 }
 print(table.joined(separator: "\n"))
 if chosen == nil { print(try EveryCore.table(rounds: rounds, requests: 8, megabytes: 2).joined(separator: "\n")) }
-try rawClient.syncShutdown()
+for client in [rawClient, rawAsyncClient, rawDelegateClient] { try client.syncShutdown() }
