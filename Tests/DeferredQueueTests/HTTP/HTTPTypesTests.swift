@@ -229,6 +229,8 @@ struct HTTPTypesTests {
         #expect(mapped.value == 12 && mapped.response?.statusCode == 200 && mapped.data == ok.data)
         let failed = ok.flatMap { _ -> Result<Int, HTTPError> in .failure(.cancelled) }
         #expect(failed.value == nil && failed.error?.isCancelled == true)
+        let alamofireResult: AFResult<Int> = failed.result   // Alamofire's alias, the same type
+        #expect(throws: HTTPError.self) { try alamofireResult.get() }
         #expect(failed.mapError { _ in HTTPError.abandoned }.error.map { "\($0)" } == "\(HTTPError.abandoned)")
         let retyped: DataResponse<Int, TestError> = failed.mapError { _ in TestError(8) }
         #expect(retyped.error == TestError(8), "mapError may change the failure's type, as Alamofire's")

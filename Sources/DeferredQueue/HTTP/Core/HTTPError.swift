@@ -253,6 +253,9 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
     }
 }
 
+/// Alamofire's name for a result that fails with the library's error.
+public typealias AFResult<Success> = Result<Success, HTTPError>
+
 extension HTTPError {
     /// Whether the request was cancelled: ``cancelled``, or a session task that failed with
     /// `URLError.cancelled`.
