@@ -63,11 +63,12 @@ let rawSession: URLSession = {
     configuration.urlCache = nil
     return URLSession(configuration: configuration)
 }()
-/// One client per raw AsyncHTTPClient peer, as each DeferredQueue session has
-/// its own: a pool shared between them leaves connections on whichever
-/// event loop another peer's traffic opened them, and a request whose idle
-/// connection is on another loop than its callback's pays a hop per read;
-/// which peer paid it then changed from run to run.
+/// One client per raw AsyncHTTPClient peer. A pool shared between them left
+/// connections on whichever event loop another peer's traffic had opened
+/// them, and a request whose idle connection is on another loop than its
+/// callback's pays a hop per read: which peer paid it changed from run to
+/// run. (DeferredQueue's two AHC clients share their session's pool, whose
+/// transport keeps quiet traffic on one loop: `EventLoopAffinity`.)
 func makeRawClient() -> HTTPClient {
     var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .enabled(limit: .none))
     configuration.connectionPool.retryConnectionEstablishment = false
