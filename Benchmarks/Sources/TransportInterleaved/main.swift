@@ -31,12 +31,17 @@ import FoundationNetworking
 #endif
 
 let fixture = try HTTPFixture()
-let rawClient: HTTPClient = {
+/// One client per raw variant: a pool shared between them leaves connections
+/// on whichever event loop another variant's traffic opened them, and a
+/// request whose idle connection is on another loop than its callback's
+/// pays a hop per read (see the Peers harness).
+func makeRawClient() -> HTTPClient {
     var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .enabled(limit: .none))
     configuration.connectionPool.retryConnectionEstablishment = false
     configuration.tracing.tracer = nil   // as the transport's own client, with no tracer bootstrapped
     return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-}()
+}
+let rawClients = (plain: makeRawClient(), hop: makeRawClient(), response: makeRawClient())
 let ahcTransport = AsyncHTTPClientTransport()
 let ahcSession = Session(transport: AsyncHTTPClientTransport())
 /// Every request's handlers on the transport's callback queue, as before
@@ -67,7 +72,8 @@ enum Client: String, CaseIterable {
         case .raw, .rawWithHop, .rawWithResponse:
             let request: HTTPClient.Request
             do { request = try HTTPClient.Request(url: fixture.url.absoluteString) } catch { fatalError("\(error)") }
-            rawClient.execute(request: request).whenComplete { result in
+            let client = self == .raw ? rawClients.plain : self == .rawWithHop ? rawClients.hop : rawClients.response
+            client.execute(request: request).whenComplete { result in
                 guard case .success(let response) = result, response.body?.readableBytes == expected else {
                     fatalError("raw GET failed: \(result)")
                 }
@@ -169,4 +175,4 @@ for (label, requests, concurrency) in [("sequential", 2_000, 1), ("64 concurrent
                        value, value / raw, 1e6 / value, viaURLSession / value))
     }
 }
-try rawClient.syncShutdown()
+for client in [rawClients.plain, rawClients.hop, rawClients.response] { try client.syncShutdown() }
