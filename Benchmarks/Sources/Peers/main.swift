@@ -166,9 +166,7 @@ enum Client: String, CaseIterable {
                 task.resume()
             }
         case .rawAHC:
-            let request: HTTPClient.Request
-            do { request = try HTTPClient.Request(url: url.absoluteString) } catch { fatalError("\(error)") }
-            rawClient.execute(request: request).whenComplete { result in
+            rawClient.execute(request: Self.rawRequest(url)).whenComplete { result in
                 guard case .success(let response) = result, response.body?.readableBytes == size else { fatalError("raw AHC GET failed: \(result)") }
                 done()
             }
@@ -182,9 +180,7 @@ enum Client: String, CaseIterable {
                 } catch { fatalError("raw AHC async GET failed: \(error)") }
             }
         case .rawAHCDelegate:
-            let request: HTTPClient.Request
-            do { request = try HTTPClient.Request(url: url.absoluteString) } catch { fatalError("\(error)") }
-            rawDelegateClient.execute(request: request, delegate: CollectingAHCDelegate()).futureResult.whenComplete { result in
+            rawDelegateClient.execute(request: Self.rawRequest(url), delegate: CollectingAHCDelegate()).futureResult.whenComplete { result in
                 guard case .success(let count) = result, count == size else { fatalError("raw AHC delegate GET failed: \(result)") }
                 done()
             }
@@ -202,6 +198,11 @@ enum Client: String, CaseIterable {
                 } catch { fatalError("serializingData failed: \(error)") }
             }
         }
+    }
+
+    /// The request the raw AsyncHTTPClient peers hand to `execute(request:)`.
+    private static func rawRequest(_ url: URL) -> HTTPClient.Request {
+        do { return try HTTPClient.Request(url: url.absoluteString) } catch { fatalError("\(error)") }
     }
 
     /// `requests` GETs, `inFlight` at a time (a sliding window); returns
