@@ -87,7 +87,7 @@ final class Connection: Sendable {
         self.handler = handler
         self.events = events
         self.state = Mutex(State(parser: parser))
-        self.queue = DispatchQueue(label: "LoopbackServer.connection.\(id)")
+        self.queue = .serverQueue(label: "LoopbackServer.connection.\(id)")
     }
 
     /// Starts reading; call once, right after accepting.

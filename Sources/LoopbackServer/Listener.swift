@@ -10,7 +10,7 @@ import Synchronization
 /// The listening socket and the registry of open connections behind a ``LoopbackServer``.
 ///
 /// ## Threading
-/// Connections are accepted on `acceptQueue` (a serial queue of its own) by a
+/// Connections are accepted on `acceptQueue` (a serial ``DispatchQueue/serverQueue(label:)``) by a
 /// read source on the listening socket, and by a sweep once a second that
 /// accepts a connection the source left waiting since the sweep before:
 /// every request to a server whose source never fired timed out in CI (a
@@ -53,7 +53,7 @@ final class Listener: Sendable {
         self.listenFD = listenFD
         self.parser = parser
         self.handler = handler
-        self.acceptQueue = DispatchQueue(label: "LoopbackServer.accept.\(port)")
+        self.acceptQueue = .serverQueue(label: "LoopbackServer.accept.\(port)")
     }
 
     /// Starts accepting connections.

@@ -114,9 +114,9 @@ struct DemoRun: Sendable {
     }
 
     /// The demo's `--timeout` when a test sets none. Its default (30 s) is
-    /// shorter than the stalls a sanitizer-built test process goes through:
-    /// while suites that settle thousands of deferreds at once hold every
-    /// thread of GCD's pool, the loopback servers answering the demo wait too.
+    /// shorter than the stalls of a sanitizer-built demo on a machine busy
+    /// with every other suite. (The loopback server answering it no longer
+    /// waits behind those suites' queues: see `DispatchQueue.serverQueue`.)
     static let patientTimeout = ["--timeout", "120"]
 
     /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), which the
