@@ -54,6 +54,21 @@ struct EventStreamTests {
         #expect(sent.last == Int64(body.count))
     }
 
+    @Test func aDataRequestsUploadProgressStreamEndsAtItsBodysSize() async throws {
+        let server = try LoopbackServer(bodyBufferLimit: 1 << 20, oversizedBodies: .truncate) { .echo($0) }
+        defer { server.shutdown() }
+        var urlRequest = URLRequest(url: server.url("/"))
+        urlRequest.httpMethod = "PUT"
+        urlRequest.httpBody = Data(repeating: 3, count: 1 << 20)
+        let request = session.request(urlRequest)
+        let progressStream = request.uploadProgress()
+        async let progress = progressStream.collect()
+        async let result = request.serializingData().result
+        let (sent, outcome) = await (progress.map(\.completed), result)
+        #expect(outcome.isSuccess, "\(outcome)")
+        #expect(sent.last == Int64(1 << 20))
+    }
+
     @Test func aCancelledRequestsStreamsEnd() async throws {
         let fixture = try Fixture()
         let request = session.request(fixture.url("/never"), timeout: 600)

@@ -72,6 +72,61 @@ struct UploadTests {
         #expect(sent.last == length, "ends at the total")
     }
 
+    /// Alamofire has `uploadProgress` on every request: a POST's `httpBody`
+    /// is followed out as an upload's body is.
+    @Test func aDataRequestsBodyIsFollowedOutByUploadProgress() async throws {
+        let server = try Self.echoServer()
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let payload = Data((0..<(512 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        var request = URLRequest(url: server.url("/"))
+        request.httpMethod = "POST"
+        request.httpBody = payload
+        let progress = Recorder<TransferProgress>()
+        let result = await response {
+            session.request(request).uploadProgress(queue: handlerQueue) { progress.append($0) }
+                .responseDecodable(of: BodyEcho.self, queue: handlerQueue, completionHandler: $0)
+        }
+        let echo = try #require(result?.value, "\(String(describing: result?.error))")
+        #expect(echo.bodyLength == Int64(payload.count))
+        #expect(echo.bodyDigest == BodyDigest.hexadecimal(BodyDigest.of(payload)))
+        let sent = progress.events
+        #expect(!sent.isEmpty)
+        #expect(sent.map(\.completed) == sent.map(\.completed).sorted(), "monotonic")
+        #expect(sent.last?.completed == Int64(payload.count), "ends at the total")
+        #expect(sent.allSatisfy { $0.expected == Int64(payload.count) })
+    }
+
+    /// A download's request body (a POST that answers with a file) is followed too.
+    @Test func aDownloadRequestsBodyIsFollowedOutByUploadProgress() async throws {
+        let server = try Self.echoServer()
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let payload = Data(repeating: 0x5A, count: 256 << 10)
+        var request = URLRequest(url: server.url("/"))
+        request.httpMethod = "POST"
+        request.httpBody = payload
+        let progress = Recorder<TransferProgress>()
+        let echo = try await session.download(request).uploadProgress(queue: handlerQueue) { progress.append($0) }
+            .serializingDecodable(BodyEcho.self).value
+        #expect(echo.bodyLength == Int64(payload.count))
+        #expect(progress.events.last?.completed == Int64(payload.count), "ends at the total")
+    }
+
+    @Test func aRequestWithoutABodyReportsNoUploadProgress() async throws {
+        let server = try Self.echoServer()
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let progress = Recorder<TransferProgress>()
+        let result = await response {
+            session.request(server.url("/")).uploadProgress(queue: handlerQueue) { progress.append($0) }
+                .responseDecodable(of: BodyEcho.self, queue: handlerQueue, completionHandler: $0)
+        }
+        let echo = try #require(result?.value, "\(String(describing: result?.error))")
+        #expect(echo.bodyLength == 0)
+        #expect(progress.events.isEmpty)
+    }
+
     @Test(arguments: ["/no/such/file", "/tmp"])
     func aMissingFileOrADirectoryFailsEveryHandlerAndSendsNothing(_ path: String) async throws {
         let server = try Self.echoServer()

@@ -12,7 +12,7 @@ import FoundationNetworking
 extension Request {
     /// The download progress, as an async sequence that ends when the
     /// request finishes (Alamofire's `downloadProgress(bufferingPolicy:)`;
-    /// see ``downloadProgress(queue:_:)``, which this registers and which
+    /// see ``downloadProgress(queue:closure:)``, which this registers and which
     /// starts the request).
     ///
     /// - Parameter bufferingPolicy: What the stream keeps while nobody
@@ -21,7 +21,20 @@ extension Request {
     public func downloadProgress(
         bufferingPolicy: AsyncStream<TransferProgress>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<TransferProgress> {
-        eventStream(bufferingPolicy) { queue, yield in downloadProgress(queue: queue, yield) }
+        eventStream(bufferingPolicy) { queue, yield in downloadProgress(queue: queue, closure: yield) }
+    }
+
+    /// The upload progress, as an async sequence that ends when the request
+    /// finishes (Alamofire's `uploadProgress(bufferingPolicy:)`; see
+    /// ``uploadProgress(queue:closure:)``, which this registers and which starts
+    /// the request).
+    ///
+    /// - Parameter bufferingPolicy: What the stream keeps while nobody iterates.
+    /// - Returns: The updates, in order.
+    public func uploadProgress(
+        bufferingPolicy: AsyncStream<TransferProgress>.Continuation.BufferingPolicy = .unbounded
+    ) -> AsyncStream<TransferProgress> {
+        eventStream(bufferingPolicy) { queue, yield in uploadProgress(queue: queue, closure: yield) }
     }
 
     /// The request as built, as an async sequence that ends when the
@@ -65,20 +78,6 @@ extension Request {
     }
 }
 
-extension UploadRequest {
-    /// The upload progress, as an async sequence that ends when the request
-    /// finishes (Alamofire's `uploadProgress(bufferingPolicy:)`; see
-    /// ``uploadProgress(queue:_:)``, which this registers and which starts
-    /// the request).
-    ///
-    /// - Parameter bufferingPolicy: What the stream keeps while nobody iterates.
-    /// - Returns: The updates, in order.
-    public func uploadProgress(
-        bufferingPolicy: AsyncStream<TransferProgress>.Continuation.BufferingPolicy = .unbounded
-    ) -> AsyncStream<TransferProgress> {
-        eventStream(bufferingPolicy) { queue, yield in uploadProgress(queue: queue, yield) }
-    }
-}
 
 extension ResponseHeadHandling {
     /// Each final response head, as an async sequence that ends when the

@@ -39,7 +39,7 @@ struct RequestStateMachineBodyTests {
 
     @Test func withoutHandlersAChunkReportsNothing() {
         var machine = RequestStateMachine.running(.upload(.init()))
-        machine.addUploadProgressHandler(.ignoring)
+        machine.uploadProgressHandlers.append(.ignoring)
         guard case .start(_, _, false, _, _, _) = machine.beginAttempt(path: "/a") else {
             Issue.record("an upload progress handler wants chunks too"); return
         }
@@ -91,7 +91,7 @@ struct RequestStateMachineBodyTests {
 
     @Test func uploadProgressGoesToTheCurrentAttemptOnly() {
         var machine = RequestStateMachine.running(.upload(.init()))
-        machine.addUploadProgressHandler(.ignoring)
+        machine.uploadProgressHandlers.append(.ignoring)
         _ = machine.beginAttempt(path: "/a")
         #expect(machine.uploadProgressHandlers(attempt: 1).count == 1)
         #expect(machine.uploadProgressHandlers(attempt: 0).isEmpty)

@@ -25,7 +25,7 @@ import FoundationNetworking
 ///
 /// ## When it starts
 ///
-/// The first `response…`, `serializing…` or ``downloadProgress(queue:_:)``
+/// The first `response…`, `serializing…` or ``downloadProgress(queue:closure:)``
 /// call starts it, or ``resume()``. A request that gets none of these and is
 /// not cancelled is sent when its last reference goes (fire and forget). A
 /// request made with `shouldAutomaticallyResume: false`, or by a session
@@ -275,7 +275,7 @@ public class Request: @unchecked Sendable {
     /// suspended request go on.
     ///
     /// A request starts by itself when its first handler (`response…`,
-    /// `serializing…`) or ``downloadProgress(queue:_:)`` is added, or, when it
+    /// `serializing…`) or ``downloadProgress(queue:closure:)`` is added, or, when it
     /// gets none, as its last reference goes. After ``suspend()``, only
     /// `resume()` lets it go on: what its transfer sent meanwhile reaches it
     /// in order, then the attempt the suspension stopped is sent. Idempotent;
@@ -438,7 +438,7 @@ public class Request: @unchecked Sendable {
         mutableState.withLock(owner: self) { $0.redirector }
     }
 
-    /// Calls `handler` with the download progress each time body bytes
+    /// Calls `closure` with the download progress each time body bytes
     /// arrive, and starts the request (unless it waits for ``resume()``).
     ///
     /// Updates are dispatched in order, so they are monotonic on a serial
@@ -450,16 +450,42 @@ public class Request: @unchecked Sendable {
     /// such a request receives a single update when the body is complete.
     ///
     /// - Parameters:
-    ///   - queue: Where `handler` runs (default `.main`).
-    ///   - handler: Receives the bytes received so far and the expected total.
+    ///   - queue: Where `closure` runs (default `.main`).
+    ///   - closure: Receives the bytes received so far and the expected total.
     /// - Returns: The request, for chaining.
     @discardableResult
     public func downloadProgress(
         queue: DispatchQueue = .main,
-        _ handler: @escaping @Sendable (TransferProgress) -> Void
+        closure: @escaping @Sendable (TransferProgress) -> Void
     ) -> Self {
         let action = mutableState.withLock(owner: self) { state in
-            state.progressHandlers.append(ProgressHandler(queue: queue, handler: handler))
+            state.progressHandlers.append(ProgressHandler(queue: queue, handler: closure))
+            return resumeIfAutomatic(&state)
+        }
+        if case .run = action { run() }
+        return self
+    }
+
+    /// Calls `closure` with the upload progress as the request's body goes
+    /// out — an upload's, or the `httpBody` of any other request (a POST's
+    /// encoded parameters) — and starts the request (unless it waits for
+    /// ``resume()``). A request without a body reports nothing.
+    ///
+    /// Updates are dispatched in order (monotonic on a serial `queue`) and
+    /// end at the body's total (a retried attempt starts again from zero).
+    /// Add it before the first response handler, as ``downloadProgress(queue:closure:)``.
+    ///
+    /// - Parameters:
+    ///   - queue: Where `closure` runs (default `.main`).
+    ///   - closure: Receives the bytes sent so far and the total, if known.
+    /// - Returns: The request, for chaining.
+    @discardableResult
+    public func uploadProgress(
+        queue: DispatchQueue = .main,
+        closure: @escaping @Sendable (TransferProgress) -> Void
+    ) -> Self {
+        let action = mutableState.withLock(owner: self) { state in
+            state.uploadProgressHandlers.append(ProgressHandler(queue: queue, handler: closure))
             return resumeIfAutomatic(&state)
         }
         if case .run = action { run() }

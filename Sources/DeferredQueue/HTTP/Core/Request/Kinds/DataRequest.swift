@@ -33,6 +33,6 @@ public class DataRequest: Request, @unchecked Sendable {
     /// before then and after a failure without a body (Alamofire's `data`,
     /// which also grows while the body arrives:
     /// here the body is kept by one attempt until it ends; follow it with
-    /// ``Request/downloadProgress(queue:_:)``).
+    /// ``Request/downloadProgress(queue:closure:)``).
     public var data: Data? { settledResponse?.data }
 }

@@ -5,7 +5,8 @@ import FoundationNetworking
 #endif
 
 /// A request that sends a body — data, a file, or a multipart form — with
-/// everything a ``DataRequest`` offers, plus ``uploadProgress(queue:_:)``.
+/// everything a ``DataRequest`` offers; ``Request/uploadProgress(queue:closure:)``
+/// follows the body out.
 ///
 /// ```swift
 /// upload(multipartFormData: { form in
@@ -112,29 +113,6 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     override func unobservedCopy(on session: Session) -> Request? {
         guard let urlRequest else { return nil }
         return UploadRequest(session: session, urlRequest: urlRequest, uploadable: source, interceptor: interceptor, fileManager: fileManager)
-    }
-
-    /// Calls `handler` with the upload progress as the body goes out, and
-    /// starts the request (unless it waits for ``Request/resume()``).
-    ///
-    /// Updates are dispatched in order (monotonic on a serial `queue`) and
-    /// end at the body's total (a retried attempt starts again from zero).
-    ///
-    /// - Parameters:
-    ///   - queue: Where `handler` runs (default `.main`).
-    ///   - handler: Receives the bytes sent so far and the total, if known.
-    /// - Returns: The request, for chaining.
-    @discardableResult
-    public func uploadProgress(
-        queue: DispatchQueue = .main,
-        _ handler: @escaping @Sendable (TransferProgress) -> Void
-    ) -> Self {
-        let action = mutableState.withLock(owner: self) { state in
-            state.addUploadProgressHandler(ProgressHandler(queue: queue, handler: handler))
-            return resumeIfAutomatic(&state)
-        }
-        if case .run = action { run() }
-        return self
     }
 
     /// Data is ready as it is (and reported ready as the request starts); a file, a form or a stream is prepared.

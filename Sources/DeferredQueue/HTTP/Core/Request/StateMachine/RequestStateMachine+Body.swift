@@ -47,11 +47,11 @@ extension RequestStateMachine {
         return .report(TransferProgress(completed: bytes, expected: encoded ? nil : expected), to: progressHandlers)
     }
 
-    /// An upload's progress handlers, for a progress event of attempt
+    /// The upload progress handlers, for a progress event of attempt
     /// `number`; none for a stale attempt.
     func uploadProgressHandlers(attempt number: Int) -> [ProgressHandler] {
-        guard case .upload(let upload) = kind, case .running(let attempt) = state, attempt.isInFlight(number) else { return [] }
-        return upload.progressHandlers
+        guard case .running(let attempt) = state, attempt.isInFlight(number) else { return [] }
+        return uploadProgressHandlers
     }
 
     // MARK: - Streams

@@ -32,7 +32,6 @@ extension RequestStateMachine {
         /// What was prepared, kept for `UploadRequest.uploadable` after
         /// `body` is released.
         var uploadable: UploadRequest.Uploadable?
-        var progressHandlers: [ProgressHandler] = []
     }
 
     struct Stream: Sendable {
@@ -60,10 +59,6 @@ extension RequestStateMachine {
         kind = .data // releases the payload: `stream` is its only reference
         defer { kind = .stream(stream) }
         return body(&stream)
-    }
-
-    mutating func addUploadProgressHandler(_ handler: ProgressHandler) {
-        updateUpload { $0.progressHandlers.append(handler) }
     }
 
     mutating func addStreamHandler(_ handler: StreamHandler) {

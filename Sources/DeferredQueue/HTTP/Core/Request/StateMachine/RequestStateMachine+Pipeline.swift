@@ -51,14 +51,12 @@ extension RequestStateMachine {
         created.append(base)
         if let adapted { created.append(adapted) }
         var bodyFile: URL?
-        var uploadProgress = false
         if case .upload(let upload) = kind {
             switch upload.body {
             case .inRequest: break
             case .file(let file), .temporaryFile(let file): bodyFile = file
             case .encoded(let data): request.httpBody = data
             }
-            uploadProgress = !upload.progressHandlers.isEmpty
         }
         let limit = bodyLimit(session: sessionBodyLimit)
         let received: Received
@@ -67,7 +65,8 @@ extension RequestStateMachine {
         case .download: received = .file(.none)
         case .stream: received = .streamed(0)
         }
-        let collectsBody = kind.keepsBodyInMemory && progressHandlers.isEmpty && !uploadProgress
+        // A collecting transport reports neither progress.
+        let collectsBody = kind.keepsBodyInMemory && progressHandlers.isEmpty && uploadProgressHandlers.isEmpty
         // While a resumed download's partial file waits, ask for the rest of
         // the entity; the session writes it (after the partial file's bytes).
         for (name, value) in resumeHeaders { request.setValue(value, forHTTPHeaderField: name) }

@@ -26,6 +26,8 @@ extension RequestStateMachine {
         var resumePoint: ResumePoint?
         /// What a failed or cancelled download left to resume from; set as it ends.
         var resumeData: Data?
+        /// Told of the request body's progress, for as long as the request runs.
+        var uploadProgressHandlers: [ProgressHandler]?
     }
 
     // @unchecked: `fields` is read and written only by the state machine,
@@ -84,5 +86,10 @@ extension RequestStateMachine {
     var resumeData: Data? {
         get { rare?.fields.resumeData }
         set { setRare(\.resumeData, newValue) }
+    }
+
+    var uploadProgressHandlers: [ProgressHandler] {
+        get { rare?.fields.uploadProgressHandlers ?? [] }
+        set { setRare(\.uploadProgressHandlers, newValue.isEmpty ? nil : newValue) }
     }
 }

@@ -351,6 +351,7 @@ struct RequestStateMachine: Sendable {
         case .initialized:
             state = .cancelled(request: nil, response: nil)
             progressHandlers = []
+            uploadProgressHandlers = []
             isSuspended = false
             defer { owner = nil }
             return .settle(releasing: owner)
@@ -368,6 +369,7 @@ struct RequestStateMachine: Sendable {
     /// Takes what the ended `attempt` and the request hold.
     private mutating func end(_ attempt: Attempt) -> Leftovers {
         progressHandlers = []
+        uploadProgressHandlers = []
         isSuspended = false
         waitingForResume = nil
         var leftovers = Leftovers()
