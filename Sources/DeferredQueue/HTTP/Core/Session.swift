@@ -128,7 +128,10 @@ public final class Session: Sendable {
     /// One request's handlers run in the order they were chained either way.
     public var serializationQueue: DispatchQueue? { core.serializationQueue }
 
-    var eventMonitor: CompositeEventMonitor? { core.eventMonitor }
+    /// The monitors given to the session, as one monitor (Alamofire's
+    /// `eventMonitor`): pass it to another session to have it heard there too.
+    /// Without monitors, it has none (``CompositeEventMonitor/monitors`` is empty).
+    public var eventMonitor: CompositeEventMonitor { core.eventMonitor ?? .empty }
     var cookieStore: (any CookieStore)? { core.cookieStore }
     /// Header fields added to every attempt that does not set them.
     var defaultHeaders: [(name: String, lowercasedName: String, value: String)] { core.defaultHeaders }

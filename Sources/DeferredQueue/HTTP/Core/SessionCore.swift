@@ -56,7 +56,7 @@ final class SessionCore: Sendable {
         self.interceptor = interceptor
         self.serverTrustManager = serverTrustManager
         self.redirectHandler = redirectHandler
-        self.eventMonitor = CompositeEventMonitor(eventMonitors)
+        self.eventMonitor = CompositeEventMonitor.combining(eventMonitors)
         self.callbackQueue = transport.callbackQueue
         self.retryPolicy = retryPolicy
         self.maximumResponseBodySize = max(0, maximumResponseBodySize)

@@ -56,9 +56,10 @@ public class Request: @unchecked Sendable {
     /// What the session's requests run on: held for the request's life
     /// (see ``SessionCore`` for why requests do not use `session` itself).
     let core: SessionCore
-    /// The session's event monitors, if any (read through the core: one
-    /// pointer less in every request).
-    var eventMonitor: CompositeEventMonitor? { core.eventMonitor }
+    /// Its session's monitors, told of this request's events (Alamofire's
+    /// `eventMonitor`); `nil` when the session has none. (Read through the
+    /// core: one pointer less in every request.)
+    public var eventMonitor: CompositeEventMonitor? { core.eventMonitor }
     /// The session transport's serial callback queue.
     var callbackQueue: DispatchQueue { core.callbackQueue }
     /// The session's running requests.
