@@ -7,81 +7,90 @@ import TestSupport
 import Testing
 @testable import DeferredQueue
 
-/// `Session.eventMonitor` and `Request.eventMonitor` (Alamofire's), and the
-/// composite they hand out: an `EventMonitor` that forwards every event.
-@Suite("CompositeEventMonitor: a session's monitors as one, forwarding every event")
+/// `Session.eventMonitor` and `Request.eventMonitor` (Alamofire's), the
+/// composite they hand out (an `EventMonitor` that forwards every event), and
+/// Alamofire 5.12's `Request.eventMonitor(_:)`.
+@Suite("CompositeEventMonitor: a session's monitors as one, forwarding every event; a request's own monitors")
 struct CompositeEventMonitorTests {
     /// Names every event it hears, on its own serial queue. Every requirement
     /// of `EventMonitor` is here: one the composite failed to forward would
     /// reach the protocol's default, which does nothing.
     final class EveryEvent: EventMonitor {
-        let queue = DispatchQueue(label: "every-event")
-        let names = Recorder<String>()
+        let queue: DispatchQueue
+        let names: Recorder<String>
+        /// Written before each name, for monitors sharing one recorder.
+        let label: String
 
-        func requestDidResume(_ request: Request) { names.append("resume") }
-        func requestDidSuspend(_ request: Request) { names.append("suspend") }
-        func requestIsRetrying(_ request: Request) { names.append("retrying") }
-        func requestDidCancel(_ request: Request) { names.append("cancel") }
-        func requestDidFinish(_ request: Request) { names.append("finish") }
-        func request(_ request: Request, didReceive response: HTTPURLResponse) { names.append("head") }
-        func request(_ request: Request, didCreateTask task: RequestTask) { names.append("task created") }
-        func request(_ request: Request, didResumeTask task: RequestTask) { names.append("task resumed") }
-        func request(_ request: Request, didSuspendTask task: RequestTask) { names.append("task suspended") }
-        func request(_ request: Request, didCancelTask task: RequestTask) { names.append("task cancelled") }
-        func request(_ request: Request, didCompleteTask task: RequestTask, with error: HTTPError?) { names.append("task completed") }
-        func request(_ request: Request, didFailToCreateURLRequestWithError error: HTTPError) { names.append("not built") }
-        func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest) { names.append("built") }
+        init(label: String = "", queue: DispatchQueue = DispatchQueue(label: "every-event"), names: Recorder<String> = Recorder()) {
+            (self.label, self.queue, self.names) = (label, queue, names)
+        }
+
+        private func record(_ name: String) { names.append(label + name) }
+
+        func requestDidResume(_ request: Request) { record("resume") }
+        func requestDidSuspend(_ request: Request) { record("suspend") }
+        func requestIsRetrying(_ request: Request) { record("retrying") }
+        func requestDidCancel(_ request: Request) { record("cancel") }
+        func requestDidFinish(_ request: Request) { record("finish") }
+        func request(_ request: Request, didReceive response: HTTPURLResponse) { record("head") }
+        func request(_ request: Request, didCreateTask task: RequestTask) { record("task created") }
+        func request(_ request: Request, didResumeTask task: RequestTask) { record("task resumed") }
+        func request(_ request: Request, didSuspendTask task: RequestTask) { record("task suspended") }
+        func request(_ request: Request, didCancelTask task: RequestTask) { record("task cancelled") }
+        func request(_ request: Request, didCompleteTask task: RequestTask, with error: HTTPError?) { record("task completed") }
+        func request(_ request: Request, didFailToCreateURLRequestWithError error: HTTPError) { record("not built") }
+        func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest) { record("built") }
         func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest) {
-            names.append("adapted")
+            record("adapted")
         }
         func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: HTTPError) {
-            names.append("not adapted")
+            record("not adapted")
         }
-        func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) { names.append("sent") }
+        func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) { record("sent") }
         func request(
             _ request: DataRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, data: Data?,
             withResult result: Request.ValidationResult
-        ) { names.append("data validated") }
-        func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, HTTPError>) { names.append("data parsed") }
+        ) { record("data validated") }
+        func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, HTTPError>) { record("data parsed") }
         func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value, HTTPError>) {
-            names.append("data parsed as \(Value.self)")
+            record("data parsed as \(Value.self)")
         }
         func request(
             _ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse,
             withResult result: Request.ValidationResult
-        ) { names.append("stream validated") }
+        ) { record("stream validated") }
         func request(
             _ request: DownloadRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, fileURL: URL?,
             withResult result: Request.ValidationResult
-        ) { names.append("download validated") }
+        ) { record("download validated") }
         func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?, HTTPError>) {
-            names.append("download parsed")
+            record("download parsed")
         }
         func request<Value: Sendable>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, HTTPError>) {
-            names.append("download parsed as \(Value.self)")
+            record("download parsed as \(Value.self)")
         }
-        func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) { names.append("uploadable") }
-        func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: HTTPError) { names.append("no uploadable") }
-        func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) { names.append("destination") }
-        func sessionDidBecomeInvalid(withError error: (any Error)?) { names.append("invalid") }
-        func request(_ request: Request, didFailTask task: RequestTask, earlyWithError error: HTTPError) { names.append("failed early") }
-        func request(_ request: Request, didGatherTiming timing: ResponseTiming) { names.append("timing") }
-        func request(_ request: Request, didReceiveChallengeIn response: HTTPURLResponse) { names.append("challenge") }
+        func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) { record("uploadable") }
+        func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: HTTPError) { record("no uploadable") }
+        func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) { record("destination") }
+        func sessionDidBecomeInvalid(withError error: (any Error)?) { record("invalid") }
+        func request(_ request: Request, didFailTask task: RequestTask, earlyWithError error: HTTPError) { record("failed early") }
+        func request(_ request: Request, didGatherTiming timing: ResponseTiming) { record("timing") }
+        func request(_ request: Request, didReceiveChallengeIn response: HTTPURLResponse) { record("challenge") }
         func request(_ request: Request, willPerformHTTPRedirection response: HTTPURLResponse, newRequest: URLRequest) {
-            names.append("redirect")
+            record("redirect")
         }
-        func request(_ request: Request, didReceive data: Data) { names.append("data") }
-        func request(_ request: Request, didSendBodyData progress: TransferProgress) { names.append("body sent") }
-        func request(_ request: DownloadRequest, didWriteData progress: TransferProgress) { names.append("written") }
+        func request(_ request: Request, didReceive data: Data) { record("data") }
+        func request(_ request: Request, didSendBodyData progress: TransferProgress) { record("body sent") }
+        func request(_ request: DownloadRequest, didWriteData progress: TransferProgress) { record("written") }
         func request(_ request: DownloadRequest, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64?) {
-            names.append("resumed at")
+            record("resumed at")
         }
         func request(_ request: DownloadRequest, didFinishDownloadingUsing task: RequestTask, with result: Result<URL, HTTPError>) {
-            names.append("downloaded")
+            record("downloaded")
         }
-        func request(_ request: UploadRequest, didProvideInputStream stream: InputStream) { names.append("input stream") }
+        func request(_ request: UploadRequest, didProvideInputStream stream: InputStream) { record("input stream") }
         func request<Value: Sendable>(_ request: DataStreamRequest, didParseStream result: Result<Value, HTTPError>) {
-            names.append("stream parsed as \(Value.self)")
+            record("stream parsed as \(Value.self)")
         }
 
         /// The names, once the queue ran everything enqueued before.
@@ -192,5 +201,53 @@ struct CompositeEventMonitorTests {
         let session = PolicyFixture().makeSession()
         #expect(session.eventMonitor.monitors.isEmpty)
         #expect(session.request("https://example.com/").eventMonitor == nil)
+    }
+
+    // MARK: - A request's own monitors
+
+    @Test func aMonitorAddedToARequestHearsWhatASessionsMonitorHears() async throws {
+        let fixture = PolicyFixture()
+        let sessionMonitor = EveryEvent()
+        let viaSession = fixture.makeSession(eventMonitors: [sessionMonitor]).request(fixture.url("/json"))
+        _ = await response { viaSession.responseData(queue: handlerQueue, completionHandler: $0) }
+        let requestMonitor = EveryEvent()
+        let session = fixture.makeSession()
+        let request = session.request(fixture.url("/json")).eventMonitor(requestMonitor)
+        #expect(request.eventMonitor?.monitors.count == 1)
+        _ = await response { request.responseData(queue: handlerQueue, completionHandler: $0) }
+        #expect(await eventually { requestMonitor.names.events.contains("data parsed as Data") })
+        #expect(await eventually { sessionMonitor.names.events.contains("data parsed as Data") })
+        let heard = await requestMonitor.settled()
+        #expect(heard.first == "resume" && heard.contains("sent") && heard.contains("finish"))
+        // Less the session's own end: that session is gone (a request's monitor is not told).
+        let sessionHeard = await sessionMonitor.settled().filter { $0 != "invalid" }
+        #expect(heard == sessionHeard, "\(heard) vs \(sessionHeard)")
+        // Another request of the same session does not hear of it.
+        _ = await response { session.request(fixture.url("/json")).responseData(queue: handlerQueue, completionHandler: $0) }
+        #expect(await requestMonitor.settled() == heard)
+    }
+
+    /// Each event goes to the session's monitors, then to the request's in
+    /// the order they were added: on one serial queue, they alternate.
+    @Test func theSessionsMonitorsHearEachEventFirstThenTheRequestsInAddedOrder() async throws {
+        let fixture = PolicyFixture()
+        let queue = DispatchQueue(label: "shared")
+        let names = Recorder<String>()
+        let session = fixture.makeSession(eventMonitors: [EveryEvent(label: "S ", queue: queue, names: names)])
+        let request = session.request(fixture.url("/json"))
+            .eventMonitor(EveryEvent(label: "A ", queue: queue, names: names))
+            .eventMonitor(EveryEvent(label: "B ", queue: queue, names: names))
+        #expect(request.eventMonitor?.monitors.count == 3)
+        _ = await response { request.responseData(queue: handlerQueue, completionHandler: $0) }
+        #expect(await eventually { names.events.contains("B data parsed as Data") })
+        let drained = Latch()
+        queue.async { drained.arrive() }
+        _ = await drained.wait()
+        let heard = names.events
+        #expect(heard.count % 3 == 0 && heard.count >= 9)
+        for start in stride(from: 0, to: heard.count - 2, by: 3) {
+            let event = heard[start].dropFirst(2)
+            #expect(heard[start..<(start + 3)].elementsEqual(["S \(event)", "A \(event)", "B \(event)"]), "\(heard[start..<(start + 3)])")
+        }
     }
 }

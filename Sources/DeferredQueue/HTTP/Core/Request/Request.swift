@@ -46,7 +46,9 @@ import FoundationNetworking
 ///
 /// - Note: `@unchecked Sendable` because a non-final class cannot be checked;
 ///   every stored property is a constant, and everything that changes sits in
-///   `mutableState`, behind its one lock.
+///   `mutableState`, behind its one lock — except the monitors added with
+///   ``eventMonitor(_:)``, set once in `requestMonitors` behind a leaf lock of
+///   their own (events are told under `mutableState`'s lock; see `RequestMonitors`).
 public class Request: @unchecked Sendable {
     /// The session that created this request (Alamofire's weak `delegate`):
     /// held strongly until the request finishes or is cancelled, weakly
@@ -56,10 +58,16 @@ public class Request: @unchecked Sendable {
     /// What the session's requests run on: held for the request's life
     /// (see ``SessionCore`` for why requests do not use `session` itself).
     let core: SessionCore
-    /// Its session's monitors, told of this request's events (Alamofire's
-    /// `eventMonitor`); `nil` when the session has none. (Read through the
-    /// core: one pointer less in every request.)
-    public var eventMonitor: CompositeEventMonitor? { core.eventMonitor }
+    /// The monitors told of this request's events (Alamofire's
+    /// `eventMonitor`): its session's, then those added with
+    /// ``eventMonitor(_:)``; `nil` when there are none.
+    public var eventMonitor: CompositeEventMonitor? {
+        guard let requestMonitors = requestMonitors.load() else { return core.eventMonitor }
+        return requestMonitors.monitor
+    }
+    /// Set by the first ``eventMonitor(_:)``; until then the session's
+    /// monitors are read from the core (one pointer, not a copy, per request).
+    private let requestMonitors = AtomicLazyReference<RequestMonitors>()
     /// The session transport's serial callback queue.
     var callbackQueue: DispatchQueue { core.callbackQueue }
     /// The session's running requests.
@@ -464,6 +472,18 @@ public class Request: @unchecked Sendable {
             return resumeIfAutomatic(&state)
         }
         if case .run = action { run() }
+        return self
+    }
+
+    /// Adds `monitor`, told of this request's events from now on, after the
+    /// session's monitors (Alamofire 5.12's `eventMonitor(_:)`). Add it
+    /// before the first response handler to hear the request from its start.
+    ///
+    /// - Parameter monitor: The monitor; its methods run on its own ``EventMonitor/queue``.
+    /// - Returns: The request, for chaining.
+    @discardableResult
+    public func eventMonitor(_ monitor: any EventMonitor) -> Self {
+        requestMonitors.storeIfNil(RequestMonitors(session: core.eventMonitor)).add(monitor)
         return self
     }
 

@@ -20,8 +20,8 @@ public struct CompositeEventMonitor: EventMonitor {
     /// The monitors, in the order given to the session; each event reaches them in this order.
     public let monitors: [any EventMonitor]
 
-    init(monitors: [any EventMonitor]) {
-        self.queue = DispatchQueue(label: "DeferredQueue.CompositeEventMonitor")
+    init(monitors: [any EventMonitor], queue: DispatchQueue? = nil) {
+        self.queue = queue ?? DispatchQueue(label: "DeferredQueue.CompositeEventMonitor")
         self.monitors = monitors
     }
 
