@@ -62,12 +62,14 @@ public class Request: @unchecked Sendable {
     /// `eventMonitor`): its session's, then those added with
     /// ``eventMonitor(_:)``; `nil` when there are none.
     public var eventMonitor: CompositeEventMonitor? {
-        guard let requestMonitors = requestMonitors.load() else { return core.eventMonitor }
-        return requestMonitors.monitor
+        guard let requestMonitors = requestMonitors.load(ordering: .acquiring) else { return core.eventMonitor }
+        return requestMonitors.takeUnretainedValue().monitor
     }
-    /// Set by the first ``eventMonitor(_:)``; until then the session's
-    /// monitors are read from the core (one pointer, not a copy, per request).
-    private let requestMonitors = AtomicLazyReference<RequestMonitors>()
+    /// Set once, by the first ``eventMonitor(_:)``, to a box retained until
+    /// `deinit`; until then the session's monitors are read from the core.
+    /// An `Atomic` rather than an `AtomicLazyReference`, whose `load()` is
+    /// not inlinable: each read looked its generic metadata up at run time.
+    private let requestMonitors = Atomic<Unmanaged<RequestMonitors>?>(nil)
     /// The session transport's serial callback queue.
     var callbackQueue: DispatchQueue { core.callbackQueue }
     /// The session's running requests.
@@ -147,6 +149,7 @@ public class Request: @unchecked Sendable {
     }
 
     deinit {
+        requestMonitors.load(ordering: .acquiring)?.release()
         // Nothing was chained onto the request and it was not cancelled: it
         // still goes out, as a fire-and-forget request whose answer no one reads.
         let (unstarted, owner, redirector, credential) = mutableState.withLock(owner: self) {
@@ -483,7 +486,10 @@ public class Request: @unchecked Sendable {
     /// - Returns: The request, for chaining.
     @discardableResult
     public func eventMonitor(_ monitor: any EventMonitor) -> Self {
-        requestMonitors.storeIfNil(RequestMonitors(session: core.eventMonitor)).add(monitor)
+        let made = Unmanaged.passRetained(RequestMonitors(session: core.eventMonitor))
+        let (stored, current) = requestMonitors.compareExchange(expected: nil, desired: made, ordering: .acquiringAndReleasing)
+        if !stored { made.release() }
+        (current ?? made).takeUnretainedValue().add(monitor)
         return self
     }
 
