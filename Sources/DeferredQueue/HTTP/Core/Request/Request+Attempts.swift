@@ -155,11 +155,17 @@ extension Request {
                 self.send(adapted, base: base, adaptersRan: adaptersRan, timeoutIsAssigned: timeoutIsAssigned)
             }) { return .none }
             let action = state.beginAttempt(sending: &prepared, base: base, adapted: adaptersRan ? adapted : nil, sessionBodyLimit: sessionLimit)
-            if case .start(let number, _, _, _, _, _) = action, let monitor = eventMonitor {
-                monitor.request(self, didCreateURLRequest: prepared)
-                let task = RequestTask(attempt: number, request: prepared)
-                monitor.request(self, didCreateTask: task)
-                monitor.request(self, didResumeTask: task)
+            if case .start(let number, _, _, _, _, _) = action {
+                let monitor = eventMonitor, taskHandler = state.taskCreationHandler
+                if monitor != nil || taskHandler != nil {
+                    let task = RequestTask(attempt: number, request: prepared)
+                    if let monitor {
+                        monitor.request(self, didCreateURLRequest: prepared)
+                        monitor.request(self, didCreateTask: task)
+                        monitor.request(self, didResumeTask: task)
+                    }
+                    taskHandler?.tell(task)
+                }
             }
             return action
         }

@@ -28,6 +28,8 @@ extension RequestStateMachine {
         var resumeData: Data?
         /// Told of the request body's progress, for as long as the request runs.
         var uploadProgressHandlers: [ProgressHandler]?
+        /// Set by `onURLSessionTaskCreation(on:perform:)`: told of each attempt's task.
+        var taskCreationHandler: TaskCreationHandler?
     }
 
     // @unchecked: `fields` is read and written only by the state machine,
@@ -86,6 +88,11 @@ extension RequestStateMachine {
     var resumeData: Data? {
         get { rare?.fields.resumeData }
         set { setRare(\.resumeData, newValue) }
+    }
+
+    var taskCreationHandler: TaskCreationHandler? {
+        get { rare?.fields.taskCreationHandler }
+        set { setRare(\.taskCreationHandler, newValue) }
     }
 
     var uploadProgressHandlers: [ProgressHandler] {
