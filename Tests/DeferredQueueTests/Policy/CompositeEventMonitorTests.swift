@@ -250,4 +250,17 @@ struct CompositeEventMonitorTests {
             #expect(heard[start..<(start + 3)].elementsEqual(["S \(event)", "A \(event)", "B \(event)"]), "\(heard[start..<(start + 3)])")
         }
     }
+
+    /// Two threads adding a request's first monitors at once: the one whose
+    /// box loses the race adds to the winner's, and neither monitor is lost.
+    @Test func monitorsAddedAtOnceFromTwoThreadsAreAllKept() {
+        let session = PolicyFixture().makeSession()
+        for _ in 0..<500 {
+            let request = session.request("https://example.com/")
+            let monitors = [EveryEvent(), EveryEvent()]
+            DispatchQueue.concurrentPerform(iterations: 2) { request.eventMonitor(monitors[$0]) }
+            #expect(request.eventMonitor?.monitors.count == 2)
+            request.cancel()
+        }
+    }
 }

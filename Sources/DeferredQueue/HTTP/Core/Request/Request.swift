@@ -486,7 +486,12 @@ public class Request: @unchecked Sendable {
     /// - Returns: The request, for chaining.
     @discardableResult
     public func eventMonitor(_ monitor: any EventMonitor) -> Self {
+        if let existing = requestMonitors.load(ordering: .acquiring) {
+            existing.takeUnretainedValue().add(monitor)
+            return self
+        }
         let made = Unmanaged.passRetained(RequestMonitors(session: core.eventMonitor))
+        // Another thread's first monitor may have won the race: add to its box.
         let (stored, current) = requestMonitors.compareExchange(expected: nil, desired: made, ordering: .acquiringAndReleasing)
         if !stored { made.release() }
         (current ?? made).takeUnretainedValue().add(monitor)
