@@ -59,12 +59,10 @@ extension Request {
         handlerOn queue: DispatchQueue?, of responder: Responder, _ add: (inout RequestStateMachine) -> Void
     ) {
         let lane = responder.runsOnlyLibraryCode ? queue : nil
-        let action = mutableState.withLock(owner: self) { state in
+        addHandler { state in
             state.handlerLane.add(handlerOn: lane)
             add(&state)
-            return resumeIfAutomatic(&state)
         }
-        if case .run = action { run() }
         if !outcome.isPending { keepAliveForHandlers() }
     }
 

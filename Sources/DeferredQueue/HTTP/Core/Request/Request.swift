@@ -470,11 +470,7 @@ public class Request: @unchecked Sendable {
         queue: DispatchQueue = .main,
         closure: @escaping @Sendable (TransferProgress) -> Void
     ) -> Self {
-        let action = mutableState.withLock(owner: self) { state in
-            state.progressHandlers.append(ProgressHandler(queue: queue, handler: closure))
-            return resumeIfAutomatic(&state)
-        }
-        if case .run = action { run() }
+        addHandler { $0.progressHandlers.append(ProgressHandler(queue: queue, handler: closure)) }
         return self
     }
 
@@ -516,11 +512,7 @@ public class Request: @unchecked Sendable {
         queue: DispatchQueue = .main,
         closure: @escaping @Sendable (TransferProgress) -> Void
     ) -> Self {
-        let action = mutableState.withLock(owner: self) { state in
-            state.uploadProgressHandlers.append(ProgressHandler(queue: queue, handler: closure))
-            return resumeIfAutomatic(&state)
-        }
-        if case .run = action { run() }
+        addHandler { $0.uploadProgressHandlers.append(ProgressHandler(queue: queue, handler: closure)) }
         return self
     }
 
@@ -538,10 +530,16 @@ public class Request: @unchecked Sendable {
         outcome.queue.async { withExtendedLifetime(self) {} }
     }
 
-    /// The transition to running that a handler makes, unless the request
-    /// waits for ``resume()`` (`shouldAutomaticallyResume: false`).
-    func resumeIfAutomatic(_ state: inout RequestStateMachine) -> RequestStateMachine.ResumeAction {
-        state.resumesWithFirstHandler ? resume(&state) : .none
+    /// Adds a handler with `add`, under the lock, and starts the request as
+    /// a handler does, unless it waits for ``resume()``
+    /// (`shouldAutomaticallyResume: false`).
+    @inline(__always)
+    func addHandler(_ add: (inout RequestStateMachine) -> Void) {
+        let action = mutableState.withLock(owner: self) { state in
+            add(&state)
+            return state.resumesWithFirstHandler ? resume(&state) : .none
+        }
+        if case .run = action { run() }
     }
 
     /// The transition to running, under the lock, and its event.
