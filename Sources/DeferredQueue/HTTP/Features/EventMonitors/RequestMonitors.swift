@@ -1,3 +1,4 @@
+import LockSupport
 import Synchronization
 
 /// The monitors one request was given with `eventMonitor(_:)`, after its
@@ -16,9 +17,9 @@ final class RequestMonitors: Sendable {
     }
 
     /// The session's monitors, then the request's, in the order added.
-    var monitor: CompositeEventMonitor { combined.withLock { $0 } }
+    var monitor: CompositeEventMonitor { combined.withLock(owner: self) { $0 } }
 
     func add(_ monitor: any EventMonitor) {
-        combined.withLock { $0 = CompositeEventMonitor(monitors: $0.monitors + [monitor], queue: $0.queue) }
+        combined.withLock(owner: self) { $0 = CompositeEventMonitor(monitors: $0.monitors + [monitor], queue: $0.queue) }
     }
 }
