@@ -178,6 +178,56 @@ struct BoundedDelegateQueueTests {
         #expect(overdrafts == 0, "the dropped callback kept its slot")
     }
 
+    @Test func callbacksQueuedTogetherAndDroppedUnrunGiveEverySlotBack() async throws {
+        let capacity = 3
+        let queue = BoundedDelegateQueue(
+            runningOn: DispatchQueue(label: "BoundedDelegateQueueTests.callbacks"), capacity: capacity, patience: .seconds(2)
+        )
+        queue.isSuspended = true
+        let ran = Atomic<Int>(0)
+        let done = DispatchSemaphore(value: 0)
+        producer.async {
+            // Queued while none runs: they wait for one run together, and are dropped together.
+            for _ in 0..<capacity { queue.addOperation { ran.add(1, ordering: .relaxed) } }
+            queue.cancelAllOperations()
+            queue.isSuspended = false
+            for _ in 0..<capacity - 1 { queue.addOperation { ran.add(100, ordering: .relaxed) } }
+            queue.addOperation { done.signal() }
+        }
+        try await waitFor(done)
+        #expect(ran.load(ordering: .relaxed) == 100 * (capacity - 1), "a cancelled callback ran, or one added after the cancel did not")
+        #expect(queue.overdrafts.load(ordering: .relaxed) == 0, "a dropped callback kept its slot")
+    }
+
+    /// The callbacks waiting run together, but those queued meanwhile wait
+    /// for another turn: work sent to the transport's queue directly (a
+    /// cancel, a timer) does not wait for an endless body to end.
+    @Test func workOnTheQueueRunsBetweenCallbacksQueuedMeanwhile() async throws {
+        let callbacks = DispatchQueue(label: "BoundedDelegateQueueTests.callbacks")
+        let queue = BoundedDelegateQueue(runningOn: callbacks, capacity: 256, patience: .seconds(600))
+        let firstRuns = DispatchSemaphore(value: 0)
+        let rest = DispatchSemaphore(value: 0)
+        let order = Mutex<[String]>([])
+        let done = DispatchSemaphore(value: 0)
+        producer.async {
+            queue.addOperation {
+                firstRuns.signal()
+                rest.wait()
+                order.withLock { $0.append("first") }
+            }
+            firstRuns.wait()
+            // While the first callback runs: more callbacks, then work sent to the queue itself.
+            for _ in 0..<100 { queue.addOperation { order.withLock { $0.append("callback") } } }
+            callbacks.async { order.withLock { $0.append("direct") } }
+            queue.addOperation { done.signal() }
+            rest.signal()
+        }
+        try await waitFor(done)
+        let seen = order.withLock { $0 }
+        #expect(seen.count == 102)
+        #expect(seen.prefix(2) == ["first", "direct"], "work on the queue waited behind callbacks queued after it: \(seen.prefix(3))")
+    }
+
     @Test func callbacksEnqueuedFromTheQueueItselfNeverWait() async throws {
         let queue = BoundedDelegateQueue(
             runningOn: DispatchQueue(label: "BoundedDelegateQueueTests.callbacks"), capacity: 1, patience: .seconds(600)

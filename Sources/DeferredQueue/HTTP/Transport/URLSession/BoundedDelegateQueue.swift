@@ -1,4 +1,5 @@
 import Foundation
+import LockSupport
 import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -26,12 +27,18 @@ import FoundationNetworking
 /// gate for good, or an endless body fills memory at the speed of loopback.
 /// Callbacks enqueued from the delegate queue itself never wait.
 ///
+/// The callbacks wait in a list of this queue's own and run in order, all
+/// those waiting at once, in one operation: corelibs' `OperationQueue` costs
+/// more per operation than a chunk's own handling, and a large body is a
+/// callback per chunk. What queues up while the callbacks run waits for the
+/// next operation, so other work on the queue gets its turn.
+///
 /// On Apple platforms URLSession has flow control of its own: this is a plain
 /// serial `OperationQueue` there.
 final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
-    // @unchecked: the state added here is `room`, a semaphore, and
-    // `overdrafts`, an atomic (both thread-safe by themselves), and a
-    // constant; OperationQueue guards its own state.
+    // @unchecked: the state added here is `backlog`, behind its one lock,
+    // `room`, a semaphore, and `overdrafts`, an atomic (both thread-safe by
+    // themselves), and a constant; OperationQueue guards its own state.
 
     /// A free slot for one more queued callback.
     private let room: DispatchSemaphore
@@ -57,48 +64,112 @@ final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
     private static let runsCallbacks = DispatchSpecificKey<ObjectIdentifier>()
 
     #if canImport(FoundationNetworking)
+    /// Callbacks waiting to run, in the order they were added, and whether
+    /// an operation that runs them is queued.
+    private let backlog = Mutex<Backlog>(Backlog())
+
     override func addOperation(_ block: @escaping @Sendable () -> Void) {
-        guard DispatchQueue.getSpecific(key: Self.runsCallbacks) != ObjectIdentifier(self) else { return super.addOperation(block) }
-        guard room.wait(timeout: .now() + patience) == .success else {
+        let holdsSlot: Bool
+        if DispatchQueue.getSpecific(key: Self.runsCallbacks) == ObjectIdentifier(self) {
+            holdsSlot = false
+        } else if room.wait(timeout: .now() + patience) == .success {
+            holdsSlot = true
+        } else {
             overdrafts.add(1, ordering: .relaxed)
-            return super.addOperation(block)
+            holdsSlot = false
         }
-        super.addOperation(SlotOperation(block, holding: room))
+        let schedules = backlog.withLock(owner: self) { $0.append(Callback(run: block, holdsSlot: holdsSlot)) }
+        if schedules { super.addOperation(BacklogRun(self)) }
+    }
+
+    /// Runs the callbacks waiting now, then queues another run if more
+    /// came meanwhile, so that other work on the queue gets its turn.
+    fileprivate func runBacklog() {
+        var batch = backlog.withLock(owner: self) { $0.take() }
+        batch.reverse()
+        // Each callback released as it runs: a chunk's memory is not kept for the batch.
+        while let callback = batch.popLast() {
+            callback.run()
+            if callback.holdsSlot { room.signal() }
+        }
+        if backlog.withLock(owner: self, { $0.continues() }) { super.addOperation(BacklogRun(self)) }
+    }
+
+    /// Drops the callbacks waiting, giving their slots back: the run that
+    /// was to run them was cancelled or dropped unrun.
+    fileprivate func dropBacklog() {
+        let dropped = backlog.withLock(owner: self) { backlog in
+            defer { _ = backlog.continues() }
+            return backlog.take()
+        }
+        for callback in dropped where callback.holdsSlot { room.signal() }
     }
     #endif
 }
 
 #if canImport(FoundationNetworking)
-/// A callback holding one slot of a ``BoundedDelegateQueue``, given back
-/// once: when the callback has run (corelibs may keep a finished operation
-/// alive for a while), or when the operation is dropped unrun.
-///
-/// An operation of its own rather than the block wrapped in another closure
-/// for `addOperation(_:)`: corelibs' `BlockOperation` copies its blocks into
-/// a fresh array every time it runs, for every chunk of every body.
-private final class SlotOperation: Operation, @unchecked Sendable {
-    // @unchecked: the state added here is two constants and `given`, an
-    // atomic; Operation guards its own state.
-    private let block: @Sendable () -> Void
-    private let room: DispatchSemaphore
-    private let given = Atomic<Bool>(false)
+/// One queued callback: the block, and whether it holds a slot of ``BoundedDelegateQueue/room``.
+private struct Callback {
+    let run: @Sendable () -> Void
+    let holdsSlot: Bool
+}
 
-    init(_ block: @escaping @Sendable () -> Void, holding room: DispatchSemaphore) {
-        self.block = block
-        self.room = room
+/// The callbacks of a ``BoundedDelegateQueue`` not yet run, first in first
+/// out, and whether a run of them is queued.
+private struct Backlog {
+    private var callbacks: [Callback] = []
+    private var scheduled = false
+
+    /// Adds a callback; `true` when no run is queued, so the caller must queue one.
+    mutating func append(_ callback: Callback) -> Bool {
+        callbacks.append(callback)
+        defer { scheduled = true }
+        return !scheduled
+    }
+
+    /// Every callback waiting, oldest first.
+    mutating func take() -> [Callback] {
+        defer { callbacks = [] }
+        return callbacks
+    }
+
+    /// Whether callbacks wait after a run (another run then stays scheduled).
+    mutating func continues() -> Bool {
+        if callbacks.isEmpty { scheduled = false }
+        return scheduled
+    }
+}
+
+/// An operation that runs a ``BoundedDelegateQueue``'s waiting callbacks,
+/// or, cancelled or dropped before it started, drops them and gives their
+/// slots back (they were queued when it was, or while it waited).
+private final class BacklogRun: Operation, @unchecked Sendable {
+    // @unchecked: the state added here is a constant and `phase`, an atomic;
+    // Operation guards its own state.
+    private let queue: BoundedDelegateQueue
+    /// 0 waiting, 1 started, 2 dropped.
+    private let phase = Atomic<Int>(0)
+
+    init(_ queue: BoundedDelegateQueue) {
+        self.queue = queue
     }
 
     override func main() {
-        block()
-        giveBack()
+        guard phase.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged else { return }
+        queue.runBacklog()
     }
 
-    private func giveBack() {
-        if !given.exchange(true, ordering: .acquiringAndReleasing) { room.signal() }
+    override func cancel() {
+        super.cancel()
+        drop()
+    }
+
+    private func drop() {
+        if phase.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing).exchanged { queue.dropBacklog() }
     }
 
     deinit {
-        giveBack()
+        drop()
     }
 }
 #endif
