@@ -143,6 +143,10 @@ private struct Backlog {
 /// An operation that runs a ``BoundedDelegateQueue``'s waiting callbacks,
 /// or, cancelled or dropped before it started, drops them and gives their
 /// slots back (they were queued when it was, or while it waited).
+///
+/// So `cancelAllOperations()` drops the callbacks that wait for a run not yet
+/// started; a run already started finishes its batch. Neither corelibs nor
+/// the transport cancels the delegate queue's operations.
 private final class BacklogRun: Operation, @unchecked Sendable {
     // @unchecked: the state added here is a constant and `phase`, an atomic;
     // Operation guards its own state.
