@@ -178,6 +178,29 @@ struct BoundedDelegateQueueTests {
         #expect(overdrafts == 0, "the dropped callback kept its slot")
     }
 
+    /// corelibs' `OperationQueue` costs more per operation than a chunk's
+    /// own handling: the callbacks that wait are one operation, not one each.
+    @Test func callbacksThatWaitTogetherAreOneOperation() async throws {
+        let callbacks = DispatchQueue(label: "BoundedDelegateQueueTests.callbacks")
+        let queue = BoundedDelegateQueue(runningOn: callbacks, capacity: 256, patience: .seconds(600))
+        let busy = DispatchSemaphore(value: 0)
+        let ran = Atomic<Int>(0)
+        let done = DispatchSemaphore(value: 0)
+        let operations = Mutex<Int?>(nil)
+        producer.async {
+            // The queue is busy with other work while 100 callbacks arrive.
+            callbacks.async { busy.wait() }
+            for _ in 0..<100 { queue.addOperation { ran.add(1, ordering: .relaxed) } }
+            operations.withLock { $0 = queue.operationCount }
+            busy.signal()
+            queue.addOperation { done.signal() }
+        }
+        try await waitFor(done)
+        #expect(ran.load(ordering: .relaxed) == 100)
+        let waiting = try #require(operations.withLock { $0 })
+        #expect(waiting == 1, "\(waiting) operations for 100 callbacks that waited together")
+    }
+
     @Test func callbacksQueuedTogetherAndDroppedUnrunGiveEverySlotBack() async throws {
         let capacity = 3
         let queue = BoundedDelegateQueue(
