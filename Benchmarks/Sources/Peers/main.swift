@@ -299,7 +299,15 @@ case "once":
         print("usage: Peers once <\(Client.allCases.map { "\($0)" }.joined(separator: "|"))> <\(Scenario.allCases.map { "\($0)" }.joined(separator: "|"))> <requests>")
         exit(2)
     }
-    _ = client.run(scenario, requests: count)
+    // `DQ_BENCH_PRELUDE=allInFlight`: that scenario first, unmeasured; then
+    // this one's CPU per request is printed (does a process's history change it?).
+    if let prelude = ProcessInfo.processInfo.environment["DQ_BENCH_PRELUDE"].flatMap({ name in Scenario.allCases.first { "\($0)" == name } }) {
+        _ = client.run(prelude)
+        let measured = client.run(scenario, requests: count)
+        print(String(format: "%.1f µs CPU a request after %@", measured.cpu * 1e6 / Double(count), prelude.rawValue))
+    } else {
+        _ = client.run(scenario, requests: count)
+    }
     exit(0)
 default:
     break
@@ -317,7 +325,12 @@ var table: [String] = [
     "| scenario | client | wall µs/request | CPU µs/request | wall ÷ raw | CPU ÷ raw | CPU ÷ raw, rounds |",
     "|:--|:--|--:|--:|--:|--:|--:|",
 ]
-for scenario in Scenario.allCases {
+// `DQ_BENCH_SCENARIOS=big`: those scenarios only (by case name), e.g. to see
+// whether the rows before one change it.
+let scenarios = ProcessInfo.processInfo.environment["DQ_BENCH_SCENARIOS"].map { names in
+    Scenario.allCases.filter { names.split(separator: ",").contains(Substring("\($0)")) }
+} ?? Scenario.allCases
+for scenario in scenarios {
     for client in clients { _ = client.run(scenario, requests: scenario.requests / 10) }   // warm up
     var samples: [Client: [(wall: Double, cpu: Double)]] = [:]
     for _ in 0..<rounds {

@@ -67,6 +67,20 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     /// `nil`: stopping the task again for each would make the delegate
     /// queue wait on URLSession's work queue once per chunk, and the queued
     /// chunks of a compression bomb pile up meanwhile.
+    /// Sizes a collecting attempt's body for the length an unencoded head
+    /// announces, as the AsyncHTTPClient transport does: one buffer, not a
+    /// chunk at a time grown by copies (on a process's later requests, those
+    /// copies reached for fresh pages each time).
+    func expectBody(of response: HTTPURLResponse) {
+        guard collects, response.expectedContentLength > 0,
+              response.value(forHTTPHeaderField: "Content-Encoding") == nil else { return }
+        let length = Int(response.expectedContentLength)
+        state.withLock(owner: self) { state in
+            guard let collector = state.collector, collector.body.isEmpty, !collector.exceededLimit else { return }
+            state.collector = HTTPBodyCollector(limit: collector.limit, expectedLength: length)
+        }
+    }
+
     func collect(_ data: Data) -> HTTPError? {
         state.withLock(owner: self) { state -> HTTPError? in
             guard state.collector?.exceededLimit == false else { return nil }

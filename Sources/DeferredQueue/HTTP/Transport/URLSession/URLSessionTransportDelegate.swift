@@ -161,6 +161,7 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
         // An interim 1xx head is not the response: corelibs hands over the
         // final one next (or with the completion).
         if let response = response as? HTTPURLResponse, !(100..<200).contains(response.statusCode), handle.reportHead() {
+            handle.expectBody(of: response)
             events.didReceive(response: response)
         }
         completionHandler(.allow)
