@@ -22,6 +22,11 @@
 // `DQ_BENCH_BASE` at an nginx serving the same bodies, see BENCHMARKS.md, to
 // keep it out). Then the every-core table (EveryCore.swift), which `Peers
 // cores` prints alone.
+//
+// Environment: DQ_BENCH_CLIENTS (some clients and their raw peers; no
+// every-core table), DQ_BENCH_SCENARIOS (some scenarios, by case name), and
+// for `once`, DQ_BENCH_PRELUDE (a scenario run first, unmeasured; then the
+// measured one's CPU per request is printed).
 import AsyncHTTPClient
 import BenchmarkSupport
 import DeferredQueue
