@@ -60,13 +60,6 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         }
     }
 
-    /// Adds a chunk to a collecting attempt's body (on the delegate queue).
-    /// Returns the collector's error when the body first grows past the
-    /// limit: the caller stops the task and reports the error. Later chunks
-    /// (already decoded and queued by URLSession) are dropped and answer
-    /// `nil`: stopping the task again for each would make the delegate
-    /// queue wait on URLSession's work queue once per chunk, and the queued
-    /// chunks of a compression bomb pile up meanwhile.
     /// Sizes a collecting attempt's body for the length an unencoded head
     /// announces, as the AsyncHTTPClient transport does: one buffer, not a
     /// chunk at a time grown by copies (on a process's later requests, those
@@ -81,6 +74,13 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         }
     }
 
+    /// Adds a chunk to a collecting attempt's body (on the delegate queue).
+    /// Returns the collector's error when the body first grows past the
+    /// limit: the caller stops the task and reports the error. Later chunks
+    /// (already decoded and queued by URLSession) are dropped and answer
+    /// `nil`: stopping the task again for each would make the delegate
+    /// queue wait on URLSession's work queue once per chunk, and the queued
+    /// chunks of a compression bomb pile up meanwhile.
     func collect(_ data: Data) -> HTTPError? {
         state.withLock(owner: self) { state -> HTTPError? in
             guard state.collector?.exceededLimit == false else { return nil }
