@@ -68,6 +68,23 @@ struct TransportSeamTests {
         #expect(throws: HTTPError.self) { try collector.append(Data(count: 1)) }
     }
 
+    /// What every transport and the progress of a request take for the
+    /// length of the body they hand over: only an unencoded one's.
+    @Test(arguments: [
+        (Int64?(1_234), String?.none, Int64?(1_234)),
+        (0, nil, 0),
+        (1_234, "identity", 1_234),
+        (1_234, " IDENTITY ", 1_234),
+        (1_234, "gzip", nil),
+        (1_234, "identity, gzip", nil),
+        (1_234, "", nil),
+        (-1, nil, nil),
+        (nil, nil, nil),
+    ])
+    func theDecodedLengthIsTheContentLengthOfAnUnencodedBodyOnly(length: Int64?, encoding: String?, decoded: Int64?) {
+        #expect(HTTPBodyCollector.decodedLength(contentLength: length, contentEncoding: encoding) == decoded)
+    }
+
     @Test func aLyingContentLengthReservesNothingAndChangesNothing() throws {
         // An announced length past the limit or huge must not be allocated for.
         var collector = HTTPBodyCollector(limit: 4, expectedLength: Int.max)

@@ -35,6 +35,22 @@ public struct HTTPBodyCollector: Sendable {
         }
     }
 
+    /// The length of the body a transport hands over, as a response head
+    /// announces it: `Content-Length`, unless the body is content-encoded
+    /// (`Content-Encoding` present and not `identity`), when it counts the
+    /// encoded bytes and transports hand over decoded ones.
+    ///
+    /// - Parameters:
+    ///   - contentLength: The announced length; negative or `nil` for none.
+    ///   - contentEncoding: The `Content-Encoding` field, fields joined by
+    ///     commas if there are several; `nil` when absent.
+    /// - Returns: The decoded length, or `nil` when it is unknown.
+    public static func decodedLength(contentLength: Int64?, contentEncoding: String?) -> Int64? {
+        guard let contentLength, contentLength >= 0 else { return nil }
+        if let contentEncoding, contentEncoding.trimmingCharacters(in: .whitespaces).lowercased() != "identity" { return nil }
+        return contentLength
+    }
+
     /// The error once the limit was exceeded, otherwise `nil`.
     public var error: HTTPError? { exceededLimit ? .responseTooLarge(limit: limit) : nil }
 

@@ -173,10 +173,11 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         var decoder: ContentDecoder?
+        let fields = head.headers["content-encoding"]
+        let encoding = fields.isEmpty ? nil : fields.joined(separator: ", ")
         if decodesBody {
             do {
-                let encoding = head.headers["content-encoding"].joined(separator: ", ")
-                decoder = try ContentDecoder(contentEncoding: encoding)
+                decoder = try ContentDecoder(contentEncoding: encoding ?? "")
             } catch {
                 // An encoding that cannot be decoded (or too many layers): refused, never passed on encoded.
                 return task.eventLoop.makeFailedFuture(error)
@@ -186,9 +187,11 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
             state.decoder = decoder
             state.lastActivity = .now()
             state.head = head
-            if collectsBody, !head.headers.contains(name: "content-encoding"),
-               let length = head.headers.first(name: "content-length").flatMap(Int.init) {
-                state.collector = HTTPBodyCollector(limit: state.collector.limit, expectedLength: length)
+            if collectsBody, let length = HTTPBodyCollector.decodedLength(
+                contentLength: head.headers.first(name: "content-length").flatMap(Int64.init),
+                contentEncoding: encoding
+            ) {
+                state.collector = HTTPBodyCollector(limit: state.collector.limit, expectedLength: Int(length))
             }
         }
         if !collectsBody {

@@ -488,9 +488,8 @@ extension Request {
     /// also when the body is compressed (`Content-Length` then counts
     /// compressed bytes, though transports hand over decoded ones).
     static func decodedLength(of response: ResponseHead) -> Int64? {
-        let encoding = response.value(forHTTPHeaderField: "Content-Encoding")?.lowercased() ?? "identity"
-        guard encoding == "identity", response.expectedContentLength >= 0 else { return nil }
-        return response.expectedContentLength
+        HTTPBodyCollector.decodedLength(
+            contentLength: response.expectedContentLength, contentEncoding: response.value(forHTTPHeaderField: "Content-Encoding"))
     }
 
     static func report(_ progress: TransferProgress, to handlers: [ProgressHandler]) {

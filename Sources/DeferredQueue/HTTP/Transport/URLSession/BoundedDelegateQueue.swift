@@ -98,10 +98,7 @@ final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
     /// Drops the callbacks waiting, giving their slots back: the run that
     /// was to run them was cancelled or dropped unrun.
     fileprivate func dropBacklog() {
-        let dropped = backlog.withLock(owner: self) { backlog in
-            defer { _ = backlog.continues() }
-            return backlog.take()
-        }
+        let dropped = backlog.withLock(owner: self) { $0.drop() }
         for callback in dropped where callback.holdsSlot { room.signal() }
     }
     #endif
@@ -131,6 +128,13 @@ private struct Backlog {
     mutating func take() -> [Callback] {
         defer { callbacks = [] }
         return callbacks
+    }
+
+    /// Every callback waiting, oldest first, when the run that was to run
+    /// them will not: the next callback added schedules a run of its own.
+    mutating func drop() -> [Callback] {
+        defer { scheduled = false }
+        return take()
     }
 
     /// Whether callbacks wait after a run (another run then stays scheduled).

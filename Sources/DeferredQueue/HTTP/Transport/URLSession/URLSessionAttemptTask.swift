@@ -65,9 +65,9 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     /// chunk at a time grown by copies (on a process's later requests, those
     /// copies reached for fresh pages each time).
     func expectBody(of response: HTTPURLResponse) {
-        guard collects, response.expectedContentLength > 0,
-              response.value(forHTTPHeaderField: "Content-Encoding") == nil else { return }
-        let length = Int(response.expectedContentLength)
+        guard collects, let length = HTTPBodyCollector.decodedLength(
+            contentLength: response.expectedContentLength, contentEncoding: response.value(forHTTPHeaderField: "Content-Encoding")
+        ).map(Int.init), length > 0 else { return }
         state.withLock(owner: self) { state in
             guard let collector = state.collector, collector.body.isEmpty, !collector.exceededLimit else { return }
             state.collector = HTTPBodyCollector(limit: collector.limit, expectedLength: length)
