@@ -26,6 +26,7 @@ func makeTrustManager(pins: URL, internalCA: [TLSCertificate]) throws -> ServerT
 
 // snippet.wildcards
 /// Alamofire's way to match more than exact host names: override the lookup.
+/// `@unchecked Sendable`, as every `ServerTrustManager`: it adds no state.
 final class WildcardTrustManager: ServerTrustManager, @unchecked Sendable {
     override func serverTrustEvaluator(forHost host: String) throws -> (any ServerTrustEvaluating)? {
         if let exact = try? super.serverTrustEvaluator(forHost: host) { return exact }

@@ -147,6 +147,7 @@ struct ServerTrustEvaluatorTests {
     }
 
     /// Alamofire's documented way to add wildcards: a subclass.
+    // @unchecked Sendable, as every ServerTrustManager: it adds no state.
     final class WildcardManager: ServerTrustManager, @unchecked Sendable {
         override func serverTrustEvaluator(forHost host: String) throws -> (any ServerTrustEvaluating)? {
             if let evaluator = try? super.serverTrustEvaluator(forHost: host) { return evaluator }

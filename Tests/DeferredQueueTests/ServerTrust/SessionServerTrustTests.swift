@@ -153,6 +153,7 @@ struct SessionServerTrustTests {
     }
 
     @Test func aManagerThatThrowsItsOwnErrorIsACustomEvaluationFailure() async throws {
+        // @unchecked Sendable, as every ServerTrustManager: it adds no state.
         final class Throwing: ServerTrustManager, @unchecked Sendable {
             override func serverTrustEvaluator(forHost host: String) throws -> (any ServerTrustEvaluating)? { throw TestError(3) }
         }

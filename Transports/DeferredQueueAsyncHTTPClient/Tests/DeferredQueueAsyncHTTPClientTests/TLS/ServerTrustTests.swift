@@ -260,7 +260,7 @@ struct ServerTrustTests {
     /// pins): the transport never judges by the old one.
     @Test func aNewEvaluatorForAHostIsUsedAtOnce() async throws {
         final class RotatingManager: ServerTrustManager, @unchecked Sendable {
-            // Sendable: its one mutable value sits in a Mutex.
+            // @unchecked Sendable: its one mutable value sits behind a lock, `current`.
             let current: Mutex<any ServerTrustEvaluating>
             init(_ evaluator: any ServerTrustEvaluating) {
                 current = Mutex(evaluator)
