@@ -35,7 +35,8 @@ struct DownloadMoveSecurityTests {
         let directory = sandbox.downloads.appendingPathComponent("report.txt")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try DownloadSandbox.original.write(to: directory.appendingPathComponent("inside"))
-        let result = try await download("/dl/report.txt", to: DownloadRequest.suggestedDownloadDestination(inDirectory: sandbox.downloads))
+        let result = try await download(
+            "/dl/report.txt", to: DownloadRequest.suggestedDownloadDestination(inDirectory: sandbox.downloads, options: .removePreviousFile))
         let (error, removed) = refusal(of: result)
         #expect(error == .directoryAtDestination(directory))
         #expect(removed, "the downloaded file is cleaned up")
@@ -66,7 +67,8 @@ struct DownloadMoveSecurityTests {
         let link = sandbox.downloads.appendingPathComponent("report.txt")
         let target = sandbox.root.appendingPathComponent(".bashrc")
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
-        let result = try await download("/dl/report.txt", to: DownloadRequest.suggestedDownloadDestination(inDirectory: sandbox.downloads))
+        let result = try await download(
+            "/dl/report.txt", to: DownloadRequest.suggestedDownloadDestination(inDirectory: sandbox.downloads, options: .removePreviousFile))
         let (error, removed) = refusal(of: result)
         #expect(error == .symbolicLinkAtDestination(link))
         #expect(removed)
@@ -99,14 +101,20 @@ struct DownloadMoveSecurityTests {
         #expect(sandbox.sentinelsIntact)
     }
 
-    @Test func anExistingFileIsKeptWithoutRemovePreviousFile() async throws {
-        let sandbox = try DownloadSandbox()
-        defer { sandbox.remove() }
-        let existing = sandbox.downloads.appendingPathComponent("report.txt")
-        try DownloadSandbox.original.write(to: existing)
-        let result = try await download("/dl/report.txt", to: DownloadRequest.suggestedDownloadDestination(inDirectory: sandbox.downloads, options: []))
-        #expect(refusal(of: result).0 == .fileExists(existing))
-        #expect(try Data(contentsOf: existing) == DownloadSandbox.original)
+    /// By default, as in Alamofire: the server chooses the name, so it must
+    /// not choose which of the directory's files to replace.
+    @Test func anExistingFileIsKeptByDefaultAndWithoutRemovePreviousFile() async throws {
+        for options: DownloadRequest.Options? in [nil, []] {
+            let sandbox = try DownloadSandbox()
+            defer { sandbox.remove() }
+            let existing = sandbox.downloads.appendingPathComponent("report.txt")
+            try DownloadSandbox.original.write(to: existing)
+            let destination = options.map { DownloadRequest.suggestedDownloadDestination(inDirectory: sandbox.downloads, options: $0) }
+                ?? DownloadRequest.suggestedDownloadDestination(inDirectory: sandbox.downloads)
+            let result = try await download("/dl/report.txt", to: destination)
+            #expect(refusal(of: result).0 == .fileExists(existing), "options: \(String(describing: options))")
+            #expect(try Data(contentsOf: existing) == DownloadSandbox.original)
+        }
     }
 
     @Test func removePreviousFileReplacesARegularFile() async throws {
@@ -114,7 +122,8 @@ struct DownloadMoveSecurityTests {
         defer { sandbox.remove() }
         let existing = sandbox.downloads.appendingPathComponent("report.txt")
         try DownloadSandbox.original.write(to: existing)
-        let result = try await download("/dl/report.txt", to: DownloadRequest.suggestedDownloadDestination(inDirectory: sandbox.downloads))
+        let result = try await download(
+            "/dl/report.txt", to: DownloadRequest.suggestedDownloadDestination(inDirectory: sandbox.downloads, options: .removePreviousFile))
         #expect(result?.value == existing, "\(String(describing: result?.error))")
         #expect(try Data(contentsOf: existing) == Self.payload)
     }

@@ -188,7 +188,7 @@ struct DownloadTests {
         let destination = DownloadRequest.suggestedDownloadDestination(for: .cachesDirectory)
         let (target, options) = destination(URL(fileURLWithPath: "/tmp/x"), response)
         #expect(target.lastPathComponent == "report.pdf")
-        #expect(options.contains(.createIntermediateDirectories))
+        #expect(options == .createIntermediateDirectories, "never .removePreviousFile by default: the server chooses the name")
     }
 
     @Test func progressIsMonotonicAndEndsAtTheTotal() async throws {

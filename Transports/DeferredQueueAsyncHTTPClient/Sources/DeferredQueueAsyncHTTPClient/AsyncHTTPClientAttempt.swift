@@ -74,6 +74,8 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     let queue: DispatchQueue
     let idleTimeout: TimeAmount
     let requestBodySize: Int64?
+    /// Whether the request sent an `Upgrade` field (a `101` may answer it).
+    let asksToUpgrade: Bool
     /// Counts the request body bytes written, for a body streamed from a
     /// file (`nil` without one).
     let requestBodyWindow: RequestBodyWindow?
@@ -90,7 +92,7 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     private let state: Mutex<State>
 
     init(
-        url: URL, attempt: HTTPTransportAttempt, decodesBody: Bool, events: any HTTPTransportEvents,
+        url: URL, attempt: HTTPTransportAttempt, asksToUpgrade: Bool = false, decodesBody: Bool, events: any HTTPTransportEvents,
         queue: DispatchQueue, requestBodyWindow: RequestBodyWindow?, requestBodySize: Int64?,
         diagnosis: CertificateDiagnosis? = nil, evaluatedTrust: (host: String, requirements: ServerTrustRequirements)? = nil,
         affinity: EventLoopAffinity, idleWatch: IdleWatch
@@ -108,6 +110,7 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         idleTimeout = .nanoseconds(Int64(attempt.idleTimeout * 1e9))
         self.requestBodySize = requestBodySize
         self.requestBodyWindow = requestBodyWindow
+        self.asksToUpgrade = asksToUpgrade
     }
 
     /// Records the client's task, right after `execute` on the task's event
@@ -172,6 +175,11 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        if let refusal = HeadRefusal.reason(for: head, asksToUpgrade: asksToUpgrade) {
+            return task.eventLoop.makeFailedFuture(
+                URLError(.badServerResponse, userInfo: [NSLocalizedDescriptionKey: refusal, NSURLErrorFailingURLErrorKey: url])
+            )
+        }
         var decoder: ContentDecoder?
         let fields = head.headers["content-encoding"]
         let encoding = fields.isEmpty ? nil : fields.joined(separator: ", ")

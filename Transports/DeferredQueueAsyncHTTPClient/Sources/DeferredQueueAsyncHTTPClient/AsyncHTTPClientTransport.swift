@@ -270,7 +270,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             }
         }
         let running = AsyncHTTPClientAttempt(
-            url: request.url, attempt: attempt, decodesBody: decodesBodies, events: events, queue: callbackQueue,
+            url: request.url, attempt: attempt, asksToUpgrade: request.headers.contains(name: "upgrade"),
+            decodesBody: decodesBodies, events: events, queue: callbackQueue,
             requestBodyWindow: window,
             requestBodySize: attempt.bodyFile.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int64 }
                 ?? attempt.request.httpBody.map { Int64($0.count) },

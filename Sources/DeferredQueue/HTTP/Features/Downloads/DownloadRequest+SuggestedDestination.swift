@@ -23,14 +23,16 @@ extension DownloadRequest {
     /// - Parameters:
     ///   - directory: The search-path directory (default: the user's documents).
     ///   - domain: Where to look for it (default: the user's home).
-    ///   - options: How to move (default: create the directory, replace an
-    ///     older regular file of the same name).
+    ///   - options: How to move (default: create the directory; an existing
+    ///     file of the same name fails the download with
+    ///     ``DestinationError/fileExists(_:)`` unless you add
+    ///     `.removePreviousFile`: the server chooses the name).
     /// - Returns: The destination. When the directory cannot be found, it is
     ///   the temporary directory.
     public static func suggestedDownloadDestination(
         for directory: FileManager.SearchPathDirectory = .documentDirectory,
         in domain: FileManager.SearchPathDomainMask = .userDomainMask,
-        options: Options = [.createIntermediateDirectories, .removePreviousFile]
+        options: Options = [.createIntermediateDirectories]
     ) -> Destination {
         { temporaryURL, response in
             let base = FileManager.default.urls(for: directory, in: domain).first ?? FileManager.default.temporaryDirectory
@@ -52,12 +54,14 @@ extension DownloadRequest {
     ///
     /// - Parameters:
     ///   - directoryURL: The directory the file lands in (a file URL).
-    ///   - options: How to move (default: create the directory, replace an
-    ///     older regular file of the same name).
+    ///   - options: How to move (default: create the directory; an existing
+    ///     file of the same name fails the download with
+    ///     ``DestinationError/fileExists(_:)`` unless you add
+    ///     `.removePreviousFile`: the server chooses the name).
     /// - Returns: The destination.
     public static func suggestedDownloadDestination(
         inDirectory directoryURL: URL,
-        options: Options = [.createIntermediateDirectories, .removePreviousFile]
+        options: Options = [.createIntermediateDirectories]
     ) -> Destination {
         { _, response in
             (directoryURL.appendingPathComponent(DownloadFileName.suggested(by: response), isDirectory: false), options)

@@ -149,7 +149,7 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     ///   header") or one past libcurl's size cap ("Too large response
     ///   headers") is `badServerResponse`.
     /// - Ambiguous framing is `badServerResponse`, as on AsyncHTTPClient:
-    ///   a head ``ResponseFraming`` refuses (without the response, which
+    ///   a head ``ResponseHeadRules`` refuses (without the response, which
     ///   AsyncHTTPClient's parser refuses before handing it over), and the
     ///   lengths and chunk sizes libcurl refuses itself (`URLError.unknown`,
     ///   "Invalid Content-Length", "… in chunked-encoding").
@@ -173,7 +173,7 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         if let trustFailure { return (nil, false, nil, trustFailure) }
         let response = (response ?? task?.response) as? HTTPURLResponse
         // Also checked here: a download task on Apple platforms reports no head before.
-        if let violation = framing ?? response.flatMap(ResponseFraming.violation(in:)) {
+        if let violation = framing ?? response.flatMap({ ResponseHeadRules.violation(in: $0, answering: task?.currentRequest) }) {
             return (nil, false, nil, Self.badServerResponse(violation, url: response?.url ?? task?.originalRequest?.url))
         }
         let url = task?.currentRequest?.url ?? task?.originalRequest?.url

@@ -150,9 +150,11 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
         didReceive response: URLResponse,
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
-        // Ambiguous framing: stop before any of the body is delivered; the
-        // task then completes with `badServerResponse` and no response.
-        if let http = response as? HTTPURLResponse, let violation = ResponseFraming.violation(in: http) {
+        // Ambiguous framing, a control character, an unsolicited 101: stop
+        // before any of the body is delivered; the task then completes with
+        // `badServerResponse` and no response.
+        if let http = response as? HTTPURLResponse,
+           let violation = ResponseHeadRules.violation(in: http, answering: dataTask.currentRequest ?? dataTask.originalRequest) {
             handle.refuseFraming(violation)
             // corelibs ignores the disposition: the task is stopped by hand.
             handle.cancel()

@@ -1,0 +1,37 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What ``URLSessionTransport`` refuses in a response head before any of its
+/// body is delivered, so that a head AsyncHTTPClient's parser refuses is
+/// refused here too: ambiguous framing (``ResponseFraming``), a control
+/// character in a field, and a `101 Switching Protocols` that nothing asked for.
+///
+/// libcurl passes a bare CR, a NUL's neighbours and other control characters
+/// of a field value on to the application (RFC 9112 §5.5 says to refuse or
+/// replace them: a CR that reaches a log or another protocol splits a line).
+/// And it takes an unsolicited `101` for the final response and hands over
+/// whatever follows it — another protocol's bytes, or a whole smuggled
+/// response — as its body.
+enum ResponseHeadRules {
+    /// Why `response`, answering `request`, is refused, or `nil` when it is not.
+    static func violation(in response: HTTPURLResponse, answering request: URLRequest?) -> String? {
+        if let framing = ResponseFraming.violation(in: response) { return framing }
+        if response.statusCode == 101, request?.value(forHTTPHeaderField: "Upgrade") == nil {
+            return "The server switched protocols (101) though the request did not ask to upgrade."
+        }
+        for case let (name as String, value as String) in response.allHeaderFields {
+            if let offender = name.utf8.first(where: isControl) ?? value.utf8.first(where: isControl) {
+                return "The response's field \(String(name.prefix(64)).debugDescription) holds the control character "
+                    + "0x\(String(offender, radix: 16, uppercase: true)), which a field may not."
+            }
+        }
+        return nil
+    }
+
+    /// A control character other than HTAB, which a field may hold.
+    private static func isControl(_ byte: UInt8) -> Bool {
+        (byte < 0x20 && byte != 0x09) || byte == 0x7F
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LoopbackServer
+import TestSupport
+import Testing
+@testable import DeferredQueue
+
+/// A response head one transport's parser let through and the other's
+/// refused; the whole reply is sent as it is.
+struct HostileHead: Sendable, CustomTestStringConvertible {
+    let name: String
+    let reply: String
+    /// Whether both transports must call it a malformed response (otherwise
+    /// any error will do, never the body).
+    let isBadServerResponse: Bool
+
+    var testDescription: String { name }
+
+    static let all: [HostileHead] = [
+        HostileHead(name: "a bare CR inside a field value",
+                    reply: "HTTP/1.1 200 OK\r\nX-A: a\rSet-Cookie: injected=1\r\nContent-Length: 5\r\n\r\nhello", isBadServerResponse: true),
+        HostileHead(name: "a control character in a field value",
+                    reply: "HTTP/1.1 200 OK\r\nX-A: a\u{01}b\r\nContent-Length: 5\r\n\r\nhello", isBadServerResponse: true),
+        HostileHead(name: "DEL in a field value",
+                    reply: "HTTP/1.1 200 OK\r\nX-A: a\u{7F}b\r\nContent-Length: 5\r\n\r\nhello", isBadServerResponse: true),
+        HostileHead(name: "a 101 nobody asked for, then a smuggled response",
+                    reply: "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n"
+                        + "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", isBadServerResponse: true),
+        HostileHead(name: "a transfer coding before chunked",
+                    reply: "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", isBadServerResponse: false),
+        HostileHead(name: "an unknown transfer coding",
+                    reply: "HTTP/1.1 200 OK\r\nTransfer-Encoding: xchunked\r\n\r\nhello", isBadServerResponse: false),
+        HostileHead(name: "a transfer coding after chunked",
+                    reply: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\n5\r\nhello\r\n0\r\n\r\n", isBadServerResponse: false),
+    ]
+}
+
+@Suite("Responses: a head with control characters, an unasked-for 101 or a transfer coding the transport cannot undo is an error")
+struct ResponseHeadTests {
+    @Test(arguments: HostileHead.all)
+    func aHostileHeadIsRefusedAndItsBodyNeverDelivered(_ head: HostileHead) async throws {
+        let server = try LoopbackServer { _ in .raw(Data(head.reply.utf8)) }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let result = await response { session.request(server.url("/")).responseString(queue: handlerQueue, completionHandler: $0) }
+        #expect(result?.value == nil, "\(TestTransport.name), \(head.name): \(String(describing: result?.result))")
+        #expect(result?.error != nil)
+        if head.isBadServerResponse {
+            #expect(result?.error?.urlError?.code == .badServerResponse, "\(TestTransport.name), \(head.name): \(String(describing: result?.error))")
+        }
+        #expect(session.cookieStore?.cookieHeader(for: server.url("/")) == nil, "no cookie of a refused head is kept")
+    }
+
+    /// The same 101 in a stream: not one byte after it reaches the handler.
+    @Test func aStreamHandsOverNothingAfterAnUnaskedFor101() async throws {
+        let server = try LoopbackServer { _ in .raw(Data(HostileHead.all[3].reply.utf8)) }
+        defer { server.shutdown() }
+        let chunks = Recorder<Data>()
+        let completion = Recorder<DataStreamRequest.Completion>()
+        let done = Latch()
+        TestTransport.makeSession().streamRequest(server.url("/")).responseStream(on: handlerQueue) { stream in
+            switch stream.event {
+            case .stream(.success(let data)): chunks.append(data)
+            case .complete(let end):
+                completion.append(end)
+                done.arrive()
+            default: break
+            }
+        }
+        #expect(await done.wait())
+        #expect(completion.events.first?.error?.urlError?.code == .badServerResponse, "\(TestTransport.name)")
+        #expect(chunks.count == 0)
+    }
+
+    /// A 101 answering a request that asked to upgrade is not refused as
+    /// unsolicited (what a transport then does with it is its own).
+    @Test func a101ToARequestThatAskedToUpgradeIsNotCalledMalformed() async throws {
+        let server = try LoopbackServer { _ in .raw(Data("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n".utf8)) }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let result = await response {
+            session.request(server.url("/"), headers: ["Upgrade": "h2c", "Connection": "Upgrade"])
+                .responseData(queue: handlerQueue, completionHandler: $0)
+        }
+        let description = String(describing: result?.error)
+        #expect(!description.contains("did not ask to upgrade"), "\(TestTransport.name): \(description)")
+    }
+}
