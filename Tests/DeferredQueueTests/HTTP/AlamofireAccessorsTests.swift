@@ -7,7 +7,7 @@ import FoundationNetworking
 import Testing
 
 /// Alamofire's static accessors and header helpers, under its names.
-@Suite("Alamofire accessors: .json, .urlEncodedForm, .data, .googleXSSI, HTTPHeaders.default")
+@Suite("Alamofire accessors: .json, .urlEncodedForm, .data, .googleXSSI, HTTPHeaders.default, HTTPURLResponse.headers, empty-body checks")
 struct AlamofireAccessorsTests {
     private struct Login: Encodable, Sendable {
         let user: String
@@ -107,6 +107,38 @@ struct AlamofireAccessorsTests {
         headers.sort()
         #expect(headers == sorted)
     }
+
+    @Test func aResponsesHeadersAsHTTPHeaders() throws {
+        let url = try #require(URL(string: "http://api.invalid/"))
+        let response = try #require(HTTPURLResponse(
+            url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Type": "text/plain", "X-Trace": "7"]
+        ))
+        #expect(response.headers.value(for: "content-type") == "text/plain")
+        #expect(response.headers["X-Trace"] == "7")
+        #expect(response.headers.count == 2)
+    }
+
+    /// Alamofire's two halves of `emptyResponseAllowed`, and its
+    /// `any ResponseSerializer<T>` (a primary associated type).
+    @Test func aSerializerSaysWhichEmptyBodiesItAllows() throws {
+        let serializer: any ResponseSerializer<Data> = DataResponseSerializer(emptyResponseCodes: [204], emptyRequestMethods: [.head])
+        let url = try #require(URL(string: "http://api.invalid/"))
+        var head = URLRequest(url: url)
+        head.httpMethod = "HEAD"
+        #expect(serializer.requestAllowsEmptyResponseData(head) == true)
+        #expect(serializer.requestAllowsEmptyResponseData(URLRequest(url: url)) == false)
+        #expect(serializer.requestAllowsEmptyResponseData(nil) == nil)
+        let noContent = HTTPURLResponse(url: url, statusCode: 204, httpVersion: nil, headerFields: nil)
+        let ok = HTTPURLResponse(url: url, statusCode: 200, httpVersion: nil, headerFields: nil)
+        #expect(serializer.responseAllowsEmptyResponseData(noContent) == true)
+        #expect(serializer.responseAllowsEmptyResponseData(ok) == false)
+        #expect(serializer.responseAllowsEmptyResponseData(nil) == nil)
+        #expect(serializer.emptyResponseAllowed(forRequest: URLRequest(url: url), response: noContent))
+    }
+
+    @Test func multipartFormsUpToTenMegabytesAreEncodedInMemory() {
+        #expect(MultipartFormData.encodingMemoryThreshold == 10_000_000)
+    }
 }
 
 /// A JSON string or boolean, to compare an encoded body.
@@ -118,4 +150,5 @@ private enum AnyCodableScalar: Decodable, Equatable {
         let container = try decoder.singleValueContainer()
         if let flag = try? container.decode(Bool.self) { self = .bool(flag) } else { self = .string(try container.decode(String.self)) }
     }
+
 }

@@ -204,6 +204,38 @@ struct RequestIntrospectionTests {
         #expect(onQueue)
     }
 
+    /// Without a queue, as in Alamofire: off the main queue (which a Linux
+    /// program may never run), on the request's serialization queue.
+    @Test func cURLDescriptionWithoutAQueueCallsItsHandlerOnTheSerializationQueue() async throws {
+        let serialization = DispatchQueue(label: "serialization")
+        let key = DispatchSpecificKey<Bool>()
+        serialization.setSpecific(key: key, value: true)
+        let session = Session(transport: transport, serializationQueue: serialization)
+        let seen = Recorder<Bool>()
+        let done = Latch()
+        let request = session.request("http://api.invalid/items")
+        #expect(request.serializationQueue === serialization)
+        request.cURLDescription { _ in
+            seen.append(DispatchQueue.getSpecific(key: key) == true)
+            done.arrive()
+        }
+        #expect(await done.wait())
+        #expect(seen.events == [true])
+    }
+
+    @Test func aRequestShowsItsCredentialInterceptorAndQueues() {
+        final class Marker: RequestInterceptor {}
+        let interceptor = Marker()
+        let session = Session(transport: transport)
+        let request = session.request("http://api.invalid/items", interceptor: interceptor)
+        #expect(request.credential == nil)
+        request.authenticate(username: "user", password: "secret")
+        #expect(request.credential?.user == "user" && request.credential?.password == "secret")
+        #expect(request.interceptor as? Marker === interceptor)
+        #expect(session.request("http://api.invalid/items").interceptor == nil)
+        #expect(request.underlyingQueue === session.rootQueue)
+    }
+
     /// Alamofire's `tryMap`: the failure becomes `any Error`, the thrown one as it is.
     @Test func tryMapWidensTheFailureToAnyError() async throws {
         let session = Session(transport: transport)

@@ -209,5 +209,31 @@ struct CustomSerializerTests {
         defer { removeDownloadedFiles(of: read) }
         #expect(try await read.serializingDownload(using: .string).value.contains("hello"))
     }
+
+    /// A download's `response…` handlers take Alamofire's serializer options,
+    /// as a data request's do.
+    @Test func aDownloadsHandlersTakeTheSerializersOptions() async throws {
+        struct Entry: Decodable, Sendable { let title: String }
+        let empty = session.download(fixture.url("/empty"))
+        let xssi = session.download(fixture.url("/xssi"))
+        defer { removeDownloadedFiles(of: empty, xssi) }
+        let strict = Recorder<DownloadResponse<Data, HTTPError>>()
+        let lenient = Recorder<DownloadResponse<Data, HTTPError>>()
+        let decoded = Recorder<DownloadResponse<Entry, HTTPError>>()
+        let text = Recorder<DownloadResponse<String, HTTPError>>()
+        let json = Recorder<DownloadResponse<JSON, HTTPError>>()
+        let done = Latch(count: 5)
+        empty.responseData(queue: handlerQueue) { strict.append($0); done.arrive() }
+            .responseData(queue: handlerQueue, emptyResponseCodes: [200]) { lenient.append($0); done.arrive() }
+            .responseString(queue: handlerQueue, emptyResponseCodes: [200]) { text.append($0); done.arrive() }
+        xssi.responseDecodable(of: Entry.self, queue: handlerQueue, dataPreprocessor: GoogleXSSIPreprocessor()) { decoded.append($0); done.arrive() }
+            .responseJSON(queue: handlerQueue, dataPreprocessor: GoogleXSSIPreprocessor()) { json.append($0); done.arrive() }
+        #expect(await done.wait())
+        #expect(strict.events.first?.error?.kind == "emptyBody", "\(String(describing: strict.events.first?.error))")
+        #expect(lenient.events.first?.value == Data())
+        #expect(text.events.first?.value == "")
+        #expect(decoded.events.first?.value?.title == "hello", "\(String(describing: decoded.events.first?.error))")
+        #expect(json.events.first?.value?["title"].string == "hello")
+    }
 }
 

@@ -40,6 +40,21 @@ struct ValidationTests {
         #expect(any?.error == nil)
     }
 
+    /// As Alamofire takes them: any sequence, read when the response is checked.
+    @Test func contentTypesMayBeAnySequenceReadWhenTheResponseIsChecked() async throws {
+        let accepted: Set<String> = ["text/plain", "application/json"]
+        let json = await response { session.request(fixture.url("/json")).validate(contentType: accepted).responseData(queue: handlerQueue, completionHandler: $0) }
+        #expect(json?.error == nil)
+        let reads = Counter()
+        let html = await response {
+            session.request(fixture.url("/html"))
+                .validate(contentType: { reads.increment(); return accepted.sorted().lazy }())
+                .responseData(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(html?.error?.kind == "contentType")
+        #expect(reads.count == 1, "read once, when the response was checked")
+    }
+
     @Test func plainValidateChecksTheAcceptHeader() async throws {
         let mismatch = await response { handler in
             session.request(fixture.url("/html"), headers: ["Accept": "application/json, text/plain;q=0.5"])

@@ -118,7 +118,8 @@ extension Session {
         } catch let error as HTTPError {
             throw error
         } catch {
-            throw .parameterEncodingFailed(reason: .urlEncodingFailed(error: error))
+            // The library's encoders throw HTTPErrors: this one is the caller's.
+            throw .parameterEncodingFailed(reason: .customEncodingFailed(error: error))
         }
     }
 
@@ -131,7 +132,8 @@ extension Session {
         } catch let error as HTTPError {
             throw error
         } catch {
-            throw .parameterEncodingFailed(reason: .urlEncodingFailed(error: error))
+            // The library's encoders throw HTTPErrors: this one is the caller's.
+            throw .parameterEncodingFailed(reason: .customEncodingFailed(error: error))
         }
     }
 

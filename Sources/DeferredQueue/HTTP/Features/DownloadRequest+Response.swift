@@ -55,43 +55,70 @@ extension DownloadRequest {
         deliver(on: queue, responseSerializer, completionHandler)
     }
 
-    /// Adds a handler that receives the file's contents as `Data`.
+    /// Adds a handler that receives the file's contents as `Data` (see
+    /// ``DataResponseSerializer``; the options as for
+    /// ``DataRequest/responseData(queue:dataPreprocessor:emptyResponseCodes:emptyRequestMethods:completionHandler:)``).
     @discardableResult
     public func responseData(
         queue: DispatchQueue = .main,
+        dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
+        emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods,
         completionHandler: @escaping @Sendable (DownloadResponse<Data, HTTPError>) -> Void
     ) -> Self {
-        response(queue: queue, responseSerializer: DataResponseSerializer(), completionHandler: completionHandler)
+        response(queue: queue, responseSerializer: DataResponseSerializer(
+            dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        ), completionHandler: completionHandler)
     }
 
-    /// Adds a handler that receives the file's contents as text.
+    /// Adds a handler that receives the file's contents as text (see
+    /// ``StringResponseSerializer``).
     @discardableResult
     public func responseString(
         queue: DispatchQueue = .main,
+        dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
         encoding: String.Encoding? = nil,
+        emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods,
         completionHandler: @escaping @Sendable (DownloadResponse<String, HTTPError>) -> Void
     ) -> Self {
-        response(queue: queue, responseSerializer: StringResponseSerializer(encoding: encoding), completionHandler: completionHandler)
+        response(queue: queue, responseSerializer: StringResponseSerializer(
+            dataPreprocessor: dataPreprocessor, encoding: encoding,
+            emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        ), completionHandler: completionHandler)
     }
 
-    /// Adds a handler that receives the file's contents parsed as ``JSON``.
+    /// Adds a handler that receives the file's contents parsed as ``JSON``
+    /// (see ``JSONResponseSerializer``).
     @discardableResult
     public func responseJSON(
         queue: DispatchQueue = .main,
+        dataPreprocessor: any DataPreprocessor = JSONResponseSerializer.defaultDataPreprocessor,
+        emptyResponseCodes: Set<Int> = JSONResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = JSONResponseSerializer.defaultEmptyRequestMethods,
         completionHandler: @escaping @Sendable (DownloadResponse<JSON, HTTPError>) -> Void
     ) -> Self {
-        response(queue: queue, responseSerializer: JSONResponseSerializer(), completionHandler: completionHandler)
+        response(queue: queue, responseSerializer: JSONResponseSerializer(
+            dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        ), completionHandler: completionHandler)
     }
 
-    /// Adds a handler that receives the file's contents decoded as `T`.
+    /// Adds a handler that receives the file's contents decoded as `T` (see
+    /// ``DecodableResponseSerializer``).
     @discardableResult
     public func responseDecodable<T: Decodable & Sendable>(
         of type: T.Type = T.self,
         queue: DispatchQueue = .main,
+        dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
         decoder: any DataDecoder = JSONDecoder(),
+        emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<T>.defaultEmptyRequestMethods,
         completionHandler: @escaping @Sendable (DownloadResponse<T, HTTPError>) -> Void
     ) -> Self {
-        response(queue: queue, responseSerializer: DecodableResponseSerializer<T>(decoder: decoder), completionHandler: completionHandler)
+        response(queue: queue, responseSerializer: DecodableResponseSerializer<T>(
+            dataPreprocessor: dataPreprocessor, decoder: decoder,
+            emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods
+        ), completionHandler: completionHandler)
     }
 
     /// Enqueues one handler (see `DataRequest.deliver(on:retryable:_:_:)`),

@@ -44,11 +44,17 @@ extension Request {
     /// matches one of `acceptableContentTypes` (`"application/json"`,
     /// `"text/*"`, `"*/*"`). An empty body (or downloaded file) passes.
     ///
-    /// - Parameter acceptableContentTypes: The acceptable MIME types.
+    /// - Parameter acceptableContentTypes: The acceptable MIME types, any
+    ///   sequence of them (an array, a set), evaluated when the response is
+    ///   checked, as in Alamofire.
     /// - Returns: The request, for chaining.
     @discardableResult
-    public func validate(contentType acceptableContentTypes: [String]) -> Self {
-        addContentValidation { response, isEmpty in Self.check(contentTypeOf: response, isEmpty: isEmpty, in: acceptableContentTypes) }
+    public func validate<S: Sequence & Sendable>(
+        contentType acceptableContentTypes: @escaping @Sendable @autoclosure () -> S
+    ) -> Self where S.Element == String {
+        addContentValidation { response, isEmpty in
+            Self.check(contentTypeOf: response, isEmpty: isEmpty, in: Array(acceptableContentTypes()))
+        }
         return self
     }
 

@@ -34,14 +34,26 @@ extension Request {
     /// created, so the command is ready at once).
     ///
     /// - Parameters:
-    ///   - queue: Where `handler` runs (default `.main`).
+    ///   - queue: Where `handler` runs.
     ///   - handler: Receives the command line.
     /// - Returns: The request, for chaining.
     @discardableResult
-    public func cURLDescription(on queue: DispatchQueue = .main, calling handler: @escaping @Sendable (String) -> Void) -> Self {
+    public func cURLDescription(on queue: DispatchQueue, calling handler: @escaping @Sendable (String) -> Void) -> Self {
         let command = cURLCommand()
         queue.async { handler(command) }
         return self
+    }
+
+    /// Hands ``cURLDescription()`` to `handler` off the main queue, as
+    /// Alamofire's `cURLDescription(calling:)` does: on ``serializationQueue``
+    /// (Alamofire: its `underlyingQueue`; here the transport's queue stays
+    /// free of caller code).
+    ///
+    /// - Parameter handler: Receives the command line.
+    /// - Returns: The request, for chaining.
+    @discardableResult
+    public func cURLDescription(calling handler: @escaping @Sendable (String) -> Void) -> Self {
+        cURLDescription(on: serializationQueue, calling: handler)
     }
 
     private func cURLCommand() -> String {

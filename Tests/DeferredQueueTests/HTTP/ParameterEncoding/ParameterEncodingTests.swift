@@ -1,4 +1,5 @@
 import DeferredQueue
+import DeferredQueueTesting
 import Foundation
 import Testing
 #if canImport(FoundationNetworking)
@@ -86,6 +87,29 @@ struct ParameterEncodingTests {
                 continue
             }
             #expect(error as? JSONEncoding.Error == .invalidJSONObject)
+        }
+    }
+
+    /// A custom encoding's own error, and what it throws as Alamofire's
+    /// users do, reach the handlers as `customEncodingFailed`.
+    @Test func aCustomEncodingsErrorIsCustomEncodingFailed() async throws {
+        struct Refused: Error {}
+        struct Throwing: ParameterEncoding {
+            let wrapped: Bool
+            func encode(_ urlRequest: any URLRequestConvertible, with parameters: Parameters?) throws -> URLRequest {
+                throw wrapped ? HTTPError.parameterEncodingFailed(reason: .customEncodingFailed(error: Refused())) : Refused()
+            }
+        }
+        let session = Session(transport: MockTransport { _ in .text("unreached") })
+        for wrapped in [false, true] {
+            let result = await session.request("http://api.invalid/", parameters: ["a": 1], encoding: Throwing(wrapped: wrapped))
+                .serializingData().result
+            guard case .parameterEncodingFailed(.customEncodingFailed(let error))? = result.failure?.asHTTPError else {
+                Issue.record("wrapped: \(wrapped): \(String(describing: result.failure))")
+                continue
+            }
+            #expect(error is Refused)
+            #expect(result.failure?.asHTTPError?.description.contains("custom parameter encoding failed") == true)
         }
     }
 }

@@ -80,9 +80,10 @@ public class Request: @unchecked Sendable {
     /// The request as built, before adapters, cookies and redirects; `nil`
     /// when it could not be built (invalid URL, parameters that failed to encode).
     public let urlRequest: URLRequest?
-    /// The interceptor the request was made with, consulted after the
-    /// session's (and before those added later: see `requestInterceptors`).
-    let interceptor: (any RequestInterceptor)?
+    /// The interceptor the request was made with (Alamofire's
+    /// `interceptor`), consulted after the session's and before those added
+    /// with ``interceptor(_:)``.
+    public let interceptor: (any RequestInterceptor)?
     /// The request's suspended serial queue and its once-stored outcome.
     let outcome: Deferred<RawResponse>
     /// The producing side of `outcome`. Released while pending (a request
@@ -225,6 +226,23 @@ public class Request: @unchecked Sendable {
     public var request: URLRequest? {
         mutableState.withLock(owner: self) { $0.request }
     }
+
+    /// The credential given to ``authenticate(with:)`` or
+    /// ``authenticate(username:password:persistence:)``, if any.
+    public var credential: URLCredential? {
+        mutableState.withLock(owner: self) { $0.credential }
+    }
+
+    /// The serial queue the transport reports this request's events on, and
+    /// where the request's own work runs (Alamofire's `underlyingQueue`: the
+    /// session's ``Session/rootQueue``).
+    public var underlyingQueue: DispatchQueue { callbackQueue }
+
+    /// The queue the request's handler queue targets, where its response
+    /// serializers run (Alamofire's `serializationQueue`): the session's
+    /// ``Session/serializationQueue``, or when it has none the shared pool
+    /// every deferred's queue targets.
+    public var serializationQueue: DispatchQueue { handlerTargetQueue }
 
     /// The latest attempt (Alamofire's `task`, transport-neutral), or `nil`
     /// before the first was sent.

@@ -48,9 +48,10 @@ import Synchronization
 /// - Warning: The boundary must not occur in any part's content. The random default makes that
 ///   astronomically unlikely; a boundary you pass yourself must be chosen with that in mind.
 public final class MultipartFormData: Sendable {
-    /// The size up to which an upload encodes a form in memory: 10 MiB. A bigger form is
-    /// written to a temporary file with ``writeEncodedData(to:)`` and streamed from there.
-    public static let encodingMemoryThreshold: UInt64 = 10 * 1024 * 1024
+    /// The size up to which an upload encodes a form in memory: 10 MB, as in Alamofire. A
+    /// bigger form is written to a temporary file with ``writeEncodedData(to:)`` and streamed
+    /// from there.
+    public static let encodingMemoryThreshold: UInt64 = 10_000_000
 
     /// How much of a file or stream part is read at a time while encoding: 1 MiB.
     static let chunkSize = 1024 * 1024

@@ -24,12 +24,16 @@ extension HTTPError {
         /// keyed value (a struct, class or dictionary), a custom encoding closure threw, or
         /// an `encode(to:)` misused the encoder.
         case urlEncodingFailed(error: any Error)
+        /// A custom ``ParameterEncoding`` or ``ParameterEncoder`` failed: it
+        /// threw this, as in Alamofire, or an error that is not an
+        /// ``HTTPError``, which the session wraps so.
+        case customEncodingFailed(error: any Error)
 
         /// The error thrown by the underlying encoder, if any.
         public var underlyingError: (any Error)? {
             switch self {
             case .missingURL, .malformedURL: return nil
-            case .jsonEncodingFailed(let error), .urlEncodingFailed(let error): return error
+            case .jsonEncodingFailed(let error), .urlEncodingFailed(let error), .customEncodingFailed(let error): return error
             }
         }
 
@@ -49,6 +53,8 @@ extension HTTPError {
                 return "The parameters could not be URL-encoded: \(Self.describe(encodingError: error)). "
                     + "Wrap arrays and single values in a struct or dictionary, and check any custom "
                     + "encode(to:) or encoding closure."
+            case .customEncodingFailed(let error):
+                return "A custom parameter encoding failed: \(error)."
             }
         }
 

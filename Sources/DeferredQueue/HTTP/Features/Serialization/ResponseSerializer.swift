@@ -33,7 +33,7 @@ import FoundationNetworking
 ///
 /// Every response serializer also serializes downloads
 /// (``DownloadResponseSerializerProtocol``, by reading the file).
-public protocol ResponseSerializer: DataResponseSerializerProtocol & DownloadResponseSerializerProtocol {
+public protocol ResponseSerializer<SerializedObject>: DataResponseSerializerProtocol & DownloadResponseSerializerProtocol {
     /// Prepares the body before it is serialized (default: ``PassthroughPreprocessor``).
     var dataPreprocessor: any DataPreprocessor { get }
 
@@ -116,6 +116,18 @@ extension ResponseSerializer {
     /// ``defaultEmptyRequestMethods``.
     public var emptyRequestMethods: Set<HTTPMethod> {
         Self.defaultEmptyRequestMethods
+    }
+
+    /// Whether `request`'s method allows an empty body (it is in
+    /// ``emptyRequestMethods``); `nil` without a request or a method.
+    public func requestAllowsEmptyResponseData(_ request: URLRequest?) -> Bool? {
+        request?.httpMethod.map { emptyRequestMethods.contains(HTTPMethod(rawValue: $0)) }
+    }
+
+    /// Whether `response`'s status code allows an empty body (it is in
+    /// ``emptyResponseCodes``); `nil` without a response.
+    public func responseAllowsEmptyResponseData(_ response: HTTPURLResponse?) -> Bool? {
+        response.map { emptyResponseCodes.contains($0.statusCode) }
     }
 
     /// Whether an empty body is an acceptable answer to this request: its method is in
