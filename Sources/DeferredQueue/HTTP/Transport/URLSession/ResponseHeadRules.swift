@@ -21,8 +21,10 @@ enum ResponseHeadRules {
         if response.statusCode == 101, request?.value(forHTTPHeaderField: "Upgrade") == nil {
             return "The server switched protocols (101) though the request did not ask to upgrade."
         }
-        for case let (name as String, value as String) in response.allHeaderFields {
-            if let offender = name.utf8.first(where: isControl) ?? value.utf8.first(where: isControl) {
+        // corelibs keeps the fields as strings; its public view boxes them.
+        for (key, value) in response.allHeaderFields {
+            guard let name = key.base as? String, let text = value as? String else { continue }
+            if let offender = name.utf8.first(where: isControl) ?? text.utf8.first(where: isControl) {
                 return "The response's field \(String(name.prefix(64)).debugDescription) holds the control character "
                     + "0x\(String(offender, radix: 16, uppercase: true)), which a field may not."
             }

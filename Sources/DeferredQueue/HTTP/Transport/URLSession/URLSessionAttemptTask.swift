@@ -172,8 +172,10 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         guard let (task, declined, downloadError, collector, reported, framing, trustFailure) = ending else { return nil }
         if let trustFailure { return (nil, false, nil, trustFailure) }
         let response = (response ?? task?.response) as? HTTPURLResponse
-        // Also checked here: a download task on Apple platforms reports no head before.
-        if let violation = framing ?? response.flatMap({ ResponseHeadRules.violation(in: $0, answering: task?.currentRequest) }) {
+        // Checked here when no head was reported (and so checked) before: a
+        // download task on Apple platforms reports none.
+        if let violation = framing
+            ?? (reported ? nil : response.flatMap({ ResponseHeadRules.violation(in: $0, answering: task?.currentRequest) })) {
             return (nil, false, nil, Self.badServerResponse(violation, url: response?.url ?? task?.originalRequest?.url))
         }
         let url = task?.currentRequest?.url ?? task?.originalRequest?.url
