@@ -28,6 +28,10 @@ struct HostileHead: Sendable, CustomTestStringConvertible {
         HostileHead(name: "a 101 nobody asked for, then a smuggled response",
                     reply: "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n"
                         + "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", isBadServerResponse: true),
+        HostileHead(name: "a status code of letters",
+                    reply: "HTTP/1.1 abc OK\r\nContent-Length: 5\r\n\r\nhello", isBadServerResponse: true),
+        HostileHead(name: "a status code of four digits",
+                    reply: "HTTP/1.1 1000 Too Big\r\nContent-Length: 5\r\n\r\nhello", isBadServerResponse: true),
         HostileHead(name: "a transfer coding before chunked",
                     reply: "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", isBadServerResponse: false),
         HostileHead(name: "an unknown transfer coding",
@@ -86,5 +90,25 @@ struct ResponseHeadTests {
         }
         let description = String(describing: result?.error)
         #expect(!description.contains("did not ask to upgrade"), "\(TestTransport.name): \(description)")
+    }
+}
+
+/// A body whose content coding is corrupt or unknown is said to be so on
+/// both transports, not a lost connection (which a retry policy retries).
+@Suite("Responses: a corrupt or unknown content coding is cannotDecodeContentData")
+struct ContentCodingErrorTests {
+    @Test(arguments: [
+        ("gzip", "this is not gzip at all"),
+        ("deflate", "neither is this deflate"),
+        ("x-unknown", "a coding nobody knows"),
+    ])
+    func aCorruptOrUnknownCodingIsCannotDecodeContentData(coding: String, body: String) async throws {
+        let reply = "HTTP/1.1 200 OK\r\nContent-Encoding: \(coding)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        let server = try LoopbackServer { _ in .raw(Data(reply.utf8)) }
+        defer { server.shutdown() }
+        let result = await response { TestTransport.makeSession().request(server.url("/")).responseData(queue: handlerQueue, completionHandler: $0) }
+        let urlError = result?.error?.urlError
+        #expect(urlError?.code == .cannotDecodeContentData, "\(TestTransport.name), \(coding): \(String(describing: result?.error))")
+        #expect(result?.value == nil)
     }
 }

@@ -147,7 +147,10 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     ///   `CURLE_PARTIAL_FILE`); it is reported as `networkConnectionLost`, as
     ///   on Apple platforms. A head corelibs cannot parse ("Failed writing
     ///   header") or one past libcurl's size cap ("Too large response
-    ///   headers") is `badServerResponse`.
+    ///   headers") is `badServerResponse`; a body whose content coding is
+    ///   corrupt or unknown is `cannotDecodeContentData`; a status line
+    ///   corelibs cannot parse ("unsupported URL", of an http URL) is
+    ///   `badServerResponse`.
     /// - Ambiguous framing is `badServerResponse`, as on AsyncHTTPClient:
     ///   a head ``ResponseHeadRules`` refuses (without the response, which
     ///   AsyncHTTPClient's parser refuses before handing it over), and the
@@ -193,12 +196,25 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         }
         guard let urlError = error as? URLError else { return (response, error) }
         if declined, urlError.code == .cancelled, response != nil { return (response, nil) }
+        // The session sends only http(s) URLs: corelibs says "unsupported URL"
+        // of a status line it cannot parse (a code of four digits, letters).
+        if urlError.code == .unsupportedURL, let scheme = url?.scheme?.lowercased(), scheme == "http" || scheme == "https" {
+            var userInfo = urlError.userInfo
+            userInfo[NSUnderlyingErrorKey] = urlError
+            userInfo[NSLocalizedDescriptionKey] = "The server's status line could not be parsed."
+            return (response, URLError(.badServerResponse, userInfo: userInfo))
+        }
         guard urlError.code == .unknown else { return (response, error) }
         let message = urlError.userInfo[NSLocalizedDescriptionKey] as? String ?? ""
         var userInfo = urlError.userInfo
         userInfo[NSUnderlyingErrorKey] = urlError
         if message.hasPrefix("Invalid Content-Length") || message.hasSuffix("in chunked-encoding") {
             return (response, URLError(.badServerResponse, userInfo: userInfo))
+        }
+        // A corrupt or unknown content coding: said so, as on AsyncHTTPClient,
+        // rather than a lost connection that a retry policy would retry.
+        if message.hasPrefix("Error while processing content unencoding") || message.hasPrefix("Unrecognized content encoding type") {
+            return (response, URLError(.cannotDecodeContentData, userInfo: userInfo))
         }
         if response != nil || message.hasPrefix("transfer closed with") {
             return (response, URLError(.networkConnectionLost, userInfo: userInfo))
