@@ -136,6 +136,24 @@ struct AlamofireAccessorsTests {
         #expect(serializer.emptyResponseAllowed(forRequest: URLRequest(url: url), response: noContent))
     }
 
+    @Test func aGETWithABodyFailsURLRequestValidate() throws {
+        let url = try #require(URL(string: "http://api.invalid/"))
+        var get = URLRequest(url: url)
+        try get.validate()
+        get.httpBody = Data("x".utf8)
+        #expect {
+            try get.validate()
+        } throws: { error in
+            guard case .urlRequestValidationFailed(.bodyDataInGETRequest(let body))? = error as? HTTPError else { return false }
+            return body == Data("x".utf8)
+        }
+        var post = get
+        post.httpMethod = "POST"
+        try post.validate()
+        let disposition: Request.ResponseDisposition = .cancel
+        #expect(disposition == .cancel)
+    }
+
     @Test func multipartFormsUpToTenMegabytesAreEncodedInMemory() {
         #expect(MultipartFormData.encodingMemoryThreshold == 10_000_000)
     }

@@ -11,6 +11,10 @@ struct HTTPResponseHandler: Sendable {
 }
 
 extension Request {
+    /// How a request goes on after `onHTTPResponse(on:perform:)` saw its head (Alamofire's `Request.ResponseDisposition`): `.allow`
+    /// or `.cancel`; `.becomeDownload` and `.becomeStream` act as `.allow`.
+    public typealias ResponseDisposition = URLSession.ResponseDisposition
+
     /// Sets the request's response-head handler (the last one set wins, as in Alamofire).
     func setHTTPResponseHandler(_ handler: HTTPResponseHandler) {
         mutableState.withLock(owner: self) { $0.httpResponseHandler = handler }
