@@ -100,6 +100,7 @@ struct ContentCodingErrorTests {
     @Test(arguments: [
         ("gzip", "this is not gzip at all"),
         ("deflate", "neither is this deflate"),
+        ("br", "nor this brotli"),
         ("x-unknown", "a coding nobody knows"),
     ])
     func aCorruptOrUnknownCodingIsCannotDecodeContentData(coding: String, body: String) async throws {

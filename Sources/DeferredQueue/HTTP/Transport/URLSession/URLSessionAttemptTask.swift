@@ -213,7 +213,8 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         }
         // A corrupt or unknown content coding: said so, as on AsyncHTTPClient,
         // rather than a lost connection that a retry policy would retry.
-        if message.hasPrefix("Error while processing content unencoding") || message.hasPrefix("Unrecognized content encoding type") {
+        if message.hasPrefix("Error while processing content unencoding") || message.hasPrefix("Unrecognized content encoding type")
+            || message.hasPrefix("Unrecognized or bad HTTP Content or Transfer-Encoding") {
             return (response, URLError(.cannotDecodeContentData, userInfo: userInfo))
         }
         if response != nil || message.hasPrefix("transfer closed with") {
