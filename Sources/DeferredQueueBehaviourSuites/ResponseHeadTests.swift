@@ -38,7 +38,22 @@ struct HostileHead: Sendable, CustomTestStringConvertible {
                     reply: "HTTP/1.1 200 OK\r\nTransfer-Encoding: xchunked\r\n\r\nhello", isBadServerResponse: false),
         HostileHead(name: "a transfer coding after chunked",
                     reply: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\n5\r\nhello\r\n0\r\n\r\n", isBadServerResponse: false),
+        HostileHead(name: "chunked and an empty item",
+                    reply: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked,\r\n\r\n5\r\nhello\r\n0\r\n\r\n", isBadServerResponse: false),
+        HostileHead(name: "chunked, a space and an empty item",
+                    reply: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked ,\r\n\r\n5\r\nhello\r\n0\r\n\r\n", isBadServerResponse: false),
+        HostileHead(name: "chunked and a tab",
+                    reply: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\t\r\n\r\n5\r\nhello\r\n0\r\n\r\n", isBadServerResponse: false),
+        HostileHead(name: "chunked twice",
+                    reply: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+                    isBadServerResponse: false),
     ]
+
+    /// The case named `name`.
+    static func named(_ name: String) -> HostileHead {
+        guard let head = all.first(where: { $0.name == name }) else { preconditionFailure("no hostile head named \(name)") }
+        return head
+    }
 }
 
 @Suite("Responses: a head with control characters, an unasked-for 101 or a transfer coding the transport cannot undo is an error")
@@ -59,7 +74,7 @@ struct ResponseHeadTests {
 
     /// The same 101 in a stream: not one byte after it reaches the handler.
     @Test func aStreamHandsOverNothingAfterAnUnaskedFor101() async throws {
-        let server = try LoopbackServer { _ in .raw(Data(HostileHead.all[3].reply.utf8)) }
+        let server = try LoopbackServer { _ in .raw(Data(HostileHead.named("a 101 nobody asked for, then a smuggled response").reply.utf8)) }
         defer { server.shutdown() }
         let chunks = Recorder<Data>()
         let completion = Recorder<DataStreamRequest.Completion>()
@@ -90,6 +105,7 @@ struct ResponseHeadTests {
         }
         let description = String(describing: result?.error)
         #expect(!description.contains("did not ask to upgrade"), "\(TestTransport.name): \(description)")
+        #expect(result?.error?.urlError?.code != .badServerResponse || result?.response?.statusCode == 101, "\(TestTransport.name): \(description)")
     }
 }
 

@@ -85,6 +85,15 @@ struct TransportSeamTests {
         #expect(HTTPBodyCollector.decodedLength(contentLength: length, contentEncoding: encoding) == decoded)
     }
 
+    @Test(arguments: [
+        ([String](), true), (["chunked"], true), (["Chunked"], true), (["  chunked "], true), (["\tchunked"], true),
+        (["chunked,"], false), (["chunked ,"], false), (["chunked\t"], false), (["gzip, chunked"], false),
+        (["chunked, gzip"], false), (["chunked", "chunked"], false), (["chunked, chunked"], false), ([""], false), (["xchunked"], false),
+    ])
+    func onlyChunkedAloneIsATransferCodingAResponseMayDeclare(fields: [String], allowed: Bool) {
+        #expect(TransferCoding.isChunkedAlone(fields) == allowed)
+    }
+
     @Test func aLyingContentLengthReservesNothingAndChangesNothing() throws {
         // An announced length past the limit or huge must not be allocated for.
         var collector = HTTPBodyCollector(limit: 4, expectedLength: Int.max)

@@ -45,15 +45,19 @@ extension Request {
     /// `"text/*"`, `"*/*"`). An empty body (or downloaded file) passes.
     ///
     /// - Parameter acceptableContentTypes: The acceptable MIME types, any
-    ///   sequence of them (an array, a set), evaluated when the response is
-    ///   checked, as in Alamofire.
+    ///   sequence of them (an array, a set). Read once, here (Alamofire reads
+    ///   them each time a response is checked): the check then runs none of
+    ///   your code, so it may judge a response where it arrives, on the
+    ///   transport's queue or event loop.
     /// - Returns: The request, for chaining.
+    @preconcurrency
     @discardableResult
     public func validate<S: Sequence & Sendable>(
         contentType acceptableContentTypes: @escaping @Sendable @autoclosure () -> S
     ) -> Self where S.Element == String {
+        let acceptable = Array(acceptableContentTypes())
         addContentValidation { response, isEmpty in
-            Self.check(contentTypeOf: response, isEmpty: isEmpty, in: Array(acceptableContentTypes()))
+            Self.check(contentTypeOf: response, isEmpty: isEmpty, in: acceptable)
         }
         return self
     }

@@ -45,9 +45,9 @@ extension Request {
     }
 
     /// Hands ``cURLDescription()`` to `handler` off the main queue, as
-    /// Alamofire's `cURLDescription(calling:)` does: on ``serializationQueue``
-    /// (Alamofire: its `underlyingQueue`; here the transport's queue stays
-    /// free of caller code).
+    /// Alamofire's `cURLDescription(calling:)` does: on the queue
+    /// ``serializationQueue`` names (Alamofire: its `underlyingQueue`; here
+    /// the transport's queue stays free of caller code).
     ///
     /// - Parameter handler: Receives the command line.
     /// - Returns: The request, for chaining.

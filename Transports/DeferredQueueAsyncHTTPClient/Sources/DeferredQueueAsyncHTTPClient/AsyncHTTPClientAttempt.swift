@@ -199,7 +199,7 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
                 contentLength: head.headers.first(name: "content-length").flatMap(Int64.init),
                 contentEncoding: encoding
             ) {
-                state.collector = HTTPBodyCollector(limit: state.collector.limit, expectedLength: Int(length))
+                state.collector = HTTPBodyCollector(limit: state.collector.limit, expectedLength: Int(exactly: length))
             }
         }
         if !collectsBody {

@@ -1,3 +1,4 @@
+import DeferredQueue
 import Foundation
 import NIOHTTP1
 
@@ -7,7 +8,7 @@ import NIOHTTP1
 /// AsyncHTTPClient undoes the `chunked` transfer coding and nothing else: a
 /// `Transfer-Encoding: gzip, chunked` body reached the application still
 /// compressed (a bomb as its compressed bytes), and an unknown coding as the
-/// raw bytes up to the close. And it takes an unsolicited
+/// raw bytes up to the close (``TransferCoding``). And it takes an unsolicited
 /// `101 Switching Protocols` for a final response. URLSession's transport
 /// refuses the same 101 (`ResponseHeadRules`).
 enum HeadRefusal {
@@ -19,11 +20,9 @@ enum HeadRefusal {
             return "The server switched protocols (101) though the request did not ask to upgrade."
         }
         guard head.headers.contains(name: "transfer-encoding") else { return nil }
-        let codings = head.headers["transfer-encoding"]
-            .flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        guard codings == ["chunked"] else {
-            let declared = head.headers["transfer-encoding"].joined(separator: ", ")
+        let fields = head.headers["transfer-encoding"]
+        guard TransferCoding.isChunkedAlone(fields) else {
+            let declared = fields.joined(separator: ", ")
             return "The response's Transfer-Encoding \(String(declared.prefix(64)).debugDescription) is not chunked alone, "
                 + "the only transfer coding this transport undoes."
         }

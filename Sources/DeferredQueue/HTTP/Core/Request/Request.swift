@@ -238,10 +238,12 @@ public class Request: @unchecked Sendable {
     /// session's ``Session/rootQueue``).
     public var underlyingQueue: DispatchQueue { callbackQueue }
 
-    /// The queue the request's handler queue targets, where its response
-    /// serializers run (Alamofire's `serializationQueue`): the session's
-    /// ``Session/serializationQueue``, or when it has none the shared pool
-    /// every deferred's queue targets.
+    /// The queue the request's serial handler queue targets (Alamofire's
+    /// `serializationQueue`, there the queue serializers run on): the
+    /// session's ``Session/serializationQueue``, or when it has none the
+    /// concurrent pool every deferred's queue targets. Serializers run on the
+    /// handler queue, in order; one whose handlers all name one queue may
+    /// target that queue instead.
     public var serializationQueue: DispatchQueue { handlerTargetQueue }
 
     /// The latest attempt (Alamofire's `task`, transport-neutral), or `nil`

@@ -4,9 +4,11 @@ import FoundationNetworking
 #endif
 
 /// What ``URLSessionTransport`` refuses in a response head before any of its
-/// body is delivered, so that a head AsyncHTTPClient's parser refuses is
-/// refused here too: ambiguous framing (``ResponseFraming``), a control
-/// character in a field, and a `101 Switching Protocols` that nothing asked for.
+/// body is delivered, so that a head AsyncHTTPClient's parser (or transport)
+/// refuses is refused here too: ambiguous framing (``ResponseFraming``), a
+/// control character in a field, a `101 Switching Protocols` that nothing
+/// asked for, and a transfer coding other than `chunked` alone
+/// (``TransferCoding``: what libcurl does with one depends on its version).
 ///
 /// libcurl passes a bare CR, a NUL's neighbours and other control characters
 /// of a field value on to the application (RFC 9112 §5.5 says to refuse or
@@ -20,6 +22,10 @@ enum ResponseHeadRules {
         if let framing = ResponseFraming.violation(in: response) { return framing }
         if response.statusCode == 101, request?.value(forHTTPHeaderField: "Upgrade") == nil {
             return "The server switched protocols (101) though the request did not ask to upgrade."
+        }
+        // corelibs joins repeated fields with ", ": one value either way.
+        if let coding = response.value(forHTTPHeaderField: "Transfer-Encoding"), !TransferCoding.isChunkedAlone([coding]) {
+            return "The response's Transfer-Encoding \(String(coding.prefix(64)).debugDescription) is not chunked alone."
         }
         // corelibs keeps the fields as strings; its public view boxes them.
         for (key, value) in response.allHeaderFields {

@@ -67,7 +67,7 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     func expectBody(of response: HTTPURLResponse) {
         guard collects, let length = HTTPBodyCollector.decodedLength(
             contentLength: response.expectedContentLength, contentEncoding: response.value(forHTTPHeaderField: "Content-Encoding")
-        ).map(Int.init), length > 0 else { return }
+        ).flatMap({ Int(exactly: $0) }), length > 0 else { return }
         state.withLock(owner: self) { state in
             guard let collector = state.collector, collector.body.isEmpty, !collector.exceededLimit else { return }
             state.collector = HTTPBodyCollector(limit: collector.limit, expectedLength: length)
@@ -196,6 +196,7 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         }
         guard let urlError = error as? URLError else { return (response, error) }
         if declined, urlError.code == .cancelled, response != nil { return (response, nil) }
+        #if canImport(FoundationNetworking)
         // The session sends only http(s) URLs: corelibs says "unsupported URL"
         // of a status line it cannot parse (a code of four digits, letters).
         if urlError.code == .unsupportedURL, let scheme = url?.scheme?.lowercased(), scheme == "http" || scheme == "https" {
@@ -204,6 +205,7 @@ final class URLSessionAttemptTask: HTTPTransportTask {
             userInfo[NSLocalizedDescriptionKey] = "The server's status line could not be parsed."
             return (response, URLError(.badServerResponse, userInfo: userInfo))
         }
+        #endif
         guard urlError.code == .unknown else { return (response, error) }
         let message = urlError.userInfo[NSLocalizedDescriptionKey] as? String ?? ""
         var userInfo = urlError.userInfo
