@@ -77,6 +77,21 @@ struct RedirectTests {
         #expect(sent.value(forHTTPHeaderField: "X-Trace") == "7", "other headers follow")
     }
 
+    /// A `Location` with a user name and password: the next hop goes to its
+    /// host without them, so no `Authorization` the server chose is sent.
+    @Test func credentialsInALocationAreNeverSent() async throws {
+        let away = "http://attacker:chosen@other.invalid/target"
+        let result = await response {
+            fixture.session.request(fixture.url("/redirect?to=\(away)")).responseString(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(result?.value == "target")
+        let sent = try #require(fixture.requests.last)
+        #expect(fixture.requests.count == 2)
+        #expect(sent.url?.host == "other.invalid")
+        #expect(sent.url?.user == nil && sent.url?.password == nil, "\(String(describing: sent.url))")
+        #expect(sent.value(forHTTPHeaderField: "Authorization") == nil)
+    }
+
     @Test func aRedirectOnTheSameOriginKeepsCredentialHeaders() async throws {
         let headers: HTTPHeaders = [.authorization(bearerToken: "secret"), HTTPHeader(name: "Cookie", value: "session=1")]
         let result = await response {

@@ -34,9 +34,10 @@ enum RedirectRules {
         guard redirectStatuses.contains(response.statusCode),
               let location = response.value(forHTTPHeaderField: "Location"),
               let from = sent.url,
-              let target = URL(string: location, relativeTo: from)?.absoluteURL,
-              target.isHTTPURLWithHost
+              let resolved = URL(string: location, relativeTo: from)?.absoluteURL,
+              resolved.isHTTPURLWithHost
         else { return nil }
+        let target = withoutSuppliedCredentials(resolved, location: location)
         var next = base ?? sent
         next.url = target
         let method = next.httpMethod ?? "GET"
@@ -52,6 +53,22 @@ enum RedirectRules {
             for name in credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
         }
         return next
+    }
+
+    /// `target` without the user name and password its `Location` spelled
+    /// out (`http://user:pass@host/`): a server never supplies credentials.
+    /// libcurl sent them as `Basic` (AsyncHTTPClient did not), so a hostile
+    /// server could sign the client in elsewhere as whom it chose. A relative
+    /// `Location` keeps the credentials of the URL it resolves against: they
+    /// are the caller's.
+    private static func withoutSuppliedCredentials(_ target: URL, location: String) -> URL {
+        guard let reference = URL(string: location), reference.host != nil,
+              reference.user != nil || reference.password != nil,
+              var components = URLComponents(url: target, resolvingAgainstBaseURL: false)
+        else { return target }
+        components.user = nil
+        components.password = nil
+        return components.url ?? target
     }
 
     /// Whether two URLs share scheme, host and port (RFC 6454).
