@@ -70,21 +70,12 @@ struct ResponseFramingTests {
         let download = await downloadResponse { session.download(server.url("/")).responseData(queue: handlerQueue, completionHandler: $0) }
         #expect(download?.error?.urlError?.code == .badServerResponse, "download: \(String(describing: download?.result))")
         #expect(download?.fileURL == nil)
-        let chunks = Recorder<Data>()
-        let completion = Recorder<DataStreamRequest.Completion>()
-        let done = Latch()
-        session.streamRequest(server.url("/")).responseStream(on: handlerQueue) { stream in
-            switch stream.event {
-            case .stream(.success(let data)): chunks.append(data)
-            case .complete(let end):
-                completion.append(end)
-                done.arrive()
-            }
-        }
-        #expect(await done.wait())
-        #expect(completion.events.first?.error?.urlError?.code == .badServerResponse, "stream: \(TestTransport.name)")
+        let log = StreamLog()
+        session.streamRequest(server.url("/")).responseStream(on: handlerQueue) { log.record($0) }
+        #expect(await log.complete.wait())
+        #expect(log.completions.events.first?.error?.urlError?.code == .badServerResponse, "stream: \(TestTransport.name)")
         if framing.head.contains("Content-Length") {
-            #expect(chunks.count == 0, "no byte of a body whose end is ambiguous is handed over")
+            #expect(log.chunks.count == 0, "no byte of a body whose end is ambiguous is handed over")
         }
     }
 

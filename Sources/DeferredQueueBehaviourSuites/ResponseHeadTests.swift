@@ -76,21 +76,11 @@ struct ResponseHeadTests {
     @Test func aStreamHandsOverNothingAfterAnUnaskedFor101() async throws {
         let server = try LoopbackServer { _ in .raw(Data(HostileHead.named("a 101 nobody asked for, then a smuggled response").reply.utf8)) }
         defer { server.shutdown() }
-        let chunks = Recorder<Data>()
-        let completion = Recorder<DataStreamRequest.Completion>()
-        let done = Latch()
-        TestTransport.makeSession().streamRequest(server.url("/")).responseStream(on: handlerQueue) { stream in
-            switch stream.event {
-            case .stream(.success(let data)): chunks.append(data)
-            case .complete(let end):
-                completion.append(end)
-                done.arrive()
-            default: break
-            }
-        }
-        #expect(await done.wait())
-        #expect(completion.events.first?.error?.urlError?.code == .badServerResponse, "\(TestTransport.name)")
-        #expect(chunks.count == 0)
+        let log = StreamLog()
+        TestTransport.makeSession().streamRequest(server.url("/")).responseStream(on: handlerQueue) { log.record($0) }
+        #expect(await log.complete.wait())
+        #expect(log.completions.events.first?.error?.urlError?.code == .badServerResponse, "\(TestTransport.name)")
+        #expect(log.chunks.count == 0)
     }
 
     /// A 101 answering a request that asked to upgrade is not refused as

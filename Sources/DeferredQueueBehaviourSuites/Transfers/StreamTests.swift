@@ -8,24 +8,6 @@ import TestSupport
 import Testing
 @testable import DeferredQueue
 
-/// Collects one stream handler's events until `.complete`.
-private final class StreamLog: Sendable {
-    let chunks = Recorder<Data>()
-    let completions = Recorder<DataStreamRequest.Completion>()
-    let complete = Latch()
-
-    func record(_ stream: DataStreamRequest.Stream<Data, Never>) {
-        switch stream.event {
-        case .stream(.success(let data)): chunks.append(data)
-        case .complete(let completion):
-            completions.append(completion)
-            complete.arrive()
-        }
-    }
-
-    var body: Data { chunks.events.reduce(into: Data()) { $0.append($1) } }
-}
-
 @Suite("Streams: every chunk in order, then exactly one completion")
 struct StreamTests {
     @Test func chunksArriveInOrderThenOneCompletion() async throws {
