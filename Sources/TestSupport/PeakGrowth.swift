@@ -49,10 +49,11 @@ public struct MemoryGrowth: Sendable, CustomStringConvertible {
 }
 
 /// How much resident memory `work` adds at its peak, in MiB: the smallest
-/// of up to `attempts` runs, a pause before each retry, so that a
-/// neighbouring test's burst (all test targets share one process) is not
-/// blamed on `work`; a real regression adds its cost to every run. Stops
-/// early once a run stays under `bound`.
+/// of up to `attempts` runs, each started once memory holds still
+/// (``quietMoment(figure:)``), so that a neighbouring test's burst (all
+/// test targets share one process) is not blamed on `work`; a real
+/// regression adds its cost to every run. Stops early once a run stays
+/// under `bound`.
 public func peakGrowth(attempts: Int = 5, bound: Double, _ work: () async throws -> Void) async rethrows -> Double {
     try await transferGrowth(attempts: attempts, bound: bound, judging: \.resident, work).resident
 }
@@ -70,6 +71,7 @@ private func transferGrowth(
     for attempt in 0..<attempts {
         if attempt > 0 { try? await Task.sleep(nanoseconds: 250_000_000) }
         ResidentMemory.trim()
+        await quietMoment(figure: figure == \MemoryGrowth.resident || TransferMemory.judgesResident ? ResidentMemory.mebibytes : HeapMemory.mebibytes)
         let residentBefore = ResidentMemory.mebibytes() ?? 0
         let heapBefore = HeapMemory.mebibytes() ?? 0
         let resident = PeakMemory(sampling: ResidentMemory.mebibytes)
@@ -80,6 +82,25 @@ private func transferGrowth(
         if smallest[keyPath: figure] <= bound { break }
     }
     return smallest
+}
+
+/// Returns once `figure` stayed within 2 MiB for 300 ms, or after 30 s.
+///
+/// When a full `swift test` starts, hundreds of tests start at once and the
+/// heap swings by tens of MiB for seconds (their servers, certificates and
+/// 256 MiB back-pressure transfers): a measurement begun then judges the
+/// neighbours. Waiting cannot hide a regression: the work under test has
+/// not started yet.
+private func quietMoment(figure: () -> Double?) async {
+    let deadline = ContinuousClock.now + .seconds(30)
+    var window: [Double] = []
+    while ContinuousClock.now < deadline {
+        guard let now = figure() else { return }
+        window.append(now)
+        if window.count > 12 { window.removeFirst() }
+        if window.count == 12, let low = window.min(), let high = window.max(), high - low <= 2 { return }
+        try? await Task.sleep(nanoseconds: 25_000_000)
+    }
 }
 
 /// The highest value of a memory figure (resident memory by default) seen
