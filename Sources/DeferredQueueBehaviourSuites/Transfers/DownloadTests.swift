@@ -266,7 +266,7 @@ struct DownloadTests {
     )
     func anUnpacedGibibyteDownloadRunAloneKeepsMemoryFlat(reportingProgress: Bool) async throws {
         try await MemoryHeavyWork.exclusively {
-            try await gibibyteDownload(interval: 0, reportingProgress: reportingProgress, bound: TransferMemory.unpacedDownloadBound)
+            try await gibibyteDownload(interval: 0, reportingProgress: reportingProgress, bound: TransferMemory.unpacedBound)
         }
     }
 

@@ -231,7 +231,7 @@ struct StreamTests {
     /// runs it with `DEFERREDQUEUE_MEMORY_ALONE=1`, beside the unpaced download.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["DEFERREDQUEUE_MEMORY_ALONE"] == "1"))
     func anUnpacedGibibyteStreamRunAloneKeepsMemoryFlat() async throws {
-        try await MemoryHeavyWork.exclusively { try await gibibyteStream(interval: 0, bound: TransferMemory.unpacedStreamBound) }
+        try await MemoryHeavyWork.exclusively { try await gibibyteStream(interval: 0, bound: TransferMemory.unpacedBound) }
     }
 
     private func gibibyteStream(interval: Double, bound: Double) async throws {
