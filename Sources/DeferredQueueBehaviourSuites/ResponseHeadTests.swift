@@ -8,7 +8,8 @@ import Testing
 @testable import DeferredQueue
 
 /// A response head one transport's parser let through and the other's
-/// refused; the whole reply is sent as it is.
+/// refused, or that a parser refused with an error of its own (libcurl's
+/// `URLError.unknown`); the whole reply is sent as it is.
 struct HostileHead: Sendable, CustomTestStringConvertible {
     let name: String
     let reply: String
@@ -25,6 +26,19 @@ struct HostileHead: Sendable, CustomTestStringConvertible {
                     reply: "HTTP/1.1 200 OK\r\nX-A: a\u{01}b\r\nContent-Length: 5\r\n\r\nhello", isBadServerResponse: true),
         HostileHead(name: "DEL in a field value",
                     reply: "HTTP/1.1 200 OK\r\nX-A: a\u{7F}b\r\nContent-Length: 5\r\n\r\nhello", isBadServerResponse: true),
+        HostileHead(name: "NUL in a field value",
+                    reply: "HTTP/1.1 200 OK\r\nX-A: a\u{0}b\r\nContent-Length: 5\r\n\r\nhello", isBadServerResponse: true),
+        HostileHead(name: "NUL in a field name",
+                    reply: "HTTP/1.1 200 OK\r\nX-\u{0}A: b\r\nContent-Length: 5\r\n\r\nhello", isBadServerResponse: true),
+        HostileHead(name: "NUL in a cookie",
+                    reply: "HTTP/1.1 200 OK\r\nSet-Cookie: nul=a\u{0}b\r\nContent-Length: 5\r\n\r\nhello", isBadServerResponse: true),
+        HostileHead(name: "a field line without a colon",
+                    reply: "HTTP/1.1 200 OK\r\nX-A b\r\nContent-Length: 5\r\n\r\nhello", isBadServerResponse: true),
+        HostileHead(name: "a continuation line before the first field",
+                    reply: "HTTP/1.1 200 OK\r\n X-A: a\r\nContent-Length: 5\r\n\r\nhello", isBadServerResponse: true),
+        HostileHead(name: "a field line over 100 KiB",
+                    reply: "HTTP/1.1 200 OK\r\nX-A: \(String(repeating: "a", count: 150 << 10))\r\nContent-Length: 5\r\n\r\nhello",
+                    isBadServerResponse: true),
         HostileHead(name: "a 101 nobody asked for, then a smuggled response",
                     reply: "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n"
                         + "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", isBadServerResponse: true),
@@ -108,6 +122,7 @@ struct ContentCodingErrorTests {
         ("deflate", "neither is this deflate"),
         ("br", "nor this brotli"),
         ("x-unknown", "a coding nobody knows"),
+        (Array(repeating: "gzip", count: 20).joined(separator: ", "), "twenty layers: libcurl refuses more than five"),
     ])
     func aCorruptOrUnknownCodingIsCannotDecodeContentData(coding: String, body: String) async throws {
         let reply = "HTTP/1.1 200 OK\r\nContent-Encoding: \(coding)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"

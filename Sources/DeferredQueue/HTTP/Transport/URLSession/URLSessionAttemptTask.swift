@@ -210,28 +210,50 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         let message = urlError.userInfo[NSLocalizedDescriptionKey] as? String ?? ""
         var userInfo = urlError.userInfo
         userInfo[NSUnderlyingErrorKey] = urlError
-        if message.hasPrefix("Invalid Content-Length") || message.hasSuffix("in chunked-encoding") {
+        if Self.malformedResponseMessages.contains(where: message.hasPrefix) || message.hasSuffix("in chunked-encoding") {
+            return (response, URLError(.badServerResponse, userInfo: userInfo))
+        }
+        // libcurl's generic words for a head line it could not store: a
+        // continuation line before any field ("bad argument"), a line past
+        // its 100 KiB cap ("Out of memory"). Before the head is in, no other
+        // step of an HTTP transfer fails with these.
+        if response == nil, Self.unstorableHeadLineMessages.contains(message) {
+            userInfo[NSLocalizedDescriptionKey] = "libcurl could not store a line of the response head "
+                + "(a continuation line before any field, or a line over 100 KiB): \(message)."
             return (response, URLError(.badServerResponse, userInfo: userInfo))
         }
         // A corrupt or unknown content coding: said so, as on AsyncHTTPClient,
         // rather than a lost connection that a retry policy would retry.
-        if message.hasPrefix("Error while processing content unencoding") || message.hasPrefix("Unrecognized content encoding type")
-            || message.hasPrefix("Unrecognized or bad HTTP Content or Transfer-Encoding") {
+        if Self.undecodableContentMessages.contains(where: message.hasPrefix) {
             return (response, URLError(.cannotDecodeContentData, userInfo: userInfo))
         }
         if response != nil || message.hasPrefix("transfer closed with") {
             return (response, URLError(.networkConnectionLost, userInfo: userInfo))
-        }
-        // A head corelibs cannot parse, or one past libcurl's size cap (a
-        // flood of header fields): malformed, as AsyncHTTPClient's parser says.
-        if message.hasPrefix("Failed writing header") || message.hasPrefix("Too large response headers") {
-            return (response, URLError(.badServerResponse, userInfo: userInfo))
         }
         if let failure = URLSessionTLSFailure(libcurlMessage: message) {
             return (response, failure.urlError(replacing: urlError, url: url))
         }
         return (response, error)
     }
+
+    /// The starts of libcurl's messages for a response it refused as
+    /// malformed (its framing, or a head corelibs or libcurl cannot parse, or
+    /// one past libcurl's size cap): `badServerResponse`, as AsyncHTTPClient's
+    /// parser says, not `URLError.unknown`.
+    private static let malformedResponseMessages = [
+        "Invalid Content-Length", "Failed writing header", "Too large response headers",
+        "Nul byte in header", "Header without colon", "Unsupported HTTP version", "Weird server reply",
+    ]
+
+    /// libcurl's whole messages for a head line it could not store (above).
+    private static let unstorableHeadLineMessages: Set = ["A libcurl function was given a bad argument", "Out of memory"]
+
+    /// The starts of libcurl's messages for a body whose content coding it
+    /// could not undo (corrupt, unknown, or more layers than it allows).
+    private static let undecodableContentMessages = [
+        "Error while processing content unencoding", "Unrecognized content encoding type",
+        "Unrecognized or bad HTTP Content or Transfer-Encoding", "Reject response due to more than",
+    ]
 
     /// `URLError.badServerResponse` saying why the response was refused.
     private static func badServerResponse(_ reason: String, url: URL?) -> URLError {
