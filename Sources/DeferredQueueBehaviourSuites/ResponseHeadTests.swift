@@ -133,4 +133,44 @@ struct ContentCodingErrorTests {
         #expect(urlError?.code == .cannotDecodeContentData, "\(TestTransport.name), \(coding): \(String(describing: result?.error))")
         #expect(result?.value == nil)
     }
+
+    /// A whole gzip member of "hello-gzip", then bytes that are none:
+    /// libcurl says only "Failed writing received data" of them.
+    @Test func garbageAfterTheEndOfAGzipStreamIsCannotDecodeContentData() async throws {
+        let member: [UInt8] = [
+            0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0xCB, 0x48, 0xCD, 0xC9, 0xC9,
+            0xD7, 0x4D, 0xAF, 0xCA, 0x2C, 0x00, 0x00, 0xA8, 0xAE, 0x42, 0x27, 0x0A, 0x00, 0x00, 0x00,
+        ]
+        let result = try await Self.gzipResponse(Data(member) + Data("ATTACKER-GARBAGE".utf8))
+        #expect(result?.error?.urlError?.code == .cannotDecodeContentData, "\(TestTransport.name): \(String(describing: result?.error))")
+        #expect(result?.value == nil)
+    }
+
+    /// Two gzip members, "first " and "second" (RFC 1952 allows several):
+    /// decoded whole (AsyncHTTPClient) or refused (libcurl decodes one), never
+    /// handed over as the first alone.
+    @Test func aSecondGzipMemberIsDecodedOrRefusedNeverDropped() async throws {
+        let first: [UInt8] = [
+            0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0x4B, 0xCB, 0x2C,
+            0x2A, 0x2E, 0x51, 0x00, 0x00, 0xFC, 0x7A, 0xF1, 0x1C, 0x06, 0x00, 0x00, 0x00,
+        ]
+        let second: [UInt8] = [
+            0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0x2B, 0x4E, 0x4D,
+            0xCE, 0xCF, 0x4B, 0x01, 0x00, 0x69, 0x11, 0x1F, 0xB6, 0x06, 0x00, 0x00, 0x00,
+        ]
+        let result = try await Self.gzipResponse(Data(first + second))
+        if let value = result?.value {
+            #expect(String(decoding: value, as: UTF8.self) == "first second", "\(TestTransport.name)")
+        } else {
+            #expect(result?.error?.urlError?.code == .cannotDecodeContentData, "\(TestTransport.name): \(String(describing: result?.error))")
+        }
+    }
+
+    /// The response to a GET answered with `body`, declared gzip.
+    private static func gzipResponse(_ body: Data) async throws -> DataResponse<Data, HTTPError>? {
+        let reply = Data("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body
+        let server = try LoopbackServer { _ in .raw(reply) }
+        defer { server.shutdown() }
+        return await response { TestTransport.makeSession().request(server.url("/")).responseData(queue: handlerQueue, completionHandler: $0) }
+    }
 }

@@ -227,6 +227,16 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         if Self.undecodableContentMessages.contains(where: message.hasPrefix) {
             return (response, URLError(.cannotDecodeContentData, userInfo: userInfo))
         }
+        // libcurl's decoders fail bytes after the end of a gzip or deflate
+        // stream (garbage, a second member) with CURLE_WRITE_ERROR and no
+        // words of their own, so corelibs gives the code's generic text;
+        // a failed write of corelibs' own says "Failed writing body".
+        if message == "Failed writing received data to disk/application",
+            let coding = response?.value(forHTTPHeaderField: "Content-Encoding"), !coding.isEmpty, coding.lowercased() != "identity" {
+            userInfo[NSLocalizedDescriptionKey] = "libcurl could not decode the body's \(String(coding.prefix(64)).debugDescription) "
+                + "content coding (bytes after the end of the compressed stream): \(message)."
+            return (response, URLError(.cannotDecodeContentData, userInfo: userInfo))
+        }
         if response != nil || message.hasPrefix("transfer closed with") {
             return (response, URLError(.networkConnectionLost, userInfo: userInfo))
         }
