@@ -70,12 +70,12 @@ struct ResponseFramingTests {
         let download = await downloadResponse { session.download(server.url("/")).responseData(queue: handlerQueue, completionHandler: $0) }
         #expect(download?.error?.urlError?.code == .badServerResponse, "download: \(String(describing: download?.result))")
         #expect(download?.fileURL == nil)
-        let log = StreamLog()
+        let log = StreamEventLog<Data, Never>()
         session.streamRequest(server.url("/")).responseStream(on: handlerQueue) { log.record($0) }
-        #expect(await log.complete.wait())
+        #expect(await log.done.wait())
         #expect(log.completions.events.first?.error?.urlError?.code == .badServerResponse, "stream: \(TestTransport.name)")
         if framing.head.contains("Content-Length") {
-            #expect(log.chunks.count == 0, "no byte of a body whose end is ambiguous is handed over")
+            #expect(log.values.count == 0, "no byte of a body whose end is ambiguous is handed over")
         }
     }
 

@@ -90,11 +90,11 @@ struct ResponseHeadTests {
     @Test func aStreamHandsOverNothingAfterAnUnaskedFor101() async throws {
         let server = try LoopbackServer { _ in .raw(Data(HostileHead.named("a 101 nobody asked for, then a smuggled response").reply.utf8)) }
         defer { server.shutdown() }
-        let log = StreamLog()
+        let log = StreamEventLog<Data, Never>()
         TestTransport.makeSession().streamRequest(server.url("/")).responseStream(on: handlerQueue) { log.record($0) }
-        #expect(await log.complete.wait())
+        #expect(await log.done.wait())
         #expect(log.completions.events.first?.error?.urlError?.code == .badServerResponse, "\(TestTransport.name)")
-        #expect(log.chunks.count == 0)
+        #expect(log.values.count == 0)
     }
 
     /// A 101 answering a request that asked to upgrade is not refused as

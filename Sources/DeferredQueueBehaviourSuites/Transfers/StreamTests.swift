@@ -23,14 +23,14 @@ struct StreamTests {
         }
         defer { server.shutdown() }
         let session = TestTransport.makeSession()
-        let first = StreamLog()
-        let second = StreamLog()
+        let first = StreamEventLog<Data, Never>()
+        let second = StreamEventLog<Data, Never>()
         session.streamRequest(server.url("/"))
             .responseStream(on: handlerQueue) { first.record($0) }
             .responseStream(on: handlerQueue) { second.record($0) }
         bothAdded.signal()
-        #expect(await first.complete.wait(seconds: 120))
-        #expect(await second.complete.wait(seconds: 120))
+        #expect(await first.done.wait(seconds: 120))
+        #expect(await second.done.wait(seconds: 120))
         let expected = chunks.reduce(into: Data()) { $0.append($1) }
         #expect(first.body == expected)
         #expect(second.body == expected)
@@ -82,10 +82,10 @@ struct StreamTests {
         let server = try LoopbackServer { _ in .text(String(repeating: "not found ", count: 1_000), status: 404) }
         defer { server.shutdown() }
         let session = TestTransport.makeSession()
-        let log = StreamLog()
+        let log = StreamEventLog<Data, Never>()
         session.streamRequest(server.url("/")).validate().responseStream(on: handlerQueue) { log.record($0) }
-        #expect(await log.complete.wait(seconds: 120))
-        #expect(log.chunks.count == 0)
+        #expect(await log.done.wait(seconds: 120))
+        #expect(log.values.count == 0)
         #expect(log.completions.events.first?.error?.responseCode == 404)
     }
 

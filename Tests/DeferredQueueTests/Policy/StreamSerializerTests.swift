@@ -15,31 +15,13 @@ struct StreamSerializerTests {
         let n: Int
     }
 
-    /// Records one handler's events and waits for its `.complete`.
-    final class Log<Success: Sendable, Failure: Error>: Sendable {
-        let values = Recorder<Success>()
-        let failures = Recorder<String>()
-        let completions = Recorder<DataStreamRequest.Completion>()
-        let done = Latch()
-
-        func record(_ stream: DataStreamRequest.Stream<Success, Failure>) {
-            switch stream.event {
-            case .stream(.success(let value)): values.append(value)
-            case .stream(.failure(let error)): failures.append("\(error)")
-            case .complete(let completion):
-                completions.append(completion)
-                done.arrive()
-            }
-        }
-    }
-
     static func session(_ chunks: [String]) -> Session {
         Session(transport: MockTransport(replying: .chunks(chunks.map { Data($0.utf8) })))
     }
 
     @Test func chunksArriveAsTextOrDecodedValuesInOrder() async throws {
-        let strings = Log<String, Never>()
-        let ticks = Log<Tick, HTTPError>()
+        let strings = StreamEventLog<String, Never>()
+        let ticks = StreamEventLog<Tick, HTTPError>()
         // One handler each: the first handler starts the stream.
         let session = Self.session([#"{"n":1}"#, #"{"n":2}"#, #"{"n":3}"#])
         session.streamRequest("https://stream.invalid/").responseStreamString(on: handlerQueue) { strings.record($0) }
@@ -52,7 +34,7 @@ struct StreamSerializerTests {
     }
 
     @Test func aChunkTheSerializerRefusesIsThatChunksFailureAndMayCancel() async throws {
-        let lenient = Log<Tick, HTTPError>()
+        let lenient = StreamEventLog<Tick, HTTPError>()
         Self.session([#"{"n":1}"#, "oops", #"{"n":3}"#]).streamRequest("https://stream.invalid/")
             .responseStream(using: .decodable(of: Tick.self), on: handlerQueue) { lenient.record($0) }
         #expect(await lenient.done.wait())
@@ -60,7 +42,7 @@ struct StreamSerializerTests {
         #expect(lenient.failures.count == 1)
         #expect(lenient.completions.events.first?.error == nil, "a failed chunk alone does not end the stream")
 
-        let strict = Log<Tick, HTTPError>()
+        let strict = StreamEventLog<Tick, HTTPError>()
         Self.session([#"{"n":1}"#, "oops", #"{"n":3}"#]).streamRequest("https://stream.invalid/", automaticallyCancelOnStreamError: true)
             .responseStream(using: .decodable(of: Tick.self), on: handlerQueue) { strict.record($0) }
         #expect(await strict.done.wait())
@@ -71,7 +53,7 @@ struct StreamSerializerTests {
     struct Stop: Error, Equatable {}
 
     @Test func aThrowingHandlerEndsTheStreamWithItsError() async throws {
-        let log = Log<Data, Never>()
+        let log = StreamEventLog<Data, Never>()
         let request = Self.session(["a", "b", "c"]).streamRequest("https://stream.invalid/")
         request.responseStream(on: handlerQueue) { stream in
             log.record(stream)
@@ -84,7 +66,7 @@ struct StreamSerializerTests {
     }
 
     @Test func aTokenCancelsTheRequestFromTheHandler() async throws {
-        let log = Log<String, Never>()
+        let log = StreamEventLog<String, Never>()
         Self.session(["a", "b", "c"]).streamRequest("https://stream.invalid/")
             .responseStreamString(on: handlerQueue) { stream in
                 log.record(stream)
@@ -113,7 +95,7 @@ struct StreamSerializerTests {
             asked.append((error as? HTTPError)?.kind ?? "\(error)")
             completion(request.retryCount == 0 ? .retry : .doNotRetry)
         }
-        let log = Log<String, Never>()
+        let log = StreamEventLog<String, Never>()
         Session(transport: transport).streamRequest("https://stream.invalid/", interceptor: retrier)
             .validate()
             .responseStreamString(on: handlerQueue) { log.record($0) }
@@ -123,7 +105,7 @@ struct StreamSerializerTests {
         #expect(log.completions.events.first?.error == nil)
 
         // Not retried: the stream ends with the validation error.
-        let refused = Log<String, Never>()
+        let refused = StreamEventLog<String, Never>()
         Session(transport: MockTransport(replying: .chunks([Data("busy".utf8)], status: 503)))
             .streamRequest("https://stream.invalid/").validate()
             .responseStreamString(on: handlerQueue) { refused.record($0) }
