@@ -426,8 +426,9 @@ extension Request {
     func finish(with completed: CompletedAttempt, error: HTTPError?, verdicts: [ValidationResult]? = nil) {
         let end = Date()
         guard case .settle(let leftovers) = mutableState.withLock(owner: self, { finish(&$0, end: end) }) else { return }
-        var raw = RawResponse(request: completed.request, response: completed.response, data: completed.data, error: error, end: end)
-        raw.verdicts = verdicts
+        let raw = RawResponse(
+            request: completed.request, response: completed.response, data: completed.data, error: error, end: end, verdicts: verdicts
+        )
         settle(raw, leftovers)
     }
 
