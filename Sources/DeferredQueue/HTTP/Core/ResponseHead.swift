@@ -17,13 +17,18 @@ import FoundationNetworking
 /// head, and the response is made once, on first use, and kept.
 ///
 /// A transport that already has an `HTTPURLResponse` (URLSession) reports
-/// it: its head then reads it, and costs no allocation.
+/// it: its head then reads it, and costs no allocation. URLSessionTransport,
+/// which reads every field of a head anyway to judge it, hands over the
+/// fields it read too: corelibs' own lookup lowercases every field name
+/// each time a field is asked for.
 public struct ResponseHead: Sendable {
     private let storage: Storage
 
     private enum Storage: Sendable {
         /// A transport's own response: nothing to make, nothing allocated.
         case response(HTTPURLResponse)
+        /// A transport's own response and its fields, read once.
+        case read(HTTPURLResponse, HTTPHeaders)
         case wire(WireHead)
     }
 
@@ -75,10 +80,16 @@ public struct ResponseHead: Sendable {
         storage = .response(response)
     }
 
+    /// The head of a response a transport already has, and its fields as
+    /// `response.allHeaderFields` gives them (one per name).
+    init(_ response: HTTPURLResponse, fields: HTTPHeaders) {
+        storage = .read(response, fields)
+    }
+
     /// The URL the response answers.
     public var url: URL {
         switch storage {
-        case .response(let response): return response.url ?? URL(fileURLWithPath: "/")
+        case .response(let response), .read(let response, _): return response.url ?? URL(fileURLWithPath: "/")
         case .wire(let head): return head.url
         }
     }
@@ -86,7 +97,7 @@ public struct ResponseHead: Sendable {
     /// The status code, e.g. `200`.
     public var statusCode: Int {
         switch storage {
-        case .response(let response): return response.statusCode
+        case .response(let response), .read(let response, _): return response.statusCode
         case .wire(let head): return head.statusCode
         }
     }
@@ -94,7 +105,7 @@ public struct ResponseHead: Sendable {
     /// The `HTTPURLResponse`, made on first use (then the same object).
     public var response: HTTPURLResponse {
         switch storage {
-        case .response(let response): return response
+        case .response(let response), .read(let response, _): return response
         case .wire(let head): return head.response
         }
     }
@@ -108,7 +119,7 @@ public struct ResponseHead: Sendable {
     /// Whether ``response`` was made (tests).
     var isResponseMade: Bool {
         switch storage {
-        case .response: return true
+        case .response, .read: return true
         case .wire(let head): return head.made.withLock(owner: head) { $0 != nil }
         }
     }
@@ -118,6 +129,8 @@ public struct ResponseHead: Sendable {
         switch storage {
         case .response(let response):
             return response.value(forHTTPHeaderField: name)
+        case .read(_, let fields):
+            return fields[name]
         case .wire(let head):
             return head.headers[name]
         }
@@ -134,6 +147,8 @@ public struct ResponseHead: Sendable {
                 guard let key = key as? String, HTTPHeaders.namesMatch(key, name) else { return nil }
                 return value as? String
             }
+        case .read(_, let fields):
+            return fields.values(for: name)
         case .wire(let head):
             return head.headers.values(for: name)
         }
@@ -146,6 +161,8 @@ public struct ResponseHead: Sendable {
             return response.allHeaderFields.reduce(into: [:]) { fields, field in
                 if let name = field.key as? String, let value = field.value as? String { fields[name] = value }
             }
+        case .read(_, let fields):
+            return fields.dictionary
         case .wire(let head):
             return head.headers.dictionary
         }
@@ -154,7 +171,7 @@ public struct ResponseHead: Sendable {
     /// The length `Content-Length` announces, `-1` when it is absent or not a number.
     var expectedContentLength: Int64 {
         switch storage {
-        case .response(let response):
+        case .response(let response), .read(let response, _):
             return response.expectedContentLength
         case .wire:
             guard let text = value(forHTTPHeaderField: "Content-Length")?.trimmingCharacters(in: .whitespaces),

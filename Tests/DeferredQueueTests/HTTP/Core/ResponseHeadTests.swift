@@ -60,6 +60,39 @@ struct ResponseHeadTests {
         #expect(head.values(forHTTPHeaderField: "set-cookie") == ["a=1"])
     }
 
+    /// URLSessionTransport hands on the fields it read to judge a head: the
+    /// head answers from them exactly as corelibs' response would.
+    @Test func aHeadURLSessionReadAnswersAsItsResponse() throws {
+        let fields = [
+            "Content-Type": "application/json", "Content-Length": "2", "Set-Cookie": "a=1, b=2", "X-Id": "7", "ETag": "\"x\"",
+        ]
+        let response = try #require(HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: fields))
+        guard case .accepted(let head) = ResponseHeadRules.read(response, answering: nil) else {
+            Issue.record("a sound head was refused")
+            return
+        }
+        #expect(head.response === response && head.statusCode == 200 && head.url == url)
+        for name in ["content-type", "CONTENT-LENGTH", "set-cookie", "x-id", "Etag", "Date", "Transfer-Encoding"] {
+            #expect(head.value(forHTTPHeaderField: name) == response.value(forHTTPHeaderField: name), "\(name)")
+        }
+        #expect(head.values(forHTTPHeaderField: "SET-COOKIE") == ["a=1, b=2"])
+        #expect(head.values(forHTTPHeaderField: "Date").isEmpty)
+        #expect(head.allHeaderFields == ResponseHead(response).allHeaderFields)
+        #expect(head.expectedContentLength == 2)
+    }
+
+    @Test(arguments: [
+        ["Content-Length": "2", "Transfer-Encoding": "chunked"], ["Content-Length": "2, 2"], ["X": "a\u{1}b"], ["Transfer-Encoding": "gzip"],
+    ])
+    func aHeadURLSessionRefusesIsNotHandedOn(fields: [String: String]) throws {
+        let response = try #require(HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: fields))
+        guard case .refused(let reason) = ResponseHeadRules.read(response, answering: nil) else {
+            Issue.record("\(fields) was accepted")
+            return
+        }
+        #expect(!reason.isEmpty)
+    }
+
     /// The library's serializers judge an empty body by the head's status
     /// alone: no response is made for them.
     @Test func theLibrarysSerializersLeaveTheResponseUnmade() throws {

@@ -17,15 +17,19 @@ import FoundationNetworking
 /// chunk sizes, libcurl refuses itself; ``URLSessionAttemptTask`` reports them
 /// as the same error.)
 enum ResponseFraming {
-    /// Why the framing of `response` is ambiguous, or `nil` when it is sound.
+    /// Why a head's framing is ambiguous, or `nil` when it is sound.
     ///
     /// Refused: a `Content-Length` that is not one plain decimal number of at
     /// most ``ContentLength/maximumDigits`` digits (so also two fields or a list, even
     /// with equal values: RFC 9112 §6.3 lets a recipient reject them, and
     /// AsyncHTTPClient does), and `Content-Length` beside `Transfer-Encoding`.
-    static func violation(in response: HTTPURLResponse) -> String? {
-        guard let length = response.value(forHTTPHeaderField: "Content-Length") else { return nil }
-        if response.value(forHTTPHeaderField: "Transfer-Encoding") != nil {
+    ///
+    /// - Parameters:
+    ///   - length: The head's `Content-Length`, repeated fields joined with `", "`.
+    ///   - transferEncoding: Its `Transfer-Encoding`, likewise.
+    static func violation(contentLength length: String?, transferEncoding: String?) -> String? {
+        guard let length else { return nil }
+        if transferEncoding != nil {
             return "The response declares both Transfer-Encoding and Content-Length, so where its body ends is ambiguous."
         }
         guard ContentLength.parse(length) != nil else {

@@ -16,26 +16,56 @@ import FoundationNetworking
 /// And it takes an unsolicited `101` for the final response and hands over
 /// whatever follows it — another protocol's bytes, or a whole smuggled
 /// response — as its body.
+///
+/// Every field is read once, in one pass over `allHeaderFields` (the only
+/// way to see them all), and the head handed on carries what was read:
+/// asking corelibs for one field lowercases every name of the head.
 enum ResponseHeadRules {
-    /// Why `response`, answering `request`, is refused, or `nil` when it is not.
-    static func violation(in response: HTTPURLResponse, answering request: URLRequest?) -> String? {
-        if let framing = ResponseFraming.violation(in: response) { return framing }
-        if response.statusCode == 101, request?.value(forHTTPHeaderField: "Upgrade") == nil {
-            return "The server switched protocols (101) though the request did not ask to upgrade."
-        }
-        // corelibs joins repeated fields with ", ": one value either way.
-        if let coding = response.value(forHTTPHeaderField: "Transfer-Encoding"), !TransferCoding.isChunkedAlone([coding]) {
-            return "The response's Transfer-Encoding \(String(coding.prefix(64)).debugDescription) is not chunked alone."
-        }
-        // corelibs keeps the fields as strings; its public view boxes them.
-        for (key, value) in response.allHeaderFields {
+    /// What reading a head gave.
+    enum Reading {
+        /// The head, with its fields as read.
+        case accepted(ResponseHead)
+        /// Why the head is refused.
+        case refused(String)
+    }
+
+    /// `response`, answering `request`, as a head with its fields read once,
+    /// or why it is refused. (`request` is read only for a `101`: corelibs
+    /// copies a task's request each time it is asked for.)
+    static func read(_ response: HTTPURLResponse, answering request: @autoclosure () -> URLRequest?) -> Reading {
+        // corelibs keeps the fields as strings, one per name (repeated ones
+        // joined with ", "); its public view boxes them.
+        let all = response.allHeaderFields
+        var fields: [HTTPHeader] = []
+        fields.reserveCapacity(all.count)
+        var contentLength: String?, transferEncoding: String?
+        for (key, value) in all {
             guard let name = key.base as? String, let text = value as? String else { continue }
             if let offender = name.utf8.first(where: isControl) ?? text.utf8.first(where: isControl) {
-                return "The response's field \(String(name.prefix(64)).debugDescription) holds the control character "
-                    + "0x\(String(offender, radix: 16, uppercase: true)), which a field may not."
+                return .refused(
+                    "The response's field \(String(name.prefix(64)).debugDescription) holds the control character "
+                        + "0x\(String(offender, radix: 16, uppercase: true)), which a field may not."
+                )
             }
+            // Two spellings of one name, should corelibs keep both, read as a list.
+            let length = name.utf8.count
+            if length == 14, HTTPHeaders.namesMatch(name, "Content-Length") {
+                contentLength = contentLength.map { "\($0), \(text)" } ?? text
+            } else if length == 17, HTTPHeaders.namesMatch(name, "Transfer-Encoding") {
+                transferEncoding = transferEncoding.map { "\($0), \(text)" } ?? text
+            }
+            fields.append(HTTPHeader(name: name, value: text))
         }
-        return nil
+        if let framing = ResponseFraming.violation(contentLength: contentLength, transferEncoding: transferEncoding) {
+            return .refused(framing)
+        }
+        if response.statusCode == 101, request()?.value(forHTTPHeaderField: "Upgrade") == nil {
+            return .refused("The server switched protocols (101) though the request did not ask to upgrade.")
+        }
+        if let coding = transferEncoding, !TransferCoding.isChunkedAlone([coding]) {
+            return .refused("The response's Transfer-Encoding \(String(coding.prefix(64)).debugDescription) is not chunked alone.")
+        }
+        return .accepted(ResponseHead(response, fields: HTTPHeaders(keepingDuplicates: fields)))
     }
 
     /// A control character other than HTAB, which a field may hold.

@@ -64,9 +64,9 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     /// announces, as the AsyncHTTPClient transport does: one buffer, not a
     /// chunk at a time grown by copies (on a process's later requests, those
     /// copies reached for fresh pages each time).
-    func expectBody(of response: HTTPURLResponse) {
+    func expectBody(of head: ResponseHead) {
         guard collects, let length = HTTPBodyCollector.decodedLength(
-            contentLength: response.expectedContentLength, contentEncoding: response.value(forHTTPHeaderField: "Content-Encoding")
+            contentLength: head.expectedContentLength, contentEncoding: head.value(forHTTPHeaderField: "Content-Encoding")
         ).flatMap({ Int(exactly: $0) }), length > 0 else { return }
         state.withLock(owner: self) { state in
             guard let collector = state.collector, collector.body.isEmpty, !collector.exceededLimit else { return }
@@ -160,10 +160,12 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     ///   URLSession gives, read from libcurl's message (``URLSessionTLSFailure``).
     /// - When the delegate's completion carries no response, the task's own
     ///   `response` is used.
-    /// `nil` when the completion was reported already (a body past its limit).
+    /// `head`: a head no delegate method reported, to report now (read
+    /// and judged here). `nil` when the completion was reported already (a
+    /// body past its limit).
     func complete(
         response: URLResponse?, error: (any Error)?
-    ) -> (response: HTTPURLResponse?, reportHead: Bool, body: Data?, error: (any Error)?)? {
+    ) -> (head: ResponseHead?, body: Data?, error: (any Error)?)? {
         let ending = state.withLock(owner: self) { state in
             state.completed = true
             defer { (state.task, state.collector) = (nil, nil) }
@@ -173,23 +175,35 @@ final class URLSessionAttemptTask: HTTPTransportTask {
             )
         }
         guard let (task, declined, downloadError, collector, reported, framing, trustFailure) = ending else { return nil }
-        if let trustFailure { return (nil, false, nil, trustFailure) }
+        if let trustFailure { return (nil, nil, trustFailure) }
         let response = (response ?? task?.response) as? HTTPURLResponse
-        // Checked here when no head was reported (and so checked) before: a
-        // download task on Apple platforms reports none.
-        if let violation = framing
-            ?? (reported ? nil : response.flatMap({ ResponseHeadRules.violation(in: $0, answering: task?.currentRequest) })) {
-            return (nil, false, nil, Self.badServerResponse(violation, url: response?.url ?? task?.originalRequest?.url))
+        if let framing {
+            return (nil, nil, Self.badServerResponse(framing, url: response?.url ?? task?.originalRequest?.url))
         }
-        let url = task?.currentRequest?.url ?? task?.originalRequest?.url
-        let outcome = Self.outcome(response: response, error: error, url: url, declined: declined, downloadError: downloadError)
+        // Read here when no head was reported (and so read) before: a
+        // declined 401, a download task on Apple platforms.
+        var unreported: ResponseHead?
+        if !reported, let response {
+            switch ResponseHeadRules.read(response, answering: task?.currentRequest) {
+            case .refused(let violation):
+                return (nil, nil, Self.badServerResponse(violation, url: response.url ?? task?.originalRequest?.url))
+            case .accepted(let head):
+                unreported = head
+            }
+        }
+        let outcome = Self.outcome(
+            response: response, error: error, url: task?.currentRequest?.url ?? task?.originalRequest?.url,
+            declined: declined, downloadError: downloadError
+        )
         let body = outcome.response == nil ? nil : collector?.body
-        return (outcome.response, outcome.response != nil && !reported, body, outcome.error)
+        return (outcome.response == nil ? nil : unreported, body, outcome.error)
     }
 
     /// The response and error as the session should see them (see ``complete(response:error:)``).
+    /// `url` is read only for an error that names it (corelibs copies a
+    /// task's request each time it is asked for).
     private static func outcome(
-        response: HTTPURLResponse?, error: (any Error)?, url: URL?, declined: Bool, downloadError: (any Error)?
+        response: HTTPURLResponse?, error: (any Error)?, url: @autoclosure () -> URL?, declined: Bool, downloadError: (any Error)?
     ) -> (response: HTTPURLResponse?, error: (any Error)?) {
         if error == nil, let downloadError {
             return (response, URLError(.cannotMoveFile, userInfo: [NSUnderlyingErrorKey: downloadError]))
@@ -199,7 +213,7 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         #if canImport(FoundationNetworking)
         // The session sends only http(s) URLs: corelibs says "unsupported URL"
         // of a status line it cannot parse (a code of four digits, letters).
-        if urlError.code == .unsupportedURL, let scheme = url?.scheme?.lowercased(), scheme == "http" || scheme == "https" {
+        if urlError.code == .unsupportedURL, let scheme = url()?.scheme?.lowercased(), scheme == "http" || scheme == "https" {
             var userInfo = urlError.userInfo
             userInfo[NSUnderlyingErrorKey] = urlError
             userInfo[NSLocalizedDescriptionKey] = "The server's status line could not be parsed."
@@ -241,7 +255,7 @@ final class URLSessionAttemptTask: HTTPTransportTask {
             return (response, URLError(.networkConnectionLost, userInfo: userInfo))
         }
         if let failure = URLSessionTLSFailure(libcurlMessage: message) {
-            return (response, failure.urlError(replacing: urlError, url: url))
+            return (response, failure.urlError(replacing: urlError, url: url()))
         }
         return (response, error)
     }

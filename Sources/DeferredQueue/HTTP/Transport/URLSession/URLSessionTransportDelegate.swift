@@ -150,21 +150,24 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
         didReceive response: URLResponse,
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
-        // Ambiguous framing, a control character, an unsolicited 101: stop
-        // before any of the body is delivered; the task then completes with
-        // `badServerResponse` and no response.
-        if let http = response as? HTTPURLResponse,
-           let violation = ResponseHeadRules.violation(in: http, answering: dataTask.currentRequest ?? dataTask.originalRequest) {
-            handle.refuseFraming(violation)
-            // corelibs ignores the disposition: the task is stopped by hand.
-            handle.cancel()
-            return completionHandler(.cancel)
-        }
-        // An interim 1xx head is not the response: corelibs hands over the
-        // final one next (or with the completion).
-        if let response = response as? HTTPURLResponse, !(100..<200).contains(response.statusCode), handle.reportHead() {
-            handle.expectBody(of: response)
-            events.didReceive(response: response)
+        if let http = response as? HTTPURLResponse {
+            switch ResponseHeadRules.read(http, answering: dataTask.currentRequest ?? dataTask.originalRequest) {
+            case .refused(let violation):
+                // Ambiguous framing, a control character, an unsolicited 101:
+                // stop before any of the body is delivered; the task then
+                // completes with `badServerResponse` and no response.
+                handle.refuseFraming(violation)
+                // corelibs ignores the disposition: the task is stopped by hand.
+                handle.cancel()
+                return completionHandler(.cancel)
+            case .accepted(let head):
+                // An interim 1xx head is not the response: corelibs hands over
+                // the final one next (or with the completion).
+                if !(100..<200).contains(http.statusCode), handle.reportHead() {
+                    handle.expectBody(of: head)
+                    events.didReceive(head: head)
+                }
+            }
         }
         completionHandler(.allow)
     }
@@ -208,7 +211,7 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
         guard let outcome = handle.complete(response: task.response, error: error) else { return }
         // A head corelibs handed to no delegate method (a declined 401, an
         // Apple download task) is reported now, before the completion.
-        if let response = outcome.response, outcome.reportHead { events.didReceive(response: response) }
+        if let head = outcome.head { events.didReceive(head: head) }
         events.didComplete(body: outcome.body, error: outcome.error)
     }
 }
