@@ -28,8 +28,21 @@ public struct ResponseHead: Sendable {
         /// A transport's own response: nothing to make, nothing allocated.
         case response(HTTPURLResponse)
         /// A transport's own response and its fields, read once.
-        case read(HTTPURLResponse, HTTPHeaders)
+        case read(ReadHead)
         case wire(WireHead)
+    }
+
+    /// A transport's own response and the fields it read of it. An object,
+    /// so that a head stays one reference wide: every copy of a wider one
+    /// goes through a switch over its cases.
+    private final class ReadHead: Sendable {
+        let response: HTTPURLResponse
+        let fields: HTTPHeaders
+
+        init(response: HTTPURLResponse, fields: HTTPHeaders) {
+            self.response = response
+            self.fields = fields
+        }
     }
 
     /// A head read off the wire, and the response made of it once asked
@@ -83,13 +96,14 @@ public struct ResponseHead: Sendable {
     /// The head of a response a transport already has, and its fields as
     /// `response.allHeaderFields` gives them (one per name).
     init(_ response: HTTPURLResponse, fields: HTTPHeaders) {
-        storage = .read(response, fields)
+        storage = .read(ReadHead(response: response, fields: fields))
     }
 
     /// The URL the response answers.
     public var url: URL {
         switch storage {
-        case .response(let response), .read(let response, _): return response.url ?? URL(fileURLWithPath: "/")
+        case .response(let response): return response.url ?? URL(fileURLWithPath: "/")
+        case .read(let read): return read.response.url ?? URL(fileURLWithPath: "/")
         case .wire(let head): return head.url
         }
     }
@@ -97,7 +111,8 @@ public struct ResponseHead: Sendable {
     /// The status code, e.g. `200`.
     public var statusCode: Int {
         switch storage {
-        case .response(let response), .read(let response, _): return response.statusCode
+        case .response(let response): return response.statusCode
+        case .read(let read): return read.response.statusCode
         case .wire(let head): return head.statusCode
         }
     }
@@ -105,7 +120,8 @@ public struct ResponseHead: Sendable {
     /// The `HTTPURLResponse`, made on first use (then the same object).
     public var response: HTTPURLResponse {
         switch storage {
-        case .response(let response), .read(let response, _): return response
+        case .response(let response): return response
+        case .read(let read): return read.response
         case .wire(let head): return head.response
         }
     }
@@ -129,8 +145,8 @@ public struct ResponseHead: Sendable {
         switch storage {
         case .response(let response):
             return response.value(forHTTPHeaderField: name)
-        case .read(_, let fields):
-            return fields[name]
+        case .read(let read):
+            return read.fields[name]
         case .wire(let head):
             return head.headers[name]
         }
@@ -147,8 +163,8 @@ public struct ResponseHead: Sendable {
                 guard let key = key as? String, HTTPHeaders.namesMatch(key, name) else { return nil }
                 return value as? String
             }
-        case .read(_, let fields):
-            return fields.values(for: name)
+        case .read(let read):
+            return read.fields.values(for: name)
         case .wire(let head):
             return head.headers.values(for: name)
         }
@@ -161,8 +177,8 @@ public struct ResponseHead: Sendable {
             return response.allHeaderFields.reduce(into: [:]) { fields, field in
                 if let name = field.key as? String, let value = field.value as? String { fields[name] = value }
             }
-        case .read(_, let fields):
-            return fields.dictionary
+        case .read(let read):
+            return read.fields.dictionary
         case .wire(let head):
             return head.headers.dictionary
         }
@@ -171,8 +187,10 @@ public struct ResponseHead: Sendable {
     /// The length `Content-Length` announces, `-1` when it is absent or not a number.
     var expectedContentLength: Int64 {
         switch storage {
-        case .response(let response), .read(let response, _):
+        case .response(let response):
             return response.expectedContentLength
+        case .read(let read):
+            return read.response.expectedContentLength
         case .wire:
             guard let text = value(forHTTPHeaderField: "Content-Length")?.trimmingCharacters(in: .whitespaces),
                   !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let length = Int64(text)
