@@ -178,7 +178,8 @@ public struct ResponseHead: Sendable {
                 if let name = field.key as? String, let value = field.value as? String { fields[name] = value }
             }
         case .read(let read):
-            return read.fields.dictionary
+            // Read from a dictionary: each name once, as the response has it.
+            return Dictionary(read.fields.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
         case .wire(let head):
             return head.headers.dictionary
         }

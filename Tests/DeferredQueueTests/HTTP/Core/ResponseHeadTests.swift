@@ -63,8 +63,10 @@ struct ResponseHeadTests {
     /// URLSessionTransport hands on the fields it read to judge a head: the
     /// head answers from them exactly as corelibs' response would.
     @Test func aHeadURLSessionReadAnswersAsItsResponse() throws {
+        // corelibs keeps `X-` names as spelled: two keys here.
         let fields = [
             "Content-Type": "application/json", "Content-Length": "2", "Set-Cookie": "a=1, b=2", "X-Id": "7", "ETag": "\"x\"",
+            "X-Dup": "a", "x-dup": "b",
         ]
         let response = try #require(HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: fields))
         guard case .accepted(let head) = ResponseHeadRules.read(response, answering: nil) else {
@@ -91,6 +93,18 @@ struct ResponseHeadTests {
             return
         }
         #expect(!reason.isEmpty)
+    }
+
+    /// A head that breaks several rules is refused for its framing first, as
+    /// before the fields were read in one pass.
+    @Test func ambiguousFramingIsNamedBeforeAControlCharacter() throws {
+        let fields = ["Content-Length": "2", "Transfer-Encoding": "chunked", "X": "a\u{1}b"]
+        let response = try #require(HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: fields))
+        guard case .refused(let reason) = ResponseHeadRules.read(response, answering: nil) else {
+            Issue.record("\(fields) was accepted")
+            return
+        }
+        #expect(reason.contains("ambiguous"), "\(reason)")
     }
 
     /// The library's serializers judge an empty body by the head's status

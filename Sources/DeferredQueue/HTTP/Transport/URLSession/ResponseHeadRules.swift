@@ -38,14 +38,12 @@ enum ResponseHeadRules {
         let all = response.allHeaderFields
         var fields: [HTTPHeader] = []
         fields.reserveCapacity(all.count)
-        var contentLength: String?, transferEncoding: String?
+        var contentLength: String?, transferEncoding: String?, control: String?
         for (key, value) in all {
             guard let name = key.base as? String, let text = value as? String else { continue }
-            if let offender = name.utf8.first(where: isControl) ?? text.utf8.first(where: isControl) {
-                return .refused(
-                    "The response's field \(String(name.prefix(64)).debugDescription) holds the control character "
-                        + "0x\(String(offender, radix: 16, uppercase: true)), which a field may not."
-                )
+            if control == nil, let offender = name.utf8.first(where: isControl) ?? text.utf8.first(where: isControl) {
+                control = "The response's field \(String(name.prefix(64)).debugDescription) holds the control character "
+                    + "0x\(String(offender, radix: 16, uppercase: true)), which a field may not."
             }
             // Two spellings of one name, should corelibs keep both, read as a list.
             let length = name.utf8.count
@@ -65,6 +63,7 @@ enum ResponseHeadRules {
         if let coding = transferEncoding, !TransferCoding.isChunkedAlone([coding]) {
             return .refused("The response's Transfer-Encoding \(String(coding.prefix(64)).debugDescription) is not chunked alone.")
         }
+        if let control { return .refused(control) }
         return .accepted(ResponseHead(response, fields: HTTPHeaders(keepingDuplicates: fields)))
     }
 
