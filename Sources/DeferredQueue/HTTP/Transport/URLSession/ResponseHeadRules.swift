@@ -46,10 +46,9 @@ enum ResponseHeadRules {
                     + "0x\(String(offender, radix: 16, uppercase: true)), which a field may not."
             }
             // Two spellings of one name, should corelibs keep both, read as a list.
-            let length = name.utf8.count
-            if length == 14, HTTPHeaders.namesMatch(name, "Content-Length") {
+            if HTTPHeaders.namesMatch(name, "Content-Length") {
                 contentLength = contentLength.map { "\($0), \(text)" } ?? text
-            } else if length == 17, HTTPHeaders.namesMatch(name, "Transfer-Encoding") {
+            } else if HTTPHeaders.namesMatch(name, "Transfer-Encoding") {
                 transferEncoding = transferEncoding.map { "\($0), \(text)" } ?? text
             }
             fields.append(HTTPHeader(name: name, value: text))
