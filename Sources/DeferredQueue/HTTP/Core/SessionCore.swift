@@ -22,6 +22,11 @@ final class SessionCore: Sendable {
     let serverTrustManager: ServerTrustManager?
     let redirectHandler: Redirector
     let retryPolicy: RetryPolicy?
+    /// Whether `interceptor` is set, and whether the session itself may
+    /// retry a failure (an interceptor or a retry policy): read on every
+    /// request, so tested once (testing an optional existential or struct for
+    /// `nil` copies it).
+    let hasInterceptor: Bool, retriesFailures: Bool
     let maximumResponseBodySize: Int
     let maximumStreamedBodySize: Int
     let resourceTimeout: Double?
@@ -59,6 +64,8 @@ final class SessionCore: Sendable {
         self.eventMonitor = CompositeEventMonitor.combining(eventMonitors)
         self.callbackQueue = transport.callbackQueue
         self.retryPolicy = retryPolicy
+        self.hasInterceptor = interceptor != nil
+        self.retriesFailures = interceptor != nil || retryPolicy != nil
         self.maximumResponseBodySize = max(0, maximumResponseBodySize)
         self.maximumStreamedBodySize = max(0, maximumStreamedBodySize)
         self.resourceTimeout = resourceTimeout.flatMap { $0.isNaN || $0 <= 0 || $0 >= 1e9 ? nil : $0 }

@@ -18,11 +18,10 @@ enum RequestConversion {
         from request: URLRequest, bodyFile: URL? = nil, window: RequestBodyWindow? = nil
     ) throws -> HTTPClient.Request {
         guard let url = request.url else { throw URLError(.badURL) }
-        var headers = NIOHTTP1.HTTPHeaders()
-        if let fields = request.allHTTPHeaderFields {
-            headers.reserveCapacity(fields.count)
-            for (name, value) in fields { headers.add(name: name, value: value) }
-        }
+        // Made whole, not field by field: `add` traps on a name that is not
+        // ASCII, where the client's own check of every name and value before
+        // sending fails the request with an error.
+        let headers = NIOHTTP1.HTTPHeaders(request.allHTTPHeaderFields.map { $0.map { ($0.key, $0.value) } } ?? [])
         let body: HTTPClient.Body?
         if let bodyFile {
             body = try fileBody(bodyFile, window: window ?? RequestBodyWindow())

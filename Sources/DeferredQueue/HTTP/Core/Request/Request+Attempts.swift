@@ -69,7 +69,7 @@ extension Request {
     /// the main one, may not wait for an adapter).
     func prepareAttempt(from base: URLRequest, timeoutIsAssigned: Bool, onCallbackQueue: Bool = true) {
         // The origin check (URL host parsing) only when there is an adapter to skip.
-        guard core.interceptor != nil || hasRequestInterceptors else {
+        guard core.hasInterceptor || hasRequestInterceptors else {
             return send(base, base: base, timeoutIsAssigned: timeoutIsAssigned)
         }
         let sameOrigin = urlRequest?.url.flatMap { original in base.url.map { RedirectRules.isSameOrigin(original, $0) } } ?? true
@@ -450,7 +450,8 @@ extension Request {
     /// The transition to finished, under the lock, and its events.
     private func finish(_ state: inout RequestStateMachine, end: Date) -> RequestStateMachine.FinishAction {
         let action = state.finish()
-        if case .settle = action, let monitor = eventMonitor { tellFinished(monitor, end: end) }
+        // The monitor first: matching the action copies its leftovers.
+        if let monitor = eventMonitor, case .settle = action { tellFinished(monitor, end: end) }
         return action
     }
 

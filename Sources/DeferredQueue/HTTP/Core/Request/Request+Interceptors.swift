@@ -46,6 +46,6 @@ extension Request {
 
     /// Whether this request has an interceptor of its own.
     var hasRequestInterceptors: Bool {
-        interceptor != nil || mutableState.withLock(owner: self) { !$0.addedInterceptors.isEmpty }
+        hasOwnInterceptor || mutableState.withLock(owner: self) { !$0.addedInterceptors.isEmpty }
     }
 }

@@ -39,7 +39,7 @@ enum RetryDecision: Sendable {
 extension Request {
     /// Whether anything may retry this request: an interceptor or a retry policy.
     var mayRetry: Bool {
-        core.interceptor != nil || core.retryPolicy != nil || hasRequestInterceptors
+        core.retriesFailures || hasRequestInterceptors
     }
 
     // MARK: - Deciding

@@ -98,6 +98,9 @@ public class Request: @unchecked Sendable {
     /// (the session built the request): attempts may then duplicate it
     /// cheaply (see `URLRequest.duplicatedWithAssignedTimeout()`).
     let timeoutIsAssigned: Bool
+    /// Whether `interceptor` is set (tested on every request; testing the
+    /// optional existential copies it).
+    let hasOwnInterceptor: Bool
     /// The ``URLRequestConvertible`` the request was made from, when it was
     /// made from one (boxed: most requests are not, and pay one pointer).
     let madeFrom: ConvertibleBox?
@@ -112,6 +115,7 @@ public class Request: @unchecked Sendable {
         self.core = core
         self.urlRequest = urlRequest
         self.interceptor = interceptor
+        self.hasOwnInterceptor = interceptor != nil
         self.timeoutIsAssigned = timeoutIsAssigned
         // A session's `serializationQueue` is where every handler queue runs;
         // otherwise each request's may follow its handlers (`HandlerLane`).
@@ -141,6 +145,7 @@ public class Request: @unchecked Sendable {
         self.core = core
         self.urlRequest = nil
         self.interceptor = nil
+        self.hasOwnInterceptor = false
         self.timeoutIsAssigned = false
         (outcome, resolver) = Deferred<RawResponse>.pending()
         var machine = RequestStateMachine(failedSending: urlRequest, tail: outcome)

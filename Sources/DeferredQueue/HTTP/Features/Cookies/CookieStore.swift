@@ -9,7 +9,9 @@ import FoundationNetworking
 /// itself, for every attempt and every redirect hop, the same way on every
 /// transport; what is accepted and what is sent is decided by
 /// ``CookieRules`` (RFC 6265bis with the Public Suffix List) for every store.
-protocol CookieStore: Sendable {
+/// Class-bound: the session's optional store is then one reference, which a
+/// request reads and tests for `nil` without copying an existential.
+protocol CookieStore: AnyObject, Sendable {
     /// The `Cookie` header value for a request to `url`, or `nil` for none.
     func cookieHeader(for url: URL) -> String?
     /// Stores the cookies `response` sets, those the rules accept.

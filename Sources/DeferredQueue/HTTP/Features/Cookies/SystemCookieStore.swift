@@ -12,7 +12,7 @@ import FoundationNetworking
 /// - Note: The storage keeps no access times, so the per-site and total caps
 ///   of the in-memory store do not apply to it; a response writes at most
 ///   ``CookieJar/Limits/perSite`` cookies, and the `Cookie` header cap applies.
-struct SystemCookieStore: CookieStore {
+final class SystemCookieStore: CookieStore {
     let storage: HTTPCookieStorage
     let limits: CookieJar.Limits
 
