@@ -45,15 +45,19 @@ struct RequestStartTests {
         #expect(await eventually { fixture.server.requestCount == 1 }, "fire and forget: the request went out")
     }
 
-    /// A handler holds its request weakly: a request that waits for
-    /// `resume()` and is released is freed, never sent, and its handlers
-    /// hear that it was abandoned (they would wait forever if they kept it).
-    @Test func aRequestWaitingForResumeThatIsReleasedIsFreedAndItsHandlersTold() async throws {
+    /// A handler holds a request that was never started weakly: a request
+    /// that waits for `resume()` (made so, or suspended before its first
+    /// handler) and is released is freed, never sent, and its handlers hear
+    /// that it was abandoned (they would wait forever if they kept it).
+    @Test(arguments: [false, true])
+    func aRequestWaitingForResumeThatIsReleasedIsFreedAndItsHandlersTold(suspendedFirst: Bool) async throws {
         let fixture = try Fixture()
         let session = TestTransport.makeSession()
         weak var released: DataRequest?
         let result = await response(within: 30) { done in
-            let req = session.request(fixture.url("/json"), shouldAutomaticallyResume: false)
+            let req = suspendedFirst
+                ? session.request(fixture.url("/json")).suspend()
+                : session.request(fixture.url("/json"), shouldAutomaticallyResume: false)
             released = req
             req.responseData(queue: handlerQueue, completionHandler: done)
         }

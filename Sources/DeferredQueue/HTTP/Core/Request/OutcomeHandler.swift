@@ -45,10 +45,16 @@ extension OutcomeResponder {
 final class OutcomeHandler<Responder: OutcomeResponder>: Sendable {
     /// The deferred the handler waits on (the request's tail when it was added).
     private let outcome: Deferred<RawResponse>
-    /// Weak, as every handler's: something that waits on a request never
-    /// started must not keep it. A settled request is kept alive until its
-    /// handlers ran when they need it (`Request.keepAliveForHandlers()`).
-    private weak let request: Request?
+    /// The request, held strongly when it runs, ran, or starts with this
+    /// handler (the session's registry keeps a running request alive until
+    /// it settles anyway) and weakly otherwise: something that waits on a
+    /// request never started must not keep it. Weakly only when needed: a
+    /// weak reference gives the request a side table, through which every
+    /// later retain and release of it goes. A weakly held request that
+    /// settled is kept alive until its handlers ran when they need it
+    /// (`Request.keepAliveForHandlers()`).
+    private let started: Request?
+    private weak let waiting: Request?
     /// The request as built, for a request that ended before it was sent.
     private let built: URLRequest?
     /// Where `handler` runs; `nil`: right there on the handler queue.
@@ -57,28 +63,37 @@ final class OutcomeHandler<Responder: OutcomeResponder>: Sendable {
     private let handler: @Sendable (Responder.Response) -> Void
 
     private init(
-        request: Request, outcome: Deferred<RawResponse>, built: URLRequest?, queue: DispatchQueue?,
+        request: Request, started: Bool, outcome: Deferred<RawResponse>, built: URLRequest?, queue: DispatchQueue?,
         responder: Responder, handler: @escaping @Sendable (Responder.Response) -> Void
     ) {
         self.outcome = outcome
-        self.request = request
+        if started {
+            self.started = request
+            self.waiting = nil
+        } else {
+            self.started = nil
+            self.waiting = request
+        }
         self.built = built
         self.queue = queue
         self.responder = responder
         self.handler = handler
     }
 
-    /// Enqueues a handler behind `outcome`'s earlier handlers.
+    /// Enqueues a handler behind `outcome`'s earlier handlers. `started`:
+    /// whether the request runs, ran, or starts with this handler.
     static func enqueue(
-        for request: Request, after outcome: Deferred<RawResponse>, built: URLRequest?, queue: DispatchQueue?,
+        for request: Request, started: Bool, after outcome: Deferred<RawResponse>, built: URLRequest?, queue: DispatchQueue?,
         responder: Responder, handler: @escaping @Sendable (Responder.Response) -> Void
     ) {
-        let turn = OutcomeHandler(request: request, outcome: outcome, built: built, queue: queue, responder: responder, handler: handler)
+        let turn = OutcomeHandler(
+            request: request, started: started, outcome: outcome, built: built, queue: queue, responder: responder, handler: handler
+        )
         outcome.queue.async { turn.run() }
     }
 
     private func run() {
-        let response = responder.response(to: outcome.currentOutcome, of: request, built: built)
+        let response = responder.response(to: outcome.currentOutcome, of: started ?? waiting, built: built)
         guard let queue else { return handler(response) }
         let handler = self.handler
         queue.async { handler(response) }

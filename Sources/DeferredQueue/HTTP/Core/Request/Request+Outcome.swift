@@ -12,8 +12,8 @@ extension Request {
     /// sent, the head if one arrived, and the failure. `handler` runs on
     /// `queue`, or right there on the request's queue when `queue` is `nil`.
     ///
-    /// The handler holds the request weakly: a running request's lifetime
-    /// stays the session's business.
+    /// The handler holds a request that was never started weakly: its
+    /// lifetime stays its caller's business.
     func enqueueOutcome<Responder: OutcomeResponder>(
         on queue: DispatchQueue?,
         _ responder: Responder,
@@ -23,7 +23,10 @@ extension Request {
         let urlRequest = self.urlRequest
         enqueue(handlerOn: queue, of: responder) { state in
             register?(&state)
-            OutcomeHandler.enqueue(for: self, after: state.tail, built: urlRequest, queue: queue, responder: responder, handler: handler)
+            OutcomeHandler.enqueue(
+                for: self, started: state.startsWithHandlerOrStarted, after: state.tail, built: urlRequest, queue: queue,
+                responder: responder, handler: handler
+            )
         }
     }
 

@@ -163,6 +163,14 @@ struct RequestStateMachine: Sendable {
         }
     }
 
+    /// Whether the request was started (the session's registry then holds
+    /// it until it settles), or a handler added now starts it (`resume()`
+    /// follows adding it).
+    var startsWithHandlerOrStarted: Bool {
+        guard case .initialized = state else { return true }
+        return resumesWithFirstHandler && !isSuspended
+    }
+
     var isRunning: Bool {
         if case .running = state { return true }
         return false
