@@ -121,12 +121,36 @@ struct DirectCompletionTests {
         #expect(response.response?.statusCode == status)
     }
 
-    @Test func aCookieToStoreGoesToTheCallbackQueue() async throws {
+    @Test func aCookieForTheSessionsOwnStoreIsStoredDirectly() async throws {
         let transport = DirectTransport(headers: ["Set-Cookie": "id=1; Path=/"])
         let session = Session(transport: transport)
         let (_, taken) = await run(transport, session: session)
-        #expect(taken == [false])
+        #expect(taken == [true])
         #expect(session.cookieStore?.cookieHeader(for: url) == "id=1")
+    }
+
+    /// A session on `transport` that keeps cookies in the caller's `storage`.
+    private func session(_ transport: DirectTransport, storing storage: HTTPCookieStorage) -> Session {
+        Session(
+            transport: transport, startRequestsImmediately: true, requestSetup: .lazy, requestQueue: nil, serializationQueue: nil,
+            interceptor: nil, serverTrustManager: nil, redirectHandler: .follow, eventMonitors: [], retryPolicy: nil,
+            maximumResponseBodySize: 1 << 20, maximumStreamedBodySize: 1 << 20, resourceTimeout: nil,
+            cookieStore: SystemCookieStore(storage: storage), configuredHeaders: []
+        )
+    }
+
+    /// Storing in a caller's `HTTPCookieStorage` runs the caller's code.
+    @Test func aCookieForTheCallersStorageGoesToTheCallbackQueue() async throws {
+        let storage = try #require(URLSessionConfiguration.ephemeral.httpCookieStorage)
+        let transport = DirectTransport(headers: ["Set-Cookie": "id=1; Path=/"])
+        let (_, taken) = await run(transport, session: session(transport, storing: storage))
+        #expect(taken == [false])
+        #expect(storage.cookies?.map(\.name) == ["id"])
+
+        // Without a cookie to store, the caller's storage is no reason to leave the transport's thread.
+        let plain = DirectTransport()
+        let (_, tookPlain) = await run(plain, session: session(plain, storing: storage))
+        #expect(tookPlain == [true])
     }
 
     @Test func aMonitoredSessionGoesToTheCallbackQueue() async throws {

@@ -251,7 +251,7 @@ public final class Session: Sendable {
         )
     }
 
-    private init(
+    init(
         transport: any HTTPTransport, startRequestsImmediately: Bool, requestSetup: RequestSetup, requestQueue: DispatchQueue?,
         serializationQueue: DispatchQueue?,
         interceptor: (any RequestInterceptor)?,

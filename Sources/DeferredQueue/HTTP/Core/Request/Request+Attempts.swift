@@ -282,16 +282,17 @@ extension Request {
     /// own thread; `false` to have it reported on the callback queue. Taken
     /// only when finishing runs none of the caller's code and nothing waits
     /// on the callback queue to come first: no event monitor; a 2xx status
-    /// (no redirector, challenge or retrier to ask); no cookie to store
-    /// (the storage may be the caller's); every validator a check of the
-    /// head, and none at all when a retrier could be asked about its verdict;
+    /// (no redirector, challenge or retrier to ask); no cookie to store in
+    /// a caller's storage (the session's own store takes it here); every
+    /// validator a check of the head, and none at all when a retrier could
+    /// be asked about its verdict;
     /// nothing holding the attempt's events (a suspension, a head's
     /// disposition). What follows is then what the callback queue would run:
     /// the state machine's transitions under the lock, and the outcome
     /// settled, which resumes the handler queue.
     func attempt(_ number: Int, didCompleteDirectly head: ResponseHead, body: Data) -> Bool {
         guard eventMonitor == nil, (200..<300).contains(head.statusCode),
-              core.cookieStore == nil || head.value(forHTTPHeaderField: "Set-Cookie") == nil
+              core.cookieStore?.isCallersStorage != true || head.value(forHTTPHeaderField: "Set-Cookie") == nil
         else { return false }
         let mayRetry = self.mayRetry
         guard mutableState.withLock(owner: self, { $0.completesDirectly(attempt: number, mayRetry: mayRetry) }) else { return false }

@@ -16,6 +16,10 @@ protocol CookieStore: AnyObject, Sendable {
     func cookieHeader(for url: URL) -> String?
     /// Stores the cookies `response` sets, those the rules accept.
     func storeCookies(from response: ResponseHead)
+    /// Whether storing runs the caller's code (a caller's storage): then
+    /// cookies are stored on the transport's callback queue, never on the
+    /// transport's own thread.
+    var isCallersStorage: Bool { get }
 }
 
 extension CookieStore {
@@ -32,6 +36,8 @@ extension CookieStore {
 /// under `$HOME/.local/share/` that other programs read, and the store of
 /// every session made with `Session(transport:)`.
 final class InMemoryCookieStore: CookieStore {
+    var isCallersStorage: Bool { false }
+
     private let jar: Mutex<CookieJar>
     /// How many cookies the jar holds, readable without the lock: a session
     /// that never received a cookie pays no lock per request.

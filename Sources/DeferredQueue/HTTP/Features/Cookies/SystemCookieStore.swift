@@ -21,6 +21,8 @@ final class SystemCookieStore: CookieStore {
         self.limits = limits
     }
 
+    var isCallersStorage: Bool { true }
+
     func cookieHeader(for url: URL) -> String? {
         guard let host = CookieRules.canonicalHost(of: url), let all = storage.cookies, !all.isEmpty else { return nil }
         let path = CookieRules.requestPath(of: url)
