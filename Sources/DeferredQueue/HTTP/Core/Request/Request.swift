@@ -548,8 +548,9 @@ public class Request: @unchecked Sendable {
     /// hold it `unowned` (`validate { [unowned self] … }` in a
     /// `DownloadRequest` extension, as Alamofire's tests write), validation
     /// and parse events name it, a serializer's failure may retry it — and
-    /// nothing else may hold it by then (the handlers hold it weakly, so that
-    /// a request never started can still be released).
+    /// nothing else may hold it by then (a handler added before the request
+    /// started, and a retryable one, hold it weakly, so that a request never
+    /// started can still be released).
     func keepAliveForHandlers() {
         guard eventMonitor != nil || mayRetry || mutableState.withLock(owner: self, { $0.validatesOnHandlerQueue }) else { return }
         outcome.queue.async { withExtendedLifetime(self) {} }

@@ -18,9 +18,12 @@ import FoundationNetworking
 final class RetryableHandler<Responder: OutcomeResponder>: Sendable where Responder.Response: RetryableResponse {
     /// What the handlers chained after this one see.
     let next: Deferred<RawResponse>
-    /// Weak, as every handler's: something that waits on a request never
-    /// started must not keep it. A settled request is kept alive until its
-    /// handlers ran (`Request.keepAliveForHandlers()`).
+    /// Weak: something that waits on a request never started must not keep
+    /// it. A settled request is kept alive until its handlers ran
+    /// (`Request.keepAliveForHandlers()`). Unlike an ordinary handler, this
+    /// one does not hold a started request strongly: it is made only when
+    /// something may retry, off the usual path, where the side table a weak
+    /// reference gives the request costs little.
     private weak let request: Request?
     private let built: URLRequest?
     /// The request's handler queue, which this handler's turn runs on.
