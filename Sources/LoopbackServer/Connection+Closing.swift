@@ -27,7 +27,7 @@ extension Connection {
         queue.asyncAfter(deadline: .now() + Self.lingerSeconds) { [weak self] in self?.finalClose() }
     }
 
-    /// Stops everything and releases the sources; the descriptor closes when both are cancelled.
+    /// Stops everything and releases the sources; the descriptor closes when every one is cancelled.
     func finalClose() {
         dispatchPrecondition(condition: .onQueue(queue))
         state.withLock(owner: self) { state in
@@ -40,19 +40,25 @@ extension Connection {
             state.parser = state.parser.reset()
             // A suspended source must be resumed before it is released, or libdispatch aborts.
             if state.readSuspended { state.readSource?.resume() }
-            state.readSource?.cancel()
             if state.writeSuspended { state.writeSource?.resume() }
+            if state.readSilenced { state.readSource?.resume() }
+            if state.writeSilenced { state.writeSource?.resume() }
+            state.readSource?.cancel()
             state.writeSource?.cancel()
             state.readSource = nil
             state.writeSource = nil
             state.readSuspended = false
             state.writeSuspended = false
+            state.readSilenced = false
+            state.writeSilenced = false
         }
         closeDescriptorIfUnused()
     }
 
-    /// Cancel handler of both sources.
-    func sourceCancelled() {
+    /// Cancel handler of every source.
+    /// - Parameter descriptor: the source's own descriptor, closed here unless it is `fd`.
+    func sourceCancelled(closing descriptor: Int32) {
+        if descriptor != fd { Socket.close(descriptor) }
         state.withLock(owner: self) { $0.liveSources -= 1 }
         closeDescriptorIfUnused()
     }

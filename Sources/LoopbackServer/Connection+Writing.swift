@@ -16,7 +16,8 @@ extension Connection {
         if let progress { handle(progress) }
     }
 
-    private func writable() {
+    /// Writes what the socket takes; run by the write source, or by ``sweep()`` when the source missed it.
+    func writable() {
         let progress = state.withLock(owner: self) { state -> Outbox.Progress? in
             guard state.phase == .open || state.phase == .draining else { return nil }
             return state.outbox.write(to: fd)
@@ -38,12 +39,7 @@ extension Connection {
                 } else {
                     // Created on first need; only reached from a write on this queue while
                     // open or draining, so the descriptor is valid.
-                    let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-                    source.setEventHandler { [self] in writable() }
-                    source.setCancelHandler { [self] in sourceCancelled() }
-                    state.writeSource = source
-                    state.liveSources += 1
-                    source.resume()
+                    installWriteSource(&state, on: fd)
                 }
             }
         case .drained:

@@ -20,7 +20,9 @@ import Synchronization
 /// shut down; input is read and dropped until the client closes, at most
 /// ``lingerSeconds``, so unread input does not turn the close into a reset that
 /// could destroy the reply) → `closed` (sources cancelled; the descriptor is
-/// closed once both cancel handlers ran, then the server is told).
+/// closed once every source's cancel handler ran, then the server is told).
+/// A source that missed an event is replaced on a duplicate descriptor,
+/// which its own cancel handler closes (see ``sweep()``).
 final class Connection: Sendable {
     /// Callbacks into the server; they run on this connection's queue.
     struct Events: Sendable {
@@ -28,6 +30,8 @@ final class Connection: Sendable {
         var requestRead: @Sendable () -> Void
         /// The descriptor is closed; the argument is the connection's id.
         var closed: @Sendable (Int) -> Void
+        /// ``sweep()`` did what a source had not reported.
+        var sourceMissed: @Sendable () -> Void
     }
 
     /// The longest wait for the client to close after the server closed its side.
@@ -43,6 +47,14 @@ final class Connection: Sendable {
     private let handler: RequestHandler
     let events: Events
     let state: Mutex<State>
+    /// Which sources are suspended once more as soon as they exist, as if
+    /// their events were lost (for tests of ``sweep()``).
+    let silenced: SilencedSources
+
+    struct SilencedSources: Sendable {
+        var read = false
+        var write = false
+    }
 
     enum Phase { case open, draining, lingering, closed }
 
@@ -76,13 +88,26 @@ final class Connection: Sendable {
         var readSuspended = false
         var writeSource: (any DispatchSourceWrite)?
         var writeSuspended = false
+        /// The source is suspended once more for a test (see ``silenced``).
+        var readSilenced = false
+        var writeSilenced = false
         var liveSources = 0
         var fdClosed = false
+        /// When each source's handler last ran, for ``sweep()``.
+        var readReported = DispatchTime.now()
+        var writeReported = DispatchTime.now()
+        /// When ``sweep()`` last found the socket ready for an armed source, if it did.
+        var readReadyAtSweep: DispatchTime?
+        var writeReadyAtSweep: DispatchTime?
     }
 
     /// - Parameter parser: a fresh parser with the server's limits.
-    init(id: Int, fd: Int32, parser: HTTPRequestParser, handler: @escaping RequestHandler, events: Events) {
+    init(
+        id: Int, fd: Int32, parser: HTTPRequestParser, handler: @escaping RequestHandler, events: Events,
+        silenced: SilencedSources = SilencedSources()
+    ) {
         self.id = id
+        self.silenced = silenced
         self.fd = fd
         self.handler = handler
         self.events = events
@@ -96,14 +121,7 @@ final class Connection: Sendable {
             state.withLock(owner: self) { state in
                 // Closed before starting (server shut down): finalClose already closed the descriptor.
                 guard state.phase != .closed else { return }
-                // Sources are created and driven inside the lock: they are not Sendable, and
-                // none of their calls runs a handler synchronously.
-                let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-                source.setEventHandler { [self] in readable() }
-                source.setCancelHandler { [self] in sourceCancelled() }
-                state.readSource = source
-                state.liveSources += 1
-                source.resume()
+                installReadSource(&state, on: fd)
             }
         }
     }
@@ -121,7 +139,8 @@ final class Connection: Sendable {
 
     // MARK: - Reading
 
-    private func readable() {
+    /// Reads what the socket holds; run by the read source, or by ``sweep()`` when the source missed it.
+    func readable() {
         var endOfFile = false
         var failed = false
         withUnsafeTemporaryAllocation(byteCount: Self.readChunk, alignment: 1) { buffer in

@@ -15,8 +15,9 @@ import Synchronization
 /// accepts a connection the source left waiting since the sweep before:
 /// every request to a server whose source never fired timed out in CI (a
 /// lost epoll registration in libdispatch is suspected), and the sweep turns
-/// that into a delay of two seconds at most, with a printed line. Each
-/// accepted connection gets its own
+/// that into a delay of two seconds at most, with a printed line. The same
+/// sweep asks every open connection to look for what its own sources missed
+/// (``Connection/sweep()``). Each accepted connection gets its own
 /// serial queue (see ``Connection``). Counters and the registry are in
 /// ``state``; ``shutdown()`` may be called from any thread except `acceptQueue`.
 final class Listener: Sendable {
@@ -41,11 +42,14 @@ final class Listener: Sendable {
         var acceptPaused = false
         /// The source is suspended for a test, as if its events were lost.
         var sourceSilenced = false
+        /// Connections accepted from now on start with these sources silenced (for a test).
+        var silencedConnectionSources = Connection.SilencedSources()
         var isShutDown = false
         var connections: [Int: Connection] = [:]
         var nextID = 0
         var connectionCount = 0
         var requestCount = 0
+        var missedSourceEvents = 0
     }
 
     /// Takes ownership of a listening, non-blocking socket.
@@ -88,6 +92,8 @@ final class Listener: Sendable {
     /// A connection that arrived just now is left to the source, whose event
     /// may be on its way: accepting it here would report a silence that was not.
     private func sweepPending() {
+        let open = state.withLock(owner: self) { $0.isShutDown ? [] : Array($0.connections.values) }
+        for connection in open { connection.sweep() }
         let now = DispatchTime.now()
         let waiting = Socket.hasPendingConnection(listenFD)
         let silentSince = state.withLock(owner: self) { state -> DispatchTime? in
@@ -110,6 +116,7 @@ final class Listener: Sendable {
     var connectionCount: Int { state.withLock(owner: self) { $0.connectionCount } }
     var openConnectionCount: Int { state.withLock(owner: self) { $0.connections.count } }
     var requestCount: Int { state.withLock(owner: self) { $0.requestCount } }
+    var missedSourceEvents: Int { state.withLock(owner: self) { $0.missedSourceEvents } }
 
     /// Closes the listening socket (waiting until it is closed, so new
     /// connections are refused when this returns) and every open connection.
@@ -145,6 +152,12 @@ final class Listener: Sendable {
         }
     }
 
+    /// Makes the read or write sources of every connection accepted from now
+    /// on lose their events: only the sweep serves them (for a test of the sweep).
+    func silenceConnectionSources(read: Bool, write: Bool) {
+        state.withLock(owner: self) { $0.silencedConnectionSources = Connection.SilencedSources(read: read, write: write) }
+    }
+
     /// Accepts the waiting connections (256 at most); returns how many.
     private func acceptPending() -> Int {
         var accepted = 0
@@ -177,9 +190,13 @@ final class Listener: Sendable {
             state.connectionCount += 1
             let events = Connection.Events(
                 requestRead: { [self] in self.state.withLock(owner: self) { $0.requestCount += 1 } },
-                closed: { [self] id in _ = self.state.withLock(owner: self) { $0.connections.removeValue(forKey: id) } }
+                closed: { [self] id in _ = self.state.withLock(owner: self) { $0.connections.removeValue(forKey: id) } },
+                sourceMissed: { [self] in self.state.withLock(owner: self) { $0.missedSourceEvents += 1 } }
             )
-            let connection = Connection(id: state.nextID, fd: fd, parser: parser, handler: handler, events: events)
+            let connection = Connection(
+                id: state.nextID, fd: fd, parser: parser, handler: handler, events: events,
+                silenced: state.silencedConnectionSources
+            )
             state.connections[state.nextID] = connection
             return connection
         }

@@ -197,6 +197,15 @@ public final class LoopbackServer: Sendable {
         listener.silenceSource()
     }
 
+    /// Makes the read or write sources of the connections accepted from now
+    /// on lose their events (for tests of the sweep that serves them without).
+    func silenceConnectionSources(read: Bool = false, write: Bool = false) {
+        listener.silenceConnectionSources(read: read, write: write)
+    }
+
+    /// How often a connection's sweep read or wrote what its source had not reported.
+    var missedSourceEvents: Int { listener.missedSourceEvents }
+
     /// How many connections were accepted so far.
     public var connectionCount: Int { listener.connectionCount }
 

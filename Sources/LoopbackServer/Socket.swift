@@ -111,11 +111,28 @@ enum Socket {
     /// Whether a connection waits to be accepted on `listener`, without
     /// accepting it (`false` on any error).
     static func hasPendingConnection(_ listener: Int32) -> Bool {
-        var entry = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+        readiness(listener, Int16(POLLIN)) & Int16(POLLIN) != 0
+    }
+
+    /// Whether a connected socket would report to a read source now: data,
+    /// end of file, a hang-up or an error (`false` on any error of `poll`).
+    static func isReadable(_ fd: Int32) -> Bool {
+        readiness(fd, Int16(POLLIN)) != 0
+    }
+
+    /// Whether a connected socket would report to a write source now: room
+    /// to write, a hang-up or an error (`false` on any error of `poll`).
+    static func isWritable(_ fd: Int32) -> Bool {
+        readiness(fd, Int16(POLLOUT)) != 0
+    }
+
+    /// The events `poll` reports for `fd` without waiting (0 on error).
+    private static func readiness(_ fd: Int32, _ events: Int16) -> Int16 {
+        var entry = pollfd(fd: fd, events: events, revents: 0)
         while true {
             let ready = poll(&entry, 1, 0)
             if ready < 0, errno == EINTR { continue }
-            return ready > 0 && entry.revents & Int16(POLLIN) != 0
+            return ready > 0 ? entry.revents : 0
         }
     }
 
@@ -188,6 +205,12 @@ enum Socket {
         #else
         _ = Glibc.shutdown(fd, Int32(writeOnly ? SHUT_WR : SHUT_RDWR))
         #endif
+    }
+
+    /// A close-on-exec duplicate of `fd`, or nil (out of descriptors).
+    static func duplicate(_ fd: Int32) -> Int32? {
+        let copy = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+        return copy >= 0 ? copy : nil
     }
 
     /// Closes a descriptor, ignoring errors (the descriptor is gone either way).

@@ -26,8 +26,9 @@ final class RawClient: Sendable {
 
     private var fd: Int32 { descriptor.testLock(owner: self) { $0 } }
 
-    /// Connects to `port` on 127.0.0.1, or on ::1 when `ipv6` is set.
-    init(port: Int, ipv6: Bool = false) throws(ConnectError) {
+    /// Connects to `port` on 127.0.0.1, or on ::1 when `ipv6` is set; a
+    /// `receiveBuffer` size keeps the window small, so a server's writes block.
+    init(port: Int, ipv6: Bool = false, receiveBuffer: Int32? = nil) throws(ConnectError) {
         #if canImport(Darwin)
         let fd = socket(ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM, 0)
         #else
@@ -37,6 +38,9 @@ final class RawClient: Sendable {
         var timeout = timeval(tv_sec: 20, tv_usec: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if var size = receiveBuffer {
+            _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         #if canImport(Darwin)
         var one: Int32 = 1
         _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
