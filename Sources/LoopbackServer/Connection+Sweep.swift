@@ -17,6 +17,11 @@ extension Connection {
         queue.async { [self] in sweepOnQueue() }
     }
 
+    /// Whether the socket was ever too full for a write (a write source exists).
+    var hasWaitedToWrite: Bool {
+        state.withLock(owner: self) { $0.writeSource != nil }
+    }
+
     /// Two looks closer together than this say nothing: the queue was busy, and a
     /// source's event may be waiting behind the sweep.
     private static let minimumSilence: UInt64 = 900_000_000

@@ -117,6 +117,9 @@ final class Listener: Sendable {
     var openConnectionCount: Int { state.withLock(owner: self) { $0.connections.count } }
     var requestCount: Int { state.withLock(owner: self) { $0.requestCount } }
     var missedSourceEvents: Int { state.withLock(owner: self) { $0.missedSourceEvents } }
+    var someConnectionWaitsToWrite: Bool {
+        state.withLock(owner: self) { Array($0.connections.values) }.contains { $0.hasWaitedToWrite }
+    }
 
     /// Closes the listening socket (waiting until it is closed, so new
     /// connections are refused when this returns) and every open connection.

@@ -206,6 +206,9 @@ public final class LoopbackServer: Sendable {
     /// How often a connection's sweep read or wrote what its source had not reported.
     var missedSourceEvents: Int { listener.missedSourceEvents }
 
+    /// Whether an open connection found its socket too full for a reply (for tests of the sweep).
+    var someConnectionWaitsToWrite: Bool { listener.someConnectionWaitsToWrite }
+
     /// How many connections were accepted so far.
     public var connectionCount: Int { listener.connectionCount }
 

@@ -1,3 +1,4 @@
+import DeferredQueueTesting
 import Foundation
 @testable import LoopbackServer
 import Testing
@@ -27,7 +28,7 @@ struct ConnectionSweepTests {
         #expect(server.connectionCount == 1)
     }
 
-    @Test func aReplyLargerThanTheSocketTakesIsWrittenWhenTheWriteSourceNeverReports() throws {
+    @Test func aReplyLargerThanTheSocketTakesIsWrittenWhenTheWriteSourceNeverReports() async throws {
         // More than the socket buffers take at once (the client's is kept small), so the write source is needed.
         let body = GeneratedContent.pattern.bytes(in: 0..<(8 << 20))
         let server = try LoopbackServer { _ in .response(status: 200, body: body) }
@@ -36,6 +37,9 @@ struct ConnectionSweepTests {
         let client = try RawClient(port: server.port, receiveBuffer: 64 << 10)
         defer { client.close() }
         try client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        // Read only once the socket is full: a client reading as fast as the server
+        // writes may take the whole reply without the server ever needing its write source.
+        #expect(await eventually(within: 60) { server.someConnectionWaitsToWrite })
         let response = try client.readResponse()
         #expect(response.status == 200)
         #expect(response.body == body)
