@@ -27,6 +27,7 @@ enum ConformanceChecks {
         Check(name: "a refused connection is URLError.cannotConnectToHost", body: refusedConnection),
         Check(name: "a body cut short after its head is URLError.networkConnectionLost", body: bodyCutShort),
         Check(name: "ambiguous framing (Content-Length with chunked) is URLError.badServerResponse", body: ambiguousFraming),
+        Check(name: "a request that breaks RFC 9110's syntax fails with its requestSyntaxViolation, unsent", body: invalidSyntaxRefused),
     ]
 
     // MARK: - Bodies
@@ -206,5 +207,35 @@ enum ConformanceChecks {
         let raw = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
         let log = try await run(conformance, reply: { _ in .raw(Data(raw.utf8)) }, collects: true)
         try expectFailure(log, .badServerResponse)
+    }
+
+    // MARK: - Refusals
+
+    /// Requests a session would refuse, handed to the transport directly.
+    static let syntaxViolations: [(what: String, spoil: @Sendable (inout URLRequest) -> Void)] = [
+        ("a field name that is not ASCII", { $0.setValue("1", forHTTPHeaderField: "Na\u{EF}ve") }),
+        ("a field name with a space", { $0.setValue("1", forHTTPHeaderField: "X Injected") }),
+        ("a method with a line break", { $0.httpMethod = "GET / HTTP/1.1\r\nX-Injected: 1\r\n\r\nGET" }),
+        ("a field value with a line break", { $0.allHTTPHeaderFields = ["X-Token": "1\r\nX-Injected: 1"] }),
+    ]
+
+    static func invalidSyntaxRefused(_ conformance: HTTPTransportConformance) async throws {
+        let server = try LoopbackServer { _ in .text("sent") }
+        defer { server.shutdown() }
+        for (what, spoil) in syntaxViolations {
+            var request = URLRequest(url: server.url("/"))
+            request.timeoutInterval = deadline
+            spoil(&request)
+            let attempt = HTTPTransportAttempt(request: request, collectsBody: true)
+            let expected = try unwrap(attempt.requestSyntaxViolation, "\(what): requestSyntaxViolation found nothing wrong")
+            let log = try await run(conformance, request: request, collects: true)
+            try expect(log.heads.isEmpty, "\(what): a response head was reported")
+            let error = log.completion?.error
+            try expect(
+                (error as? HTTPError).map { "\($0)" } == "\(expected)",
+                "\(what): expected \(expected), got \(describe(error))"
+            )
+        }
+        try expect(server.connectionCount == 0, "\(server.connectionCount) connection(s) reached the server")
     }
 }

@@ -25,6 +25,43 @@ struct TransportSeamTests {
         #expect(attempt(timeout: 5).idleTimeout == 5)
     }
 
+    /// A request handed to a transport without a session is judged by the
+    /// attempt; one the session checked is not judged again, unless a
+    /// request is assigned after (a transport that wraps another and rewrites it).
+    @Test func anAttemptNamesWhatASessionWouldRefuse() {
+        let url = URL(string: "http://127.0.0.1/")!
+        var good = URLRequest(url: url)
+        good.setValue("  padded  ", forHTTPHeaderField: "X-Padded")
+        #expect(HTTPTransportAttempt(request: good, collectsBody: true).requestSyntaxViolation == nil)
+        var badName = URLRequest(url: url)
+        badName.setValue("1", forHTTPHeaderField: "X Injected")
+        var badValue = URLRequest(url: url)
+        badValue.allHTTPHeaderFields = ["X-Token": "1\r\nX-Injected: 1"]
+        var badMethod = URLRequest(url: url)
+        badMethod.httpMethod = "GET / HTTP/1.1\r\nX: 1"
+        typealias Reason = HTTPError.URLRequestValidationFailureReason
+        let cases: [(URLRequest, (Reason) -> Bool)] = [
+            (badName, { if case .invalidHeaderName("X Injected") = $0 { true } else { false } }),
+            (badValue, { if case .invalidHeaderValue(name: "X-Token") = $0 { true } else { false } }),
+            (badMethod, { if case .invalidMethod = $0 { true } else { false } }),
+        ]
+        for (request, isExpected) in cases {
+            var attempt = HTTPTransportAttempt(request: request, collectsBody: true)
+            guard case .urlRequestValidationFailed(let reason)? = attempt.requestSyntaxViolation else {
+                Issue.record("no violation found in \(String(describing: request.allHTTPHeaderFields))")
+                continue
+            }
+            #expect(isExpected(reason), "\(reason)")
+            attempt.syntaxChecked = true
+            #expect(attempt.requestSyntaxViolation == nil)
+            attempt.request = request
+            #expect(attempt.requestSyntaxViolation != nil, "assigning a request clears the session's check")
+            attempt.syntaxChecked = true
+            attempt.request.setValue("2", forHTTPHeaderField: "X-Other")
+            #expect(attempt.requestSyntaxViolation != nil, "changing the request in place clears it too")
+        }
+    }
+
     @Test func anAttemptWithoutALimitCollectsWithoutOne() {
         let unlimited = HTTPTransportAttempt(request: URLRequest(url: URL(string: "http://127.0.0.1/")!), collectsBody: true)
         #expect(unlimited.maximumBodySize == .max)

@@ -18,6 +18,7 @@ struct TransportConformanceTests {
         "the request goes out as prepared: method, target, headers, body",
         "a refused connection is URLError.cannotConnectToHost",
         "a collected body past its limit stops with responseTooLarge",
+        "a request that breaks RFC 9110's syntax fails with its requestSyntaxViolation, unsent",
     ])
     func theChecksFailATransportThatBreaksTheContract(_ name: String) async throws {
         let check = try #require(HTTPTransportConformance.checks.first { $0.name == name })

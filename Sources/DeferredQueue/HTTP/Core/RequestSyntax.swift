@@ -69,6 +69,15 @@ enum RequestSyntax {
         for field in trimmed { fields[field.name] = field.value }
     }
 
+    /// Checks a request handed to a transport without a session (see
+    /// ``HTTPTransportAttempt/requestSyntaxViolation``): values are not trimmed.
+    ///
+    /// - Returns: The error for an invalid method, or for the first invalid name or value, or `nil`.
+    static func violation(method: String, fields: [String: String]) -> HTTPError? {
+        guard isToken(method) else { return .urlRequestValidationFailed(reason: .invalidMethod(method)) }
+        return violation(in: fields.map { (name: $0.key, value: $0.value) })
+    }
+
     /// Checks fields that are sent as they are (a URLSession configuration's
     /// `httpAdditionalHeaders`, which URLSession adds itself).
     ///

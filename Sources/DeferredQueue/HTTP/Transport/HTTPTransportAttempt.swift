@@ -7,7 +7,12 @@ import FoundationNetworking
 /// already decided by the ``Session``: a transport applies them as they are.
 public struct HTTPTransportAttempt: Sendable {
     /// The request as it goes on the wire: method, URL, headers, body.
-    public var request: URLRequest
+    public var request: URLRequest {
+        didSet { syntaxChecked = false }
+    }
+    /// The session checked ``request``'s syntax for this attempt (assigning
+    /// another request clears it).
+    var syntaxChecked = false
     /// A file to stream as the request body, read as it is sent (never
     /// loaded whole); when set, `request.httpBody` is `nil`.
     public var bodyFile: URL?
@@ -54,6 +59,20 @@ public struct HTTPTransportAttempt: Sendable {
         self.collectsBody = collectsBody
         self.maximumBodySize = max(0, maximumBodySize ?? .max)
         idleTimeout = Self.idleTimeout(request.timeoutInterval)
+    }
+
+    /// Why ``request`` may not be sent as it is, or `nil` when it may.
+    ///
+    /// A method or header field name that is not an RFC 9110 token, or a
+    /// field value holding a control character (CR, LF, NUL…) or DEL, would
+    /// let the request write lines of its own choosing into the head. A
+    /// ``Session`` refuses such a request before it reaches any transport;
+    /// a transport fails an attempt it was handed directly with this error,
+    /// on its callback queue and before sending a byte (both of this
+    /// project's transports do).
+    public var requestSyntaxViolation: HTTPError? {
+        guard !syntaxChecked else { return nil }
+        return RequestSyntax.violation(method: request.httpMethod ?? "GET", fields: request.allHTTPHeaderFields ?? [:])
     }
 
     /// A collector for this attempt's body, holding at most ``maximumBodySize`` bytes.

@@ -245,6 +245,11 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     public func startAttempt(_ attempt: HTTPTransportAttempt, events: any HTTPTransportEvents) -> any HTTPTransportTask {
+        // Refused here, as on URLSession, rather than by whichever of the client's own checks it meets.
+        if let violation = attempt.requestSyntaxViolation {
+            callbackQueue.async { events.didComplete(body: nil, error: violation) }
+            return CompletedAttemptTask()
+        }
         let request: HTTPClient.Request
         // Only a body streamed from a file needs one (most requests have none).
         let window = attempt.bodyFile == nil ? nil : RequestBodyWindow()

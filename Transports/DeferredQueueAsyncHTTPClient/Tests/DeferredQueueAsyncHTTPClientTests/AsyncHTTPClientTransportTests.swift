@@ -223,21 +223,6 @@ struct AsyncHTTPClientTransportTests {
         #expect(log.misplacedEvents.isEmpty, "\(log.misplacedEvents)")
     }
 
-    /// A field name the client may not send (not ASCII), handed to the
-    /// transport directly (a session refuses it before): the attempt fails
-    /// with an error on the callback queue, and nothing traps.
-    @Test func aFieldNameTheClientMayNotSendFailsTheAttempt() async throws {
-        let fixture = try Fixture()
-        let transport = AsyncHTTPClientTransport()
-        let log = await run(transport, fixture.server.url("/json"), collectsBody: true) { request in
-            request.setValue("1", forHTTPHeaderField: "Na\u{EF}ve")
-        }
-        #expect(log.completions.count == 1)
-        #expect(log.completions.first?.error != nil)
-        #expect(log.completions.first?.status == nil, "nothing was sent")
-        #expect(log.misplacedEvents.isEmpty, "\(log.misplacedEvents)")
-    }
-
     @Test func validatorsAndSerializersNeverRunOnAnEventLoop() async throws {
         let fixture = try Fixture()
         let session = TestTransport.makeSession()

@@ -92,6 +92,11 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     public func startAttempt(_ attempt: HTTPTransportAttempt, events: any HTTPTransportEvents) -> any HTTPTransportTask {
+        // libcurl would send a field name or a method as it is, line breaks and all.
+        if let violation = attempt.requestSyntaxViolation {
+            callbackQueue.async { events.didComplete(body: nil, error: violation) }
+            return RefusedAttemptTask()
+        }
         var request = attempt.request
         let timeout = Self.idleTimeout(attempt.idleTimeout)
         // Assigned only when it changes: an assigned timeout overrides the
