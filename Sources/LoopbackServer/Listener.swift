@@ -15,7 +15,8 @@ import Synchronization
 /// accepts a connection the source left waiting since the sweep before:
 /// every request to a server whose source never fired timed out in CI (a
 /// lost epoll registration in libdispatch is suspected), and the sweep turns
-/// that into a delay of two seconds at most, with a printed line. The same
+/// that into a delay of two seconds at most, with a printed line, and
+/// replaces the source with one on a duplicate descriptor. The same
 /// sweep asks every open connection to look for what its own sources missed
 /// (``Connection/sweep()``). Each accepted connection gets its own
 /// serial queue (see ``Connection``). Counters and the registry are in
@@ -32,6 +33,9 @@ final class Listener: Sendable {
 
     private struct State {
         var source: (any DispatchSourceRead)?
+        /// Sources created and not yet through their cancel handlers: the
+        /// listening socket closes once shut down and none is left.
+        var liveSources = 0
         /// Accepts what `source` has not reported.
         var sweep: (any DispatchSourceTimer)?
         /// When `source` last fired.
@@ -50,6 +54,8 @@ final class Listener: Sendable {
         var connectionCount = 0
         var requestCount = 0
         var missedSourceEvents = 0
+        /// Connections the sweep accepted because the source had not reported them.
+        var sweptConnections = 0
     }
 
     /// Takes ownership of a listening, non-blocking socket.
@@ -63,24 +69,57 @@ final class Listener: Sendable {
     /// Starts accepting connections.
     func start() {
         state.withLock(owner: self) { state in
-            // Sources are created and driven inside the lock: they are not Sendable, and
-            // none of their calls runs a handler synchronously.
-            let source = DispatchSource.makeReadSource(fileDescriptor: listenFD, queue: acceptQueue)
-            source.setEventHandler { [self] in
-                self.state.withLock(owner: self) { $0.sourceFired = DispatchTime.now() }
-                _ = acceptPending()
-            }
-            source.setCancelHandler { [self] in
-                Socket.close(listenFD)
-                listenerClosed.signal()
-            }
-            state.source = source
-            source.resume()
+            installSource(&state, on: listenFD)
             let sweep = DispatchSource.makeTimerSource(queue: acceptQueue)
             sweep.schedule(deadline: .now() + Self.sweepInterval, repeating: Self.sweepInterval)
             sweep.setEventHandler { [self] in sweepPending() }
             state.sweep = sweep
             sweep.resume()
+        }
+    }
+
+    /// Creates and arms the read source on `descriptor`: `listenFD`, or a
+    /// duplicate of it that the source's cancel handler closes. Sources are
+    /// created and driven inside the lock: they are not Sendable, and none of
+    /// their calls runs a handler synchronously.
+    private func installSource(_ state: inout State, on descriptor: Int32) {
+        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: acceptQueue)
+        source.setEventHandler { [self] in
+            self.state.withLock(owner: self) { $0.sourceFired = DispatchTime.now() }
+            _ = acceptPending()
+        }
+        source.setCancelHandler { [self] in sourceCancelled(closing: descriptor) }
+        state.source = source
+        state.liveSources += 1
+        source.resume()
+    }
+
+    /// Cancel handler of every source: closes its own descriptor, and the
+    /// listening socket once shut down and no source watches it.
+    private func sourceCancelled(closing descriptor: Int32) {
+        if descriptor != listenFD { Socket.close(descriptor) }
+        let closeListener = state.withLock(owner: self) { state in
+            state.liveSources -= 1
+            return state.isShutDown && state.liveSources == 0
+        }
+        guard closeListener else { return }
+        Socket.close(listenFD)
+        listenerClosed.signal()
+    }
+
+    /// Replaces a source that missed connections with one on a duplicate
+    /// descriptor: libdispatch keys its epoll bookkeeping by descriptor
+    /// number, so a new source on the same number could inherit whatever
+    /// lost the events. Without a descriptor to spare, the sweep goes on alone.
+    private func replaceSource() {
+        state.withLock(owner: self) { state in
+            guard !state.isShutDown, !state.acceptPaused, let old = state.source,
+                let duplicate = Socket.duplicate(listenFD)
+            else { return }
+            if state.sourceSilenced { old.resume() }
+            state.sourceSilenced = false
+            old.cancel()
+            installSource(&state, on: duplicate)
         }
     }
 
@@ -106,10 +145,14 @@ final class Listener: Sendable {
             return state.sourceFired
         }
         guard let silentSince else { return }
+        replaceSource()
         let accepted = acceptPending()
         if accepted > 0 {
+            state.withLock(owner: self) { $0.sweptConnections += accepted }
             let silence = (now.uptimeNanoseconds - silentSince.uptimeNanoseconds) / 1_000_000
-            print("LoopbackServer: accepted \(accepted) connection(s) the listening socket's read source had not reported for \(silence) ms")
+            print(
+                "LoopbackServer: accepted \(accepted) connection(s) the listening socket's read source had not reported for \(silence) ms; the source was replaced"
+            )
         }
     }
 
@@ -117,6 +160,7 @@ final class Listener: Sendable {
     var openConnectionCount: Int { state.withLock(owner: self) { $0.connections.count } }
     var requestCount: Int { state.withLock(owner: self) { $0.requestCount } }
     var missedSourceEvents: Int { state.withLock(owner: self) { $0.missedSourceEvents } }
+    var sweptConnections: Int { state.withLock(owner: self) { $0.sweptConnections } }
     var someConnectionWaitsToWrite: Bool {
         state.withLock(owner: self) { Array($0.connections.values) }.contains { $0.hasWaitedToWrite }
     }
@@ -133,7 +177,7 @@ final class Listener: Sendable {
             if state.sourceSilenced { state.source?.resume() }
             state.acceptPaused = false
             state.sourceSilenced = false
-            // The sweep first: it must not accept on the descriptor once the source's cancel handler closed it.
+            // The sweep first: it must not accept on the descriptor once the last source's cancel handler closed it.
             state.sweep?.cancel()
             state.sweep = nil
             state.source?.cancel()
@@ -146,7 +190,7 @@ final class Listener: Sendable {
     }
 
     /// Suspends the listening socket's read source, as if its events were
-    /// lost: only the sweep accepts from then on (for a test of the sweep).
+    /// lost, until the sweep replaces it (for a test of the sweep).
     func silenceSource() {
         state.withLock(owner: self) { state in
             guard !state.isShutDown, !state.sourceSilenced else { return }

@@ -206,6 +206,9 @@ public final class LoopbackServer: Sendable {
     /// How often a connection's sweep read or wrote what its source had not reported.
     var missedSourceEvents: Int { listener.missedSourceEvents }
 
+    /// How many connections the listener's sweep accepted because its source had not reported them.
+    var sweptConnections: Int { listener.sweptConnections }
+
     /// Whether an open connection found its socket too full for a reply (for tests of the sweep).
     var someConnectionWaitsToWrite: Bool { listener.someConnectionWaitsToWrite }
 

@@ -8,7 +8,8 @@ import Testing
 /// A listening socket whose read source stops reporting connections (as a
 /// lost epoll registration would) still accepts them: a sweep once a second
 /// accepts what already waited at the sweep before, so a request is late
-/// (two seconds at most), never unanswered.
+/// (two seconds at most), never unanswered, and replaces the source, so the
+/// connections after it are not late.
 @Suite("LoopbackServer: connections its read source never reported are accepted by the sweep")
 struct AcceptSweepTests {
     @Test func aConnectionTheSourceNeverReportedIsAnswered() async throws {
@@ -24,5 +25,23 @@ struct AcceptSweepTests {
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(String(decoding: data, as: UTF8.self) == "swept")
         #expect(server.connectionCount == 1)
+    }
+
+    @Test func theConnectionsAfterASweptOneAreAcceptedByTheReplacementSource() throws {
+        let server = try LoopbackServer { .text("answered \($0.target)") }
+        defer { server.shutdown() }
+        server.silenceAcceptSource()
+        for path in ["/first", "/second", "/third"] {
+            // A connection each: the second and third need the listening socket's source.
+            let client = try RawClient(port: server.port)
+            defer { client.close() }
+            try client.send("GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let response = try client.readResponse()
+            #expect(response.status == 200)
+            #expect(String(decoding: response.body, as: UTF8.self) == "answered \(path)")
+        }
+        #expect(server.connectionCount == 3)
+        // Without the replacement every connection waits for the sweep.
+        #expect(server.sweptConnections == 1)
     }
 }
