@@ -40,8 +40,9 @@ extension Connection {
     /// descriptor: libdispatch keys its epoll bookkeeping by descriptor number,
     /// so a new source on the same number could inherit whatever lost the
     /// events. Without a descriptor to spare, the sweep keeps serving the old one.
-    func replaceSource(reading: Bool, _ state: inout State) {
-        guard state.phase != .closed, let duplicate = Socket.duplicate(fd) else { return }
+    /// - Returns: Whether it was replaced.
+    func replaceSource(reading: Bool, _ state: inout State) -> Bool {
+        guard state.phase != .closed, let duplicate = Socket.duplicate(fd) else { return false }
         if reading, let old = state.readSource, !state.readSuspended {
             if state.readSilenced { old.resume() }
             state.readSilenced = false
@@ -54,6 +55,8 @@ extension Connection {
             installWriteSource(&state, on: duplicate)
         } else {
             Socket.close(duplicate)
+            return false
         }
+        return true
     }
 }

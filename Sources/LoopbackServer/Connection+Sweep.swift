@@ -38,7 +38,8 @@ extension Connection {
         }
         let readReady = armed.read && Socket.isReadable(fd)
         let writeReady = armed.write && Socket.isWritable(fd)
-        let missed = state.withLock(owner: self) { state -> (read: DispatchTime?, write: DispatchTime?) in
+        typealias Miss = (since: DispatchTime, replaced: Bool)
+        let missed = state.withLock(owner: self) { state -> (read: Miss?, write: Miss?) in
             /// `seen`: since when the socket has been ready with the source silent.
             func missedSince(_ ready: Bool, _ seen: inout DispatchTime?, _ reported: DispatchTime) -> DispatchTime? {
                 guard ready else {
@@ -55,23 +56,25 @@ extension Connection {
             }
             let read = missedSince(readReady, &state.readReadyAtSweep, state.readReported)
             let write = missedSince(writeReady, &state.writeReadyAtSweep, state.writeReported)
-            if read != nil { replaceSource(reading: true, &state) }
-            if write != nil { replaceSource(reading: false, &state) }
-            return (read, write)
+            return (
+                read.map { ($0, replaceSource(reading: true, &state)) },
+                write.map { ($0, replaceSource(reading: false, &state)) }
+            )
         }
-        if let since = missed.read {
-            report("read", silentSince: since, now: now)
+        if let miss = missed.read {
+            report("read", miss, now: now)
             readable()
         }
-        if let since = missed.write {
-            report("write", silentSince: since, now: now)
+        if let miss = missed.write {
+            report("write", miss, now: now)
             writable()
         }
     }
 
-    private func report(_ kind: String, silentSince: DispatchTime, now: DispatchTime) {
+    private func report(_ kind: String, _ miss: (since: DispatchTime, replaced: Bool), now: DispatchTime) {
         events.sourceMissed()
-        let silence = (now.uptimeNanoseconds - silentSince.uptimeNanoseconds) / 1_000_000
-        print("LoopbackServer: connection \(id) was ready to \(kind) for \(silence) ms without its \(kind) source reporting; the source was replaced")
+        let silence = (now.uptimeNanoseconds - miss.since.uptimeNanoseconds) / 1_000_000
+        let outcome = miss.replaced ? "the source was replaced" : "no descriptor to replace the source with"
+        print("LoopbackServer: connection \(id) was ready to \(kind) for \(silence) ms without its \(kind) source reporting; \(outcome)")
     }
 }

@@ -111,15 +111,19 @@ final class Listener: Sendable {
     /// descriptor: libdispatch keys its epoll bookkeeping by descriptor
     /// number, so a new source on the same number could inherit whatever
     /// lost the events. Without a descriptor to spare, the sweep goes on alone.
-    private func replaceSource() {
+    /// - Returns: Whether it was replaced.
+    private func replaceSource() -> Bool {
         state.withLock(owner: self) { state in
+            // The replacement starts a new watch: what waits now is its to report.
+            state.pendingAtSweep = nil
             guard !state.isShutDown, !state.acceptPaused, let old = state.source,
                 let duplicate = Socket.duplicate(listenFD)
-            else { return }
+            else { return false }
             if state.sourceSilenced { old.resume() }
             state.sourceSilenced = false
             old.cancel()
             installSource(&state, on: duplicate)
+            return true
         }
     }
 
@@ -145,13 +149,14 @@ final class Listener: Sendable {
             return state.sourceFired
         }
         guard let silentSince else { return }
-        replaceSource()
+        let replaced = replaceSource()
         let accepted = acceptPending()
         if accepted > 0 {
             state.withLock(owner: self) { $0.sweptConnections += accepted }
             let silence = (now.uptimeNanoseconds - silentSince.uptimeNanoseconds) / 1_000_000
             print(
-                "LoopbackServer: accepted \(accepted) connection(s) the listening socket's read source had not reported for \(silence) ms; the source was replaced"
+                "LoopbackServer: accepted \(accepted) connection(s) the listening socket's read source had not reported for \(silence) ms; "
+                    + (replaced ? "the source was replaced" : "no descriptor to replace the source with")
             )
         }
     }
