@@ -9,18 +9,21 @@ import Testing
 
 /// URLSession adds a configuration's `httpAdditionalHeaders` itself, after the
 /// session prepared the request: the session checks them once, and refuses
-/// every request while they are invalid.
+/// every request while they are invalid; a transport made with such a
+/// configuration and handed to a session refuses every attempt itself.
 @Suite("URLSession: the configuration's additional header fields are checked before sending")
 struct ConfiguredHeaderValidationTests {
     @Test(arguments: [
         ["X-Default": "1\r\nX-Injected: 1"], ["X-Default": "\u{0}"], ["X-Default\r\nX-Injected": "1"], ["X Default": "1"],
-    ])
-    func invalidAdditionalHeadersFailEveryRequestUnsent(_ headers: [String: String]) async throws {
+    ], [false, true])
+    func invalidAdditionalHeadersFailEveryRequestUnsent(_ headers: [String: String], madeByTheCaller: Bool) async throws {
         let server = try LoopbackServer { .echo($0) }
         defer { server.shutdown() }
         let configuration = URLSessionConfiguration.default
         configuration.httpAdditionalHeaders = headers
-        let session = Session(configuration: configuration)
+        let session = madeByTheCaller
+            ? Session(transport: URLSessionTransport(configuration: configuration))
+            : Session(configuration: configuration)
         for path in ["/a", "/b"] {
             let result = await response { session.request(server.url(path)).responseData(queue: handlerQueue, completionHandler: $0) }
             guard case .urlRequestValidationFailed? = result?.error else {

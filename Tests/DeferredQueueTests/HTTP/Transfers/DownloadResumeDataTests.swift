@@ -46,6 +46,18 @@ struct DownloadResumeDataTests {
         #expect(throws: ResumeDataError.self) { try DownloadResumeData(decoding: Data("{}".utf8)) }
     }
 
+    /// The validator goes out as `If-Range`, after the session checked the
+    /// request's own fields: resume data read back from disk must not smuggle a line in.
+    @Test func aValidatorThatIsNoHeaderValueIsRefused() {
+        for validator in ["\"a\"\r\nX-Injected: 1", "\"a\"\n", "\u{0}", " \"padded\" "] {
+            let data = DownloadResumeData(
+                url: Self.url, headers: [:], partialFileName: DownloadResumeData.partialFilePrefix + "x",
+                bytes: 1, validator: validator, totalBytes: nil
+            )
+            #expect(throws: ResumeDataError.self, "\(validator.debugDescription)") { try DownloadResumeData(decoding: data.encoded()) }
+        }
+    }
+
     @Test func onlyAGetWithAStrongValidatorAndNoContentCodingCanResume() {
         #expect(DownloadResumeData.validator(request: get, response: response(200, ["ETag": "\"a\""])) == "\"a\"")
         #expect(DownloadResumeData.validator(request: get, response: response(206, ["ETag": "\"a\""])) == "\"a\"")

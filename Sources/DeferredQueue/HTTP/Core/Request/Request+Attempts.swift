@@ -194,7 +194,8 @@ extension Request {
         )
         attempt.downloadsToFile = downloadsToFile && core.transport.supportsDownloadsToFile
         attempt.serverTrustEvaluator = evaluator
-        // `prepare` checked the caller's fields; the session's own were checked once.
+        // `prepare` checked the caller's fields; the session's own were checked
+        // once; a resume's `If-Range` when its data was decoded.
         attempt.syntaxChecked = true
         let task = core.transport.startAttempt(attempt, events: AttemptEvents(request: self, attempt: number))
         if case .cancelTask(let task) = mutableState.withLock(owner: self, { $0.attach(task, toAttempt: number) }) {

@@ -70,6 +70,10 @@ struct DownloadResumeData: Codable, Sendable, Equatable {
         guard decoded.bytes > 0, !decoded.validator.isEmpty, decoded.validator.count <= 1024 else {
             throw .unreadable("no bytes or no validator to resume with")
         }
+        // Sent as `If-Range` after the session checked the request's own fields.
+        guard RequestSyntax.check(value: decoded.validator) == .valid else {
+            throw .unreadable("the validator is not a header value that may be sent")
+        }
         self = decoded
     }
 

@@ -54,6 +54,9 @@ public final class URLSessionTransport: HTTPTransport {
     public let supportsBodyInGETRequests = false
 
     let urlSession: URLSession
+    /// Why the configuration's `httpAdditionalHeaders`, which URLSession adds
+    /// to every request itself, may not be sent: every attempt fails with it.
+    let configurationViolation: HTTPError?
 
     /// Creates a transport.
     ///
@@ -68,6 +71,9 @@ public final class URLSessionTransport: HTTPTransport {
         let queue = DispatchQueue(label: "DeferredQueue.URLSessionTransport", target: rootQueue)
         let delegateQueue = BoundedDelegateQueue(runningOn: queue)
         callbackQueue = queue
+        configurationViolation = RequestSyntax.violation(
+            in: (configuration.httpAdditionalHeaders ?? [:]).map { (name: "\($0.key)", value: "\($0.value)") }
+        )
         urlSession = URLSession(
             configuration: Self.transportConfiguration(configuration),
             delegate: URLSessionTransportDelegate(), delegateQueue: delegateQueue
@@ -93,7 +99,7 @@ public final class URLSessionTransport: HTTPTransport {
 
     public func startAttempt(_ attempt: HTTPTransportAttempt, events: any HTTPTransportEvents) -> any HTTPTransportTask {
         // libcurl would send a field name or a method as it is, line breaks and all.
-        if let violation = attempt.requestSyntaxViolation {
+        if let violation = configurationViolation ?? attempt.requestSyntaxViolation {
             callbackQueue.async { events.didComplete(body: nil, error: violation) }
             return RefusedAttemptTask()
         }
