@@ -199,7 +199,7 @@ public final class Session: Sendable {
             eventMonitors: eventMonitors, retryPolicy: retryPolicy, maximumResponseBodySize: maximumResponseBodySize,
             maximumStreamedBodySize: maximumStreamedBodySize, resourceTimeout: configuration.timeoutIntervalForResource,
             cookieStore: Self.cookieStore(for: configuration),
-            configuredHeaders: (configuration.httpAdditionalHeaders ?? [:]).map { (name: "\($0.key)", value: "\($0.value)") }
+            configuredHeaders: configuration.additionalHeaderFields
         )
     }
 

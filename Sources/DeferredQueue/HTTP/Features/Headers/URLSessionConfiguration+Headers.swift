@@ -18,4 +18,9 @@ extension URLSessionConfiguration {
         }
         set { httpAdditionalHeaders = newValue.dictionary }
     }
+
+    /// `httpAdditionalHeaders` as URLSession sends them: every name and value as text.
+    var additionalHeaderFields: [(name: String, value: String)] {
+        (httpAdditionalHeaders ?? [:]).map { (name: "\($0.key)", value: "\($0.value)") }
+    }
 }

@@ -71,9 +71,7 @@ public final class URLSessionTransport: HTTPTransport {
         let queue = DispatchQueue(label: "DeferredQueue.URLSessionTransport", target: rootQueue)
         let delegateQueue = BoundedDelegateQueue(runningOn: queue)
         callbackQueue = queue
-        configurationViolation = RequestSyntax.violation(
-            in: (configuration.httpAdditionalHeaders ?? [:]).map { (name: "\($0.key)", value: "\($0.value)") }
-        )
+        configurationViolation = RequestSyntax.violation(in: configuration.additionalHeaderFields)
         urlSession = URLSession(
             configuration: Self.transportConfiguration(configuration),
             delegate: URLSessionTransportDelegate(), delegateQueue: delegateQueue
