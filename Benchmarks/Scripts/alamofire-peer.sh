@@ -25,7 +25,7 @@ let package = Package(
     name: "AlamofirePeer",
     dependencies: [.package(path: "$alamofire"), .package(path: "$root")],
     targets: [.executableTarget(name: "AlamofirePeer", dependencies: [
-        .product(name: "Alamofire", package: "Alamofire"),
+        .product(name: "Alamofire", package: "$(basename "$alamofire")"),
         .product(name: "DeferredQueue", package: "$(basename "$root")"),
     ])]
 )

@@ -57,6 +57,43 @@ struct AsyncRequestTests {
         #expect(await eventually { session.runningRequestCount == 0 }, "nobody wants the body any more")
     }
 
+    /// A bridge holds a request that waits for `resume()` weakly, as a
+    /// handler does: released, the request is freed and never sent, and the
+    /// bridge hears that it was abandoned (it would wait forever if its
+    /// cancel hook kept the request).
+    @Test(arguments: [false, true])
+    func aBridgeOnARequestWaitingForResumeLetsItBeFreed(suspendedFirst: Bool) async throws {
+        let fixture = try Fixture()
+        let session = TestTransport.makeSession()
+        let released = WeakList<DataRequest>()
+        let bridge: Deferred<Data>
+        do {
+            let request = suspendedFirst
+                ? session.request(fixture.url("/json")).suspend()
+                : session.request(fixture.url("/json"), shouldAutomaticallyResume: false)
+            released.add(request)
+            bridge = request.serializingData()
+        }
+        #expect(await eventually(within: 30) { released.aliveCount == 0 }, "the request was freed")
+        let result = await bridge.timeout(30).result
+        #expect(result.failure?.asHTTPError?.kind == "abandoned", "\(result)")
+        #expect(fixture.server.requestCount == 0)
+    }
+
+    /// Cancelling the bridge of a started request cancels it, whether the
+    /// bridge's handler started it or it ran before.
+    @Test(arguments: [false, true])
+    func cancellingTheBridgeOfAStartedRequestCancelsIt(startedBefore: Bool) async throws {
+        let fixture = try Fixture()
+        let session = TestTransport.makeSession()
+        let request = session.request(fixture.url("/never"), timeout: 600)
+        if startedBefore { request.resume() }
+        let bridge = request.serializingData()
+        bridge.cancel()
+        #expect(await eventually { request.isCancelled })
+        #expect(await eventually { session.runningRequestCount == 0 })
+    }
+
     /// Alamofire's `automaticallyCancelling:`: `true` (the default) cancels
     /// the request when the Task awaiting the bridge is cancelled; `false`
     /// leaves it running, and the Task receives the real response.

@@ -20,11 +20,9 @@ extension DataRequest: SerializingRequest {
     ///   the deferred cancels the request (default: `true`).
     /// - Returns: A deferred fulfilled with the response and its raw body.
     public func serializingResponse(automaticallyCancelling: Bool = true) -> Deferred<DataResponse<Data?, HTTPError>> {
-        let (deferred, resolver): (Deferred<DataResponse<Data?, HTTPError>>, _) = pendingBridge(
-            automaticallyCancelling: automaticallyCancelling
-        )
-        _ = deliver(on: nil, RawBodySerializer()) { resolver.fulfill($0) }
-        return deferred
+        bridge(automaticallyCancelling: automaticallyCancelling) { resolver in
+            _ = deliver(on: nil, RawBodySerializer()) { resolver.fulfill($0) }
+        }
     }
 
     /// The whole response with its value made by `serializer`, as a deferred
@@ -45,11 +43,9 @@ extension DataRequest: SerializingRequest {
     public func serializingResponse<Serializer: DataResponseSerializerProtocol>(
         using serializer: Serializer, automaticallyCancelling: Bool = true
     ) -> Deferred<DataResponse<Serializer.SerializedObject, HTTPError>> {
-        let (deferred, resolver): (Deferred<DataResponse<Serializer.SerializedObject, HTTPError>>, _) = pendingBridge(
-            automaticallyCancelling: automaticallyCancelling
-        )
-        _ = deliver(on: nil, serializer) { resolver.fulfill($0) }
-        return deferred
+        bridge(automaticallyCancelling: automaticallyCancelling) { resolver in
+            _ = deliver(on: nil, serializer) { resolver.fulfill($0) }
+        }
     }
 
     // Specialised here for the library's serializers: `serializingData()`
@@ -71,12 +67,10 @@ extension DataRequest: SerializingRequest {
     public func serializing<Serializer: ResponseSerializer>(
         _ serializer: Serializer, automaticallyCancelling: Bool
     ) -> Deferred<Serializer.SerializedObject> {
-        let (deferred, resolver): (Deferred<Serializer.SerializedObject>, _) = pendingBridge(
-            automaticallyCancelling: automaticallyCancelling
-        )
-        _ = deliver(on: nil, serializer) { response in
-            resolver.resolve(response.result.mapError { $0 })
+        bridge(automaticallyCancelling: automaticallyCancelling) { resolver in
+            _ = deliver(on: nil, serializer) { response in
+                resolver.resolve(response.result.mapError { $0 })
+            }
         }
-        return deferred
     }
 }

@@ -33,11 +33,9 @@ extension DownloadRequest: SerializingRequest {
     public func serializingDownload<Serializer: DownloadResponseSerializerProtocol>(
         using serializer: Serializer, automaticallyCancelling: Bool = true
     ) -> Deferred<Serializer.SerializedObject> {
-        let (deferred, resolver): (Deferred<Serializer.SerializedObject>, _) = pendingBridge(
-            automaticallyCancelling: automaticallyCancelling
-        )
-        _ = deliver(on: nil, serializer) { resolver.resolve($0.result.mapError { $0 }) }
-        return deferred
+        bridge(automaticallyCancelling: automaticallyCancelling) { resolver in
+            _ = deliver(on: nil, serializer) { resolver.resolve($0.result.mapError { $0 }) }
+        }
     }
 
     /// The value `serializer` makes from the file's contents, as a deferred
@@ -68,10 +66,8 @@ extension DownloadRequest: SerializingRequest {
     public func serializingResponse<Serializer: DownloadResponseSerializerProtocol>(
         using serializer: Serializer, automaticallyCancelling: Bool = true
     ) -> Deferred<DownloadResponse<Serializer.SerializedObject, HTTPError>> {
-        let (deferred, resolver): (Deferred<DownloadResponse<Serializer.SerializedObject, HTTPError>>, _) = pendingBridge(
-            automaticallyCancelling: automaticallyCancelling
-        )
-        _ = deliver(on: nil, serializer) { resolver.fulfill($0) }
-        return deferred
+        bridge(automaticallyCancelling: automaticallyCancelling) { resolver in
+            _ = deliver(on: nil, serializer) { resolver.fulfill($0) }
+        }
     }
 }

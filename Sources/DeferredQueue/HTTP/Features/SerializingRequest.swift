@@ -31,16 +31,32 @@ public protocol SerializingRequest: Request {
 }
 
 extension Request {
-    /// A pending deferred for a `serializing…` bridge: its queue targets the
-    /// request's handler queue, and cancelling it cancels the request.
-    func pendingBridge<Value: Sendable>(
-        automaticallyCancelling: Bool
-    ) -> (deferred: Deferred<Value>, resolver: Resolver<Value>) {
+    /// A `serializing…` bridge: a deferred whose queue targets the request's
+    /// handler queue, settled by the handler `addHandler` adds with its
+    /// resolver; cancelling it cancels the request.
+    ///
+    /// The cancel hook holds a request that runs, ran, or starts with that
+    /// handler strongly: the handler settles the deferred, which drops the
+    /// hook, and the session's registry keeps a running request alive until
+    /// then anyway. It holds a request waiting for `resume()` weakly, as a
+    /// handler does: a bridge must not keep it. (A weak reference gives the
+    /// request a side table, through which every later retain and release
+    /// of it goes: hence only where needed.)
+    func bridge<Value: Sendable>(
+        automaticallyCancelling: Bool, _ addHandler: (Resolver<Value>) -> Void
+    ) -> Deferred<Value> {
         let (deferred, resolver) = Deferred<Value>.pending(
             targeting: outcome.queue, awaiterCancellationCancels: automaticallyCancelling
         )
-        resolver.onCancel { [weak self] in self?.cancel() }
-        return (deferred, resolver)
+        addHandler(resolver)
+        // After the handler: adding it may have started the request. Nobody
+        // else holds the deferred yet, so it cannot have been cancelled meanwhile.
+        if mutableState.withLock(owner: self, { $0.startsWithHandlerOrStarted }) {
+            resolver.onCancel { self.cancel() }
+        } else {
+            resolver.onCancel { [weak self] in self?.cancel() }
+        }
+        return deferred
     }
 }
 
