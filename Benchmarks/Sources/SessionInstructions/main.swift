@@ -1,6 +1,7 @@
 // The session layer's cost per request, for callgrind: `n` sequential GETs
 // on MockTransport (no socket, no server), each collected and handed to
-// `responseData` (or, with `await`, awaited as `serializingData().value`).
+// `responseData` (with `validate`, after `validate()`; with `await`, awaited
+// as `serializingData().value`).
 // What changes between two builds is the session's own code: request state,
 // attempts, serialization, handler delivery.
 //
@@ -8,6 +9,7 @@
 //     valgrind --tool=callgrind <binary> 1     # start-up alone
 //     valgrind --tool=callgrind <binary> 401   # (Ir(401) − Ir(1)) / 400 per request
 //     valgrind --tool=callgrind <binary> 401 await
+//     valgrind --tool=callgrind <binary> 401 validate
 import DeferredQueue
 import DeferredQueueTesting
 import Dispatch
@@ -20,6 +22,7 @@ let session = Session(
 )
 let url = URL(string: "http://127.0.0.1/json")!
 let done = DispatchSemaphore(value: 0)
+let validates = CommandLine.arguments.dropFirst(2).first == "validate"
 
 /// Starts request `remaining`, and the next one from its handler.
 func next(_ remaining: Int) {
@@ -27,7 +30,8 @@ func next(_ remaining: Int) {
         done.signal()
         return
     }
-    session.request(url).responseData(queue: .global()) { response in
+    let request = validates ? session.request(url).validate() : session.request(url)
+    request.responseData(queue: .global()) { response in
         precondition(response.value?.count == body.count, "request failed: \(String(describing: response.error))")
         next(remaining - 1)
     }
