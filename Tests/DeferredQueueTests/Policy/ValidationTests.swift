@@ -1,3 +1,4 @@
+import DeferredQueueTesting
 import Foundation
 import TestSupport
 import Testing
@@ -126,5 +127,53 @@ struct ValidationTests {
         #expect(await done.wait())
         #expect(completion.events.first?.error?.kind == "customValidation")
     }
-}
 
+    /// A validator lets go of a request that was never started: released,
+    /// the request is freed, never sent, and its handler hears that it was
+    /// abandoned (a step holding it strongly would keep it forever).
+    @Test func aValidatedRequestNeverStartedCanBeFreed() async throws {
+        let released = WeakList<DataRequest>()
+        let heard = Recorder<String>()
+        let done = Latch()
+        do {
+            let request = session.request(fixture.url("/status/404"), shouldAutomaticallyResume: false).validate()
+            released.add(request)
+            request.response(queue: handlerQueue) { heard.append($0.error?.kind ?? "ok"); done.arrive() }
+        }
+        #expect(await eventually(within: 30) { released.aliveCount == 0 }, "the request was freed")
+        #expect(await done.wait())
+        #expect(heard.events == ["abandoned"])
+        #expect(fixture.transport.requests.isEmpty)
+    }
+
+    /// A validator judges with its request at hand (monitors hear the
+    /// verdict, a failure becomes the request's `error`) even when its
+    /// caller let go of the request: added before the request started, or
+    /// after it finished, when the handler queue is already running.
+    @Test(arguments: [false, true])
+    func aValidatorJudgesARequestItsCallerReleased(afterFinishing: Bool) async throws {
+        let verdicts = Recorder<String>()
+        let monitor = ClosureEventMonitor(queue: handlerQueue)
+        monitor.requestDidValidateRequestResponseDataWithResult = { _, _, _, _, result in
+            verdicts.append((try? result.get()) == nil ? "failed" : "ok")
+        }
+        let session = fixture.makeSession(eventMonitors: [monitor])
+        let released = WeakList<DataRequest>()
+        let gate = DispatchSemaphore(value: 0)
+        do {
+            let request = session.request(fixture.url("/status/404"))
+            released.add(request)
+            if afterFinishing {
+                _ = await request.serializingData().result
+                // Holds the handler queue, so the second validator runs once the caller let go.
+                request.validate { _, _, _ in gate.wait(); return .success(()) }.validate()
+            } else {
+                request.validate().resume()
+            }
+        }
+        gate.signal()
+        let expected = afterFinishing ? ["ok", "failed"] : ["failed"]
+        #expect(await eventually(within: 30) { verdicts.events == expected }, "\(verdicts.events)")
+        #expect(await eventually(within: 30) { released.aliveCount == 0 }, "the request was freed once judged")
+    }
+}

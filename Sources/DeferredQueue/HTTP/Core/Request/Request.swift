@@ -692,21 +692,50 @@ public class Request: @unchecked Sendable {
         verdict index: Int? = nil, _ judge: @escaping @Sendable (RawResponse, ResponseHead) -> ValidationResult
     ) {
         let monitor = eventMonitor
-        mutableState.withLock(owner: self) { $0.validatesOnHandlerQueue = true }
-        appendStep { [weak self] raw in
-            guard raw.error == nil, let response = raw.head else { return raw }
-            let result: ValidationResult
-            if let index, let verdicts = raw.verdicts, index < verdicts.count {
-                result = verdicts[index]
+        // Neither reference is weak: a weak one would give every validated
+        // request a side table. The step touches the request only for an
+        // outcome with a response, and the choice is made under the lock
+        // that starting takes, so it cannot go stale.
+        mutableState.withLock(owner: self) { state in
+            state.validatesOnHandlerQueue = true
+            if case .initialized = state.state {
+                // Unowned: a request never started may still be released
+                // (it then settles as abandoned, without a response); once
+                // started, it settles through `settle`, whose
+                // `keepAliveForHandlers()` runs behind this step.
+                state.tail = state.tail.then { [unowned self] raw in
+                    guard raw.error == nil, let response = raw.head else { return raw }
+                    return self.validated(raw, response, verdict: index, judge, monitor)
+                }
             } else {
-                result = judge(raw, response)
-                if let monitor, let self { self.report(validation: result, of: raw, response: response, to: monitor) }
+                // Strong: a request that started or finished may have had
+                // its keep-alive run already; the step releases it once run.
+                state.tail = state.tail.then { raw in
+                    guard raw.error == nil, let response = raw.head else { return raw }
+                    return self.validated(raw, response, verdict: index, judge, monitor)
+                }
             }
-            guard case .failure(let error) = result else { return raw }
-            let rejected = Self.rejecting(raw, with: error)
-            if let self { self.mutableState.withLock(owner: self) { $0.recordFailure(rejected.error) } }
-            return rejected
         }
+    }
+
+    /// A validation step's work on an outcome with a `response`: the
+    /// validator's verdict, told to `monitor`; a failure fails the outcome
+    /// and is recorded as the request's ``error``.
+    private func validated(
+        _ raw: RawResponse, _ response: ResponseHead, verdict index: Int?,
+        _ judge: @Sendable (RawResponse, ResponseHead) -> ValidationResult, _ monitor: CompositeEventMonitor?
+    ) -> RawResponse {
+        let result: ValidationResult
+        if let index, let verdicts = raw.verdicts, index < verdicts.count {
+            result = verdicts[index]
+        } else {
+            result = judge(raw, response)
+            if let monitor { report(validation: result, of: raw, response: response, to: monitor) }
+        }
+        guard case .failure(let error) = result else { return raw }
+        let rejected = Self.rejecting(raw, with: error)
+        mutableState.withLock(owner: self) { $0.recordFailure(rejected.error) }
+        return rejected
     }
 
     /// Tells `monitor` a validator judged `raw`: the data or download event,
@@ -737,12 +766,5 @@ public class Request: @unchecked Sendable {
     /// (in memory here; a download judges its file).
     func addContentValidation(_ check: @escaping @Sendable (ResponseHead, _ isEmpty: Bool) -> Result<Void, any Error>) {
         addValidation(inline: true) { _, response, data in check(response, data?.isEmpty ?? true) }
-    }
-
-    /// Chains a step that may replace the outcome seen by later handlers (validation).
-    func appendStep(_ step: @escaping @Sendable (RawResponse) -> RawResponse) {
-        mutableState.withLock(owner: self) { state in
-            state.tail = state.tail.then(step)
-        }
     }
 }
