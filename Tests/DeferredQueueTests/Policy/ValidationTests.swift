@@ -128,10 +128,12 @@ struct ValidationTests {
         #expect(completion.events.first?.error?.kind == "customValidation")
     }
 
-    /// A validator lets go of a request that was never started: released,
-    /// the request is freed, never sent, and its handler hears that it was
-    /// abandoned (a step holding it strongly would keep it forever).
-    @Test func aValidatedRequestNeverStartedCanBeFreed() async throws {
+    /// A validator lets go of a request that was never started: released
+    /// (or cancelled, then released), the request is freed, never sent, and
+    /// its handler hears why (a step holding it strongly would keep it
+    /// forever; one that judged the failed outcome would touch a freed request).
+    @Test(arguments: [false, true])
+    func aValidatedRequestNeverStartedCanBeFreed(cancelledFirst: Bool) async throws {
         let released = WeakList<DataRequest>()
         let heard = Recorder<String>()
         let done = Latch()
@@ -139,10 +141,11 @@ struct ValidationTests {
             let request = session.request(fixture.url("/status/404"), shouldAutomaticallyResume: false).validate()
             released.add(request)
             request.response(queue: handlerQueue) { heard.append($0.error?.kind ?? "ok"); done.arrive() }
+            if cancelledFirst { request.cancel() }
         }
         #expect(await eventually(within: 30) { released.aliveCount == 0 }, "the request was freed")
         #expect(await done.wait())
-        #expect(heard.events == ["abandoned"])
+        #expect(heard.events == [cancelledFirst ? "cancelled" : "abandoned"])
         #expect(fixture.transport.requests.isEmpty)
     }
 
