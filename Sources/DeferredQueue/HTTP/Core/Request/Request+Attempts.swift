@@ -484,7 +484,9 @@ extension Request {
             if let lane = leftovers.lane.target(forBodyOf: final.data?.count ?? 0) { outcome.retarget(to: lane) }
             resolver.fulfill(final)
         }
-        // After the handlers are enqueued: it runs behind them.
+        // After the handlers are enqueued: it runs behind them. Every
+        // settlement with a response must end here: a validation step may
+        // hold the request unowned (`appendValidationStep`) and relies on it.
         keepAliveForHandlers()
     }
 

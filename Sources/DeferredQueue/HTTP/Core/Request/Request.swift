@@ -702,7 +702,8 @@ public class Request: @unchecked Sendable {
                 // Unowned: a request never started may still be released
                 // (it then settles as abandoned, without a response); once
                 // started, it settles through `settle`, whose
-                // `keepAliveForHandlers()` runs behind this step.
+                // `keepAliveForHandlers()` runs behind this step (every step
+                // of the tail runs on the outcome's own queue).
                 state.tail = state.tail.then { [unowned self] raw in
                     guard raw.error == nil, let response = raw.head else { return raw }
                     return self.validated(raw, response, verdict: index, judge, monitor)
