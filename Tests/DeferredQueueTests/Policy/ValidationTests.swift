@@ -149,10 +149,10 @@ struct ValidationTests {
         #expect(fixture.transport.requests.isEmpty)
     }
 
-    /// A validator judges with its request at hand (monitors hear the
-    /// verdict, a failure becomes the request's `error`) even when its
-    /// caller let go of the request: added before the request started, or
-    /// after it finished, when the handler queue is already running.
+    /// A validator judges with its request at hand (the monitors hear each
+    /// verdict, which names the request) even when its caller let go of the
+    /// request: added before the request started, or after it finished,
+    /// when the handler queue is already running.
     @Test(arguments: [false, true])
     func aValidatorJudgesARequestItsCallerReleased(afterFinishing: Bool) async throws {
         let verdicts = Recorder<String>()
