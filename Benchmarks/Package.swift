@@ -90,6 +90,7 @@ let package = Package(
                 .product(name: "DeferredQueueTesting", package: "DeferredQueue"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Sources/Peers"
         ),

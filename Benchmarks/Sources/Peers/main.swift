@@ -26,7 +26,8 @@
 // Environment: DQ_BENCH_CLIENTS (some clients and their raw peers; no
 // every-core table), DQ_BENCH_SCENARIOS (some scenarios, by case name), and
 // for `once`, DQ_BENCH_PRELUDE (a scenario run first, unmeasured; then the
-// measured one's CPU per request is printed).
+// measured one's CPU per request is printed), DQ_RAW_HEADERS=1 (the raw
+// AsyncHTTPClient peers send a session's default fields too).
 import AsyncHTTPClient
 import BenchmarkSupport
 import DeferredQueue
@@ -35,6 +36,7 @@ import Dispatch
 import Foundation
 import LoopbackServer
 import NIOCore
+import NIOHTTP1
 import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -134,6 +136,12 @@ let oursOnAHC: Session = {
     return Session(transport: transport, serializationQueue: funnel == "1" ? transport.callbackQueue : funnel == "pool" ? DispatchQueue.global() : nil)
 }()
 let handlerQueue = DispatchQueue(label: "Peers.handlers")
+/// `DQ_RAW_HEADERS=1`: the raw AsyncHTTPClient peers send the header fields a
+/// `Session` adds to every request (Alamofire's defaults), to weigh what
+/// sending them costs AsyncHTTPClient apart from what the session does.
+let rawHeaders: NIOHTTP1.HTTPHeaders = ProcessInfo.processInfo.environment["DQ_RAW_HEADERS"] == "1"
+    ? NIOHTTP1.HTTPHeaders(DeferredQueue.HTTPHeaders.default.map { ($0.name, $0.value) })
+    : [:]
 
 enum Client: String, CaseIterable {
     case rawURLSession = "raw URLSession"
@@ -207,7 +215,7 @@ enum Client: String, CaseIterable {
 
     /// The request the raw AsyncHTTPClient peers hand to `execute(request:)`.
     private static func rawRequest(_ url: URL) -> HTTPClient.Request {
-        do { return try HTTPClient.Request(url: url.absoluteString) } catch { fatalError("\(error)") }
+        do { return try HTTPClient.Request(url: url.absoluteString, headers: rawHeaders) } catch { fatalError("\(error)") }
     }
 
     /// `requests` GETs, `inFlight` at a time (a sliding window); returns
