@@ -24,6 +24,39 @@ struct ValidationTests {
         #expect(after.events == ["status(404)"])
     }
 
+    /// A failed verdict is the request's `error` once the request finished,
+    /// before any handler runs — also one chained before the validator,
+    /// whose response stays unvalidated (as in Alamofire, whose validators
+    /// run when the task completes).
+    @Test func aFailedVerdictIsTheRequestsErrorBeforeAnyHandlerRuns() async throws {
+        let seen = Recorder<String>()
+        let done = Latch()
+        let request = session.request(fixture.url("/status/404"), shouldAutomaticallyResume: false)
+        request.responseString(queue: handlerQueue) { response in
+            seen.append(response.error?.kind ?? "ok")
+            seen.append(request.error?.kind ?? "no error")
+            done.arrive()
+        }
+        request.validate().resume()
+        #expect(await done.wait())
+        #expect(seen.events == ["ok", "status(404)"])
+    }
+
+    /// A validator chained after the request finished judges only what the
+    /// validators before it passed: a failure of theirs stands, and it is
+    /// not asked.
+    @Test func aValidatorChainedAfterTheRequestFinishedJudgesOnlyWhatTheEarlierOnesPassed() async throws {
+        let request = session.request(fixture.url("/status/404")).validate(statusCode: [200])
+        _ = await request.serializingData().result
+        let asked = Counter()
+        let late = await response { handler in
+            request.validate { _, _, _ in asked.increment(); return .failure(Rejected()) }
+                .responseData(queue: handlerQueue, completionHandler: handler)
+        }
+        #expect(late?.error?.kind == "status(404)")
+        #expect(asked.count == 0)
+    }
+
     @Test func statusCodeValidation() async throws {
         let accepted = await response { session.request(fixture.url("/status/201")).validate(statusCode: [201]).responseString(queue: handlerQueue, completionHandler: $0) }
         #expect(accepted?.value == "status 201")

@@ -90,4 +90,15 @@ struct RawResponse: Sendable {
 
     /// The head's `HTTPURLResponse`, made if it was not yet.
     var response: HTTPURLResponse? { head?.response }
+
+    /// This response as a handler chained after the first `count` validators
+    /// sees it: failed by the one of them that failed, unless it failed
+    /// already. (The judging stops at the first failure, so a failure is the
+    /// last verdict, and it is one of the first `count` when there are no more.)
+    func applyingVerdicts(of count: Int) -> RawResponse {
+        guard count > 0, error == nil, let verdicts, verdicts.count <= count, case .failure(let failure) = verdicts.last else {
+            return self
+        }
+        return Request.rejecting(self, with: failure)
+    }
 }

@@ -57,16 +57,20 @@ final class OutcomeHandler<Responder: OutcomeResponder>: Sendable {
     private weak let waiting: Request?
     /// The request as built, for a request that ended before it was sent.
     private let built: URLRequest?
+    /// How many validators' verdicts the handler applies itself
+    /// (`RequestStateMachine.verdictsForHandlers` when it was added).
+    private let verdicts: Int
     /// Where `handler` runs; `nil`: right there on the handler queue.
     private let queue: DispatchQueue?
     private let responder: Responder
     private let handler: @Sendable (Responder.Response) -> Void
 
     private init(
-        request: Request, started: Bool, outcome: Deferred<RawResponse>, built: URLRequest?, queue: DispatchQueue?,
+        request: Request, started: Bool, outcome: Deferred<RawResponse>, verdicts: Int, built: URLRequest?, queue: DispatchQueue?,
         responder: Responder, handler: @escaping @Sendable (Responder.Response) -> Void
     ) {
         self.outcome = outcome
+        self.verdicts = verdicts
         if started {
             self.started = request
             self.waiting = nil
@@ -81,19 +85,23 @@ final class OutcomeHandler<Responder: OutcomeResponder>: Sendable {
     }
 
     /// Enqueues a handler behind `outcome`'s earlier handlers. `started`:
-    /// whether the request runs, ran, or starts with this handler.
+    /// whether the request runs, ran, or starts with this handler;
+    /// `verdicts`: how many validators' verdicts it applies itself.
     static func enqueue(
-        for request: Request, started: Bool, after outcome: Deferred<RawResponse>, built: URLRequest?, queue: DispatchQueue?,
-        responder: Responder, handler: @escaping @Sendable (Responder.Response) -> Void
+        for request: Request, started: Bool, after outcome: Deferred<RawResponse>, verdicts: Int, built: URLRequest?,
+        queue: DispatchQueue?, responder: Responder, handler: @escaping @Sendable (Responder.Response) -> Void
     ) {
         let turn = OutcomeHandler(
-            request: request, started: started, outcome: outcome, built: built, queue: queue, responder: responder, handler: handler
+            request: request, started: started, outcome: outcome, verdicts: verdicts, built: built, queue: queue,
+            responder: responder, handler: handler
         )
         outcome.queue.async { turn.run() }
     }
 
     private func run() {
-        let response = responder.response(to: outcome.currentOutcome, of: started ?? waiting, built: built)
+        var outcome = outcome.currentOutcome
+        if verdicts > 0, case .success(let raw) = outcome { outcome = .success(raw.applyingVerdicts(of: verdicts)) }
+        let response = responder.response(to: outcome, of: started ?? waiting, built: built)
         guard let queue else { return handler(response) }
         let handler = self.handler
         queue.async { handler(response) }

@@ -429,10 +429,21 @@ extension Request {
     /// transport failure).
     func finish(with completed: CompletedAttempt, error: HTTPError?, verdicts: [ValidationResult]? = nil) {
         let end = Date()
-        guard case .settle(let leftovers) = mutableState.withLock(owner: self, { finish(&$0, end: end) }) else { return }
         let raw = RawResponse(
             request: completed.request, response: completed.response, data: completed.data, error: error, end: end, verdicts: verdicts
         )
+        let action = mutableState.withLock(owner: self) { state in
+            let action = finish(&state, end: end)
+            // A failed verdict the handlers apply themselves is the request's
+            // error from now on, as Alamofire's is once its validators ran:
+            // no step records it (a step records its own, when it runs).
+            if state.verdictsForHandlers > 0, case .settle = action, raw.error == nil,
+               let failed = raw.applyingVerdicts(of: state.verdictsForHandlers).error {
+                state.recordFailure(failed)
+            }
+            return action
+        }
+        guard case .settle(let leftovers) = consume action else { return }
         settle(raw, leftovers)
     }
 

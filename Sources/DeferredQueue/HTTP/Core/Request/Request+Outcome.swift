@@ -24,8 +24,8 @@ extension Request {
         enqueue(handlerOn: queue, of: responder) { state in
             register?(&state)
             OutcomeHandler.enqueue(
-                for: self, started: state.startsWithHandlerOrStarted, after: state.tail, built: urlRequest, queue: queue,
-                responder: responder, handler: handler
+                for: self, started: state.startsWithHandlerOrStarted, after: state.tail, verdicts: state.verdictsForHandlers,
+                built: urlRequest, queue: queue, responder: responder, handler: handler
             )
         }
     }
@@ -49,7 +49,8 @@ extension Request {
         // serializer, as an ordinary handler's does, so the lane is chosen alike.
         enqueue(handlerOn: queue, of: responder) { state in
             state.tail = RetryableHandler(
-                request: self, after: state.tail, built: urlRequest, queue: queue, responder: responder, handler: handler
+                request: self, after: state.tail, verdicts: state.verdictsForHandlers, built: urlRequest, queue: queue,
+                responder: responder, handler: handler
             ).next
         }
     }

@@ -9,8 +9,9 @@ import FoundationNetworking
 // - An attempt's failure — transport, adapter, a status ≥ 400, or a
 //   validator's verdict — is decided on before the request finishes. The
 //   validators chained so far judge each completed attempt (`judge`); the
-//   verdicts travel with the outcome, so each validation step on the handler
-//   queue applies its own instead of judging again.
+//   verdicts travel with the outcome, so each handler chained after a
+//   validator applies its verdict (and a validation step, for one chained
+//   after an attempt was judged, applies its own) instead of judging again.
 // - A response serializer's failure comes after the request finished and its
 //   handler queue resumed. Its handler (a `RetryableHandler`) suspends that
 //   queue from inside its block and asks the retriers. To retry, the request

@@ -212,8 +212,10 @@ public class Request: @unchecked Sendable {
 
     /// Why the request failed, if it did (Alamofire's `error`): the error it
     /// finished with (a transport failure, an adapter's, ``HTTPError/cancelled``),
-    /// or the first failure a validator chained onto it returned, once that
-    /// validator ran. A response serializer's failure is in its response only.
+    /// or the first failure a validator chained onto it returned — from the
+    /// moment the request finished for a validator chained before that, as
+    /// in Alamofire; for one chained later, once it ran. A response
+    /// serializer's failure is in its response only.
     public var error: HTTPError? {
         mutableState.withLock(owner: self) { $0.failure ?? ($0.requestState == .cancelled ? .cancelled : nil) }
     }
@@ -671,13 +673,15 @@ public class Request: @unchecked Sendable {
 
     /// Adds a validator (a stream judges the response head instead): it
     /// judges each completed attempt before the retriers decide (see
-    /// `Request+Retrying`), and is a step on the handler queue that applies
-    /// its verdict to later handlers. `inline`: a check of the head alone,
-    /// cheap enough for the transport's callback queue.
+    /// `Request+Retrying`), and the handlers chained after it apply its
+    /// verdict — each itself when it was chained before any attempt
+    /// completed (no step, no derived `Deferred`: the common
+    /// `.validate().response…`), otherwise through a step on the handler
+    /// queue. `inline`: a check of the head alone, cheap enough for the
+    /// transport's callback queue.
     func addValidation(inline: Bool = false, _ check: @escaping RawValidation) {
-        let index = mutableState.withLock(owner: self) { state in
-            state.validators.append(PipelineValidator(check: check, inline: inline))
-            return state.validators.count - 1
+        guard let index = mutableState.withLock(owner: self, { $0.addValidator(PipelineValidator(check: check, inline: inline)) }) else {
+            return
         }
         appendValidationStep(verdict: index) { raw, response in check(raw.request, response, raw.data) }
     }
@@ -698,6 +702,7 @@ public class Request: @unchecked Sendable {
         // that starting takes, so it cannot go stale.
         mutableState.withLock(owner: self) { state in
             state.validatesOnHandlerQueue = true
+            let applied = state.verdictsForHandlers
             if case .initialized = state.state {
                 // Unowned: a request never started may still be released
                 // (it then settles as abandoned, without a response); once
@@ -705,6 +710,7 @@ public class Request: @unchecked Sendable {
                 // `keepAliveForHandlers()` runs behind this step (every step
                 // of the tail runs on the outcome's own queue).
                 state.tail = state.tail.then { [unowned self] raw in
+                    let raw = raw.applyingVerdicts(of: applied)
                     guard raw.error == nil, let response = raw.head else { return raw }
                     return self.validated(raw, response, verdict: index, judge, monitor)
                 }
@@ -712,6 +718,7 @@ public class Request: @unchecked Sendable {
                 // Strong: a request that started or finished may have had
                 // its keep-alive run already; the step releases it once run.
                 state.tail = state.tail.then { raw in
+                    let raw = raw.applyingVerdicts(of: applied)
                     guard raw.error == nil, let response = raw.head else { return raw }
                     return self.validated(raw, response, verdict: index, judge, monitor)
                 }

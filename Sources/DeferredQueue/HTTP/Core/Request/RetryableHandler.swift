@@ -26,6 +26,9 @@ final class RetryableHandler<Responder: OutcomeResponder>: Sendable where Respon
     /// reference gives the request costs little.
     private weak let request: Request?
     private let built: URLRequest?
+    /// How many validators' verdicts the handler applies itself
+    /// (`RequestStateMachine.verdictsForHandlers` when it was added).
+    private let verdicts: Int
     /// The request's handler queue, which this handler's turn runs on.
     private let handlerQueue: DispatchQueue
     private let queue: DispatchQueue?
@@ -34,11 +37,12 @@ final class RetryableHandler<Responder: OutcomeResponder>: Sendable where Respon
 
     /// Chains the handler after `tail`; ``next`` is the new tail.
     init(
-        request: Request, after tail: Deferred<RawResponse>, built: URLRequest?, queue: DispatchQueue?,
+        request: Request, after tail: Deferred<RawResponse>, verdicts: Int, built: URLRequest?, queue: DispatchQueue?,
         responder: Responder, handler: @escaping @Sendable (Responder.Response) -> Void
     ) {
         next = tail.deriveShared()
         handlerQueue = tail.queue
+        self.verdicts = verdicts
         self.request = request
         self.built = built
         self.queue = queue
@@ -49,7 +53,13 @@ final class RetryableHandler<Responder: OutcomeResponder>: Sendable where Respon
 
     /// Runs on `outcome`: in the queue's turn, or (`queueWaits`) on a
     /// retried request's outcome, off the queue, which waits meanwhile.
-    private func run(on outcome: Result<RawResponse, any Error>, queueWaits: Bool) {
+    private func run(on received: Result<RawResponse, any Error>, queueWaits: Bool) {
+        let outcome: Result<RawResponse, any Error>
+        if verdicts > 0, case .success(let raw) = received {
+            outcome = .success(raw.applyingVerdicts(of: verdicts))
+        } else {
+            outcome = received
+        }
         let request = self.request
         let response = responder.response(to: outcome, of: request, built: built)
         guard case .success = outcome, let error = response.error, Request.serializerFailureMayRetry(error), let request else {

@@ -139,6 +139,7 @@ extension RequestStateMachine {
 
     /// Attempt `number` completed; `body` is the body the transport collected, if it did.
     mutating func completeAttempt(_ number: Int, body: Data?) -> CompleteAttemptAction {
+        validatorsJudged = true
         let redirector = redirector, credential = credential
         let progressHandlers = progressHandlers, maximumResponseBodySize = maximumResponseBodySize, validators = validators
         return updateAttempt(inFlight: number) { attempt -> CompleteAttemptAction in

@@ -76,6 +76,9 @@ struct RequestStateMachine: Sendable {
     /// A validator runs on the handler queue, after the request finished:
     /// the request is kept alive until it ran (`keepAliveForHandlers`).
     var validatesOnHandlerQueue = false
+    /// An attempt completed and the validators chained by then judged it:
+    /// a validator chained from now on is a step on the handler queue.
+    var validatorsJudged = false
     /// The ``AuthenticationInterceptor`` whose refresh started the request
     /// (read from the starting task when it started).
     var refreshingInterceptor: ObjectIdentifier?
@@ -90,6 +93,12 @@ struct RequestStateMachine: Sendable {
     /// attempt is judged by those chained so far before the retriers decide
     /// (see `Request+Retrying`).
     var validators: [PipelineValidator] = []
+    /// How many of `validators`, from the first, have no step on the handler
+    /// queue: those chained before any attempt completed, before any step.
+    /// Every attempt's judging includes them, so each handler applies their
+    /// verdicts itself (`RawResponse.applyingVerdicts(of:)`), as many as
+    /// were chained before it.
+    var verdictsForHandlers = 0
     /// The session, held strongly until the request ends: a request that
     /// runs or waits to start keeps its session alive, a finished one does
     /// not (handed out with what the request leaves, to be released after the lock).
@@ -140,6 +149,17 @@ struct RequestStateMachine: Sendable {
     /// Records `error` as the request's failure unless one is known.
     mutating func recordFailure(_ error: HTTPError?) {
         if failure == nil { failure = error }
+    }
+
+    /// Chains a data request's validator. Returns `nil` when the handlers
+    /// chained after it apply its verdict themselves (``verdictsForHandlers``),
+    /// or its index when it needs a step on the handler queue: it was
+    /// chained after an attempt was judged, or after another step.
+    mutating func addValidator(_ validator: PipelineValidator) -> Int? {
+        validators.append(validator)
+        guard !validatorsJudged, verdictsForHandlers == validators.count - 1 else { return validators.count - 1 }
+        verdictsForHandlers += 1
+        return nil
     }
 
     // MARK: - Queries
