@@ -12,6 +12,9 @@ enum PublicSuffixList {
         var normal: Set<String> = []
         /// Exception rules without their `!` (`www.ck`).
         var exceptions: Set<String> = []
+        /// The most labels any rule has: only a suffix of that many labels
+        /// or fewer can match one.
+        var longestRule = 1
     }
 
     /// The compiled-in rules (built lazily and thread-safely, as every `static let`).
@@ -24,6 +27,7 @@ enum PublicSuffixList {
         for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
             let rule = line.trimmingASCIIWhitespace()
             if rule.isEmpty || rule.hasPrefix("//") { continue }
+            rules.longestRule = max(rules.longestRule, rule.utf8.count { $0 == UInt8(ascii: ".") } + 1)
             if rule.hasPrefix("!") {
                 rules.exceptions.insert(String(rule.dropFirst()))
             } else {
@@ -36,25 +40,33 @@ enum PublicSuffixList {
     /// The public suffix of `domain` (lower-case ASCII, no trailing dot), by
     /// the list's algorithm: an exception rule wins, else the longest
     /// matching rule, else the implicit rule `*` (the last label).
+    ///
+    /// Only the suffixes of at most ``Rules/longestRule`` labels are made and
+    /// looked up: a host of many labels (a hostile redirect's) costs time and
+    /// memory in proportion to its length, not to its length squared.
     static func publicSuffix(of domain: String, rules: Rules = rules) -> String {
         let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
         guard labels.count > 1 else { return domain }
-        // suffixes[i]: labels[i...] joined, built from the right.
-        var suffixes = [String](repeating: "", count: labels.count)
-        suffixes[labels.count - 1] = String(labels[labels.count - 1])
-        for index in stride(from: labels.count - 2, through: 0, by: -1) {
-            suffixes[index] = labels[index] + "." + suffixes[index + 1]
+        // suffixes[i]: labels[first + i...] joined, built from the right;
+        // the labels before `first` take part in no rule.
+        let first = max(0, labels.count - rules.longestRule)
+        var suffixes = [String](repeating: "", count: labels.count - first)
+        suffixes[suffixes.count - 1] = String(labels[labels.count - 1])
+        for index in stride(from: suffixes.count - 2, through: 0, by: -1) {
+            suffixes[index] = labels[first + index] + "." + suffixes[index + 1]
         }
         // An exception rule matches: the suffix is the rule without its first label.
-        for index in 0..<(labels.count - 1) where rules.exceptions.contains(suffixes[index]) {
+        for index in 0..<(suffixes.count - 1) where rules.exceptions.contains(suffixes[index]) {
             return suffixes[index + 1]
         }
-        // Longest first: the first rule found is the prevailing one.
-        for index in 0..<labels.count {
+        // Longest first: the first rule found is the prevailing one (a
+        // wildcard rule counts its `*` as a label, so it too matches within
+        // the suffixes made).
+        for index in 0..<suffixes.count {
             if rules.normal.contains(suffixes[index]) { return suffixes[index] }
-            if index + 1 < labels.count, rules.normal.contains("*." + suffixes[index + 1]) { return suffixes[index] }
+            if index + 1 < suffixes.count, rules.normal.contains("*." + suffixes[index + 1]) { return suffixes[index] }
         }
-        return suffixes[labels.count - 1]
+        return suffixes[suffixes.count - 1]
     }
 
     /// Whether `domain` is itself a public suffix.
