@@ -47,6 +47,27 @@ struct RequestURLTests {
         #expect(server.connectionCount == 0)
     }
 
+    /// A port beyond 65535 parses but is no port: refused unsent as
+    /// `invalidURL`, asked for or redirected to (AsyncHTTPClient trapped on
+    /// an IP address's and sent a host name's to the port modulo 65536;
+    /// URLSession failed them as unsupported URLs).
+    @Test(arguments: ["http://127.0.0.1:65536/x", "http://localhost:84437/x", "http://[::1]:70000/x"])
+    func aPortBeyond65535IsRefused(_ target: String) async throws {
+        let server = try LoopbackServer { _ in .response(status: 302, headers: [("Location", target)], body: Data()) }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let asked = await response { session.request(target).responseString(queue: handlerQueue, completionHandler: $0) }
+        let redirected = await response { session.request(server.url("/")).responseString(queue: handlerQueue, completionHandler: $0) }
+        for result in [asked, redirected] {
+            guard case .invalidURL(let named)? = result?.error else {
+                Issue.record("\(TestTransport.name), \(target): \(String(describing: result))")
+                continue
+            }
+            #expect(named == target)
+        }
+        #expect(server.connectionCount == 1, "the redirecting request alone")
+    }
+
     /// A scheme is case-insensitive (RFC 3986); corelibs URLSession refused
     /// `HTTP://` as an unsupported URL.
     @Test func anUpperCaseSchemeIsSentAsHTTP() async throws {

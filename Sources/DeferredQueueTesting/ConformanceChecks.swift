@@ -217,6 +217,10 @@ enum ConformanceChecks {
         ("a field name with a space", { $0.setValue("1", forHTTPHeaderField: "X Injected") }),
         ("a method with a line break", { $0.httpMethod = "GET / HTTP/1.1\r\nX-Injected: 1\r\n\r\nGET" }),
         ("a field value with a line break", { $0.allHTTPHeaderFields = ["X-Token": "1\r\nX-Injected: 1"] }),
+        // AsyncHTTPClient trapped on the first and sent the second to port 18901.
+        ("a port beyond 65535", { $0.url = $0.url.flatMap { URL(string: "http://127.0.0.1:65536\($0.path)") } }),
+        ("a host name's port beyond 65535", { $0.url = URL(string: "http://localhost:84437/") }),
+        ("a scheme other than http(s)", { $0.url = URL(string: "ftp://127.0.0.1/") }),
     ]
 
     static func invalidSyntaxRefused(_ conformance: HTTPTransportConformance) async throws {

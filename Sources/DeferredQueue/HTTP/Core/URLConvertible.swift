@@ -18,11 +18,15 @@ extension URL {
     var isHTTPURLWithHost: Bool { httpSchemeIsLowercase != nil }
 
     /// What a session may send to: this URL as it is (`http(s)` with a host,
-    /// the scheme in lower case), the same URL with its scheme lowercased
-    /// (RFC 3986's canonical form: `HTTP://` is `http://`, which corelibs
-    /// URLSession alone accepts), or nothing.
+    /// the scheme in lower case, a port that is one), the same URL with its
+    /// scheme lowercased (RFC 3986's canonical form: `HTTP://` is `http://`,
+    /// which corelibs URLSession alone accepts), or nothing.
+    ///
+    /// A port beyond 65535 parses, and AsyncHTTPClient traps on it (an IP
+    /// address's) or sends to it modulo 65536 (a host name's): checked on
+    /// every attempt, a redirect's included.
     var sendableForm: SendableForm {
-        guard let isLowercase = httpSchemeIsLowercase else { return .refused }
+        guard let isLowercase = httpSchemeIsLowercase, port.map({ (0...65_535).contains($0) }) ?? true else { return .refused }
         if isLowercase { return .asIs }
         guard let scheme, var components = URLComponents(url: self, resolvingAgainstBaseURL: true) else { return .refused }
         components.scheme = scheme.lowercased()

@@ -63,15 +63,19 @@ public struct HTTPTransportAttempt: Sendable {
 
     /// Why ``request`` may not be sent as it is, or `nil` when it may.
     ///
-    /// A method or header field name that is not an RFC 9110 token, or a
-    /// field value holding a control character (CR, LF, NUL…) or DEL, would
-    /// let the request write lines of its own choosing into the head. A
-    /// ``Session`` refuses such a request before it reaches any transport;
+    /// A URL that is not `http(s)` with a host and a port of 0–65535
+    /// (``HTTPError/invalidURL(_:)``: AsyncHTTPClient traps on a larger port),
+    /// a method or header field name that is not an RFC 9110 token, or a
+    /// field value holding a control character (CR, LF, NUL…) or DEL, which
+    /// would let the request write lines of its own choosing into the head.
+    /// A ``Session`` refuses such a request before it reaches any transport;
     /// a transport fails an attempt it was handed directly with this error,
     /// on its callback queue and before sending a byte (both of this
     /// project's transports do).
     public var requestSyntaxViolation: HTTPError? {
         guard !syntaxChecked else { return nil }
+        guard let url = request.url else { return .invalidURL("(no URL)") }
+        if case .refused = url.sendableForm { return .invalidURL(url.absoluteString) }
         return RequestSyntax.violation(method: request.httpMethod ?? "GET", fields: request.allHTTPHeaderFields ?? [:])
     }
 
