@@ -82,6 +82,37 @@ struct HTTPTypesTests {
         #expect(headers.map(\.name) == ["X-Other"])
     }
 
+    /// A server chooses how many fields a head has (AsyncHTTPClient lets
+    /// 65,534 through): making a list, reading a name and making the
+    /// dictionary an `HTTPURLResponse` is made from take time in proportion
+    /// to the fields, not to their number squared (minutes, before: the work
+    /// runs on a thread of its own, so that a regression fails at the
+    /// deadline rather than holding the run).
+    @Test func manyFieldsAreReadInProportionToTheirNumber() async {
+        let done = Latch()
+        DispatchQueue.global().async {
+            Self.readManyFields()
+            done.arrive()
+        }
+        #expect(await done.wait(seconds: 60))
+    }
+
+    private static func readManyFields() {
+        let count = 50_000
+        let distinct = (0..<count).map { HTTPHeader(name: "X-F\($0)", value: "v") }
+        let repeated = (0..<count).map { HTTPHeader(name: $0.isMultiple(of: 2) ? "X-Same" : "x-same", value: "\($0 % 10)") }
+        let head = HTTPHeaders(keepingDuplicates: distinct + repeated)
+        let dictionary = head.dictionary
+        #expect(dictionary.count == count + 1)
+        #expect(dictionary["X-F49999"] == "v")
+        let joined = (0..<count).map { "\($0 % 10)" }.joined(separator: ", ")
+        #expect(dictionary["X-Same"] == joined)
+        #expect(head["X-SAME"] == joined)
+        #expect(HTTPHeaders(distinct + repeated).count == count + 1)
+        #expect(HTTPHeaders(dictionary).count == count + 1)
+        #expect(Array(HTTPHeaders(distinct + repeated)).last == HTTPHeader(name: "x-same", value: "9"), "the last field's spelling, in the first's place")
+    }
+
     @Test func headersFromADictionaryAreSortedByName() {
         let headers = HTTPHeaders(["b": "2", "a": "1", "C": "3"])
         #expect(headers.map(\.name) == ["C", "a", "b"])

@@ -100,7 +100,7 @@ public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral, 
     ///
     /// - Parameter headers: The fields.
     public init(_ headers: [HTTPHeader]) {
-        for header in headers { update(header) }
+        fields = Self.deduplicated(headers)
     }
 
     /// Creates a list holding `headers` in order, repeated names included —
@@ -115,9 +115,7 @@ public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral, 
     ///
     /// - Parameter dictionary: Names and values.
     public init(_ dictionary: [String: String]) {
-        for (name, value) in dictionary.sorted(by: { $0.key < $1.key }) {
-            update(name: name, value: value)
-        }
+        fields = Self.deduplicated(dictionary.sorted(by: { $0.key < $1.key }).map { HTTPHeader(name: $0.key, value: $0.value) })
     }
 
     /// Creates a list from a dictionary literal, in literal order; a repeated name
@@ -125,9 +123,7 @@ public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral, 
     ///
     /// - Parameter elements: Names and values.
     public init(dictionaryLiteral elements: (String, String)...) {
-        for (name, value) in elements {
-            update(name: name, value: value)
-        }
+        fields = Self.deduplicated(elements.map { HTTPHeader(name: $0.0, value: $0.1) })
     }
 
     /// Creates a list from an array literal of fields, in order; a repeated
@@ -145,12 +141,16 @@ public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral, 
     /// - Parameter name: The field name.
     public subscript(name: String) -> String? {
         get {
-            // No array for the usual single field: heads are read this way on every request.
-            var joined: String?
+            // No array for the usual single field: heads are read this way on
+            // every request. Repeats are joined once, not one by one (a
+            // string copied for each of thousands of fields).
+            var first: String?
+            var more: [String] = []
             for field in fields where Self.namesMatch(field.name, name) {
-                joined = joined.map { "\($0), \(field.value)" } ?? field.value
+                if first == nil { first = field.value } else { more.append(field.value) }
             }
-            return joined
+            guard let first, !more.isEmpty else { return first }
+            return ([first] + more).joined(separator: ", ")
         }
         set {
             if let newValue {
@@ -246,9 +246,23 @@ public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral, 
     /// The fields as a dictionary, keyed by each name's first casing, repeated names'
     /// values joined with `", "` — the shape `URLRequest.allHTTPHeaderFields` expects.
     public var dictionary: [String: String] {
-        var result: [String: String] = [:]
-        for header in fields where !result.keys.contains(where: { Self.namesMatch($0, header.name) }) {
-            result[header.name] = self[header.name]
+        // One pass, by folded name: a server chooses how many fields a head
+        // has (tens of thousands fit), and looking each up among the names
+        // so far took time quadratic in their number.
+        var positions: [String: Int] = [:]
+        var entries: [(name: String, values: [String])] = []
+        for field in fields {
+            let key = Self.folded(field.name)
+            if let position = positions[key] {
+                entries[position].values.append(field.value)
+            } else {
+                positions[key] = entries.count
+                entries.append((field.name, [field.value]))
+            }
+        }
+        var result = [String: String](minimumCapacity: entries.count)
+        for entry in entries {
+            result[entry.name] = entry.values.count == 1 ? entry.values[0] : entry.values.joined(separator: ", ")
         }
         return result
     }
@@ -306,6 +320,32 @@ public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral, 
     }
 
     /// ASCII case-insensitive comparison, without allocating (field names are ASCII tokens).
+    /// `name` with its ASCII letters in lower case: names match
+    /// (``namesMatch(_:_:)``) exactly when they fold to the same string.
+    static func folded(_ name: String) -> String {
+        guard name.utf8.contains(where: { $0 &- UInt8(ascii: "A") < 26 }) else { return name }
+        return String(decoding: name.utf8.map { $0 &- UInt8(ascii: "A") < 26 ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+
+    /// `headers` with each name (any casing) once: at its first position,
+    /// as its last field (name and value) has it, as ``update(_:)`` leaves
+    /// them — in one pass, where an update per field scans the list.
+    static func deduplicated(_ headers: [HTTPHeader]) -> [HTTPHeader] {
+        var positions: [String: Int] = [:]
+        var result: [HTTPHeader] = []
+        result.reserveCapacity(headers.count)
+        for header in headers {
+            let key = folded(header.name)
+            if let position = positions[key] {
+                result[position] = header
+            } else {
+                positions[key] = result.count
+                result.append(header)
+            }
+        }
+        return result
+    }
+
     static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
         lhs.utf8.count == rhs.utf8.count
             && zip(lhs.utf8, rhs.utf8).allSatisfy { a, b in
