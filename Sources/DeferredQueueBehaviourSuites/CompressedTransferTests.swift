@@ -20,6 +20,34 @@ struct CompressedTransferTests {
         }
     }
 
+    /// A response without a body — to a HEAD, a 204, a 304, one of length
+    /// 0 — is empty whatever encoding its head names (nginx answers a HEAD
+    /// with the `Content-Encoding` its GET would have): AsyncHTTPClient
+    /// failed these as a compressed body cut short, URLSession took them.
+    @Test func aResponseWithoutABodyIsEmptyWhateverItsEncoding() async throws {
+        let server = try LoopbackServer { request in
+            switch request.path {
+            case "/204": .response(status: 204, headers: [("Content-Encoding", "gzip")])
+            case "/304": .response(status: 304, headers: [("Content-Encoding", "gzip"), ("ETag", "\"x\"")])
+            case "/empty": .response(status: 200, headers: [("Content-Encoding", "gzip")])
+            default: .gzip(decodedLength: 10_000)
+            }
+        }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let cases: [(path: String, method: HTTPMethod, status: Int)] = [("/", .head, 200), ("/204", .get, 204), ("/304", .get, 304), ("/empty", .get, 200)]
+        for (path, method, status) in cases {
+            let result = await response {
+                session.request(server.url(path), method: method).response(queue: handlerQueue, completionHandler: $0)
+            }
+            #expect(result?.error == nil, "\(TestTransport.name), \(method) \(path): \(String(describing: result?.error))")
+            #expect(result?.response?.statusCode == status, "\(TestTransport.name), \(method) \(path)")
+            #expect(result?.data?.isEmpty ?? true, "\(TestTransport.name), \(method) \(path)")
+        }
+        let body = await response { session.request(server.url("/")).responseData(queue: handlerQueue, completionHandler: $0) }
+        #expect(body?.value?.count == 10_000, "the GET's body is decoded")
+    }
+
     @Test func cancelStopsACompressedTransferPastItsCompressedLength() async throws {
         // The decoded body is collected until the cancel, which a loaded
         // machine can delay by seconds of fast-growing zeros: this takes the

@@ -54,6 +54,8 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         var readGate: EventLoopPromise<Void>?
         /// Decodes the body from its `Content-Encoding`, when the transport decodes.
         var decoder: ContentDecoder?
+        /// Some of the body arrived: an encoded one must then end where its encoding does.
+        var bodyArrived = false
     }
 
     /// The most decoded bytes one step of a ``ContentDecoder`` hands over:
@@ -213,7 +215,10 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        if let decoder = state.withLock({ $0.decoder }) {
+        if let decoder = state.withLock({ state in
+            state.bodyArrived = true
+            return state.decoder
+        }) {
             decoder.feed(Data(buffer.readableBytesView))
             return decode(with: decoder, task: task)
         }
@@ -305,8 +310,10 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
-        // A compressed body must end where its encoding does.
-        if let decoder = state.withLock({ $0.decoder }) {
+        // A compressed body must end where its encoding does. No body (a
+        // HEAD's, a 204's, a 304's, a length of 0) is an empty one, whatever
+        // encoding the head names, as URLSession takes it.
+        if let decoder = state.withLock({ $0.bodyArrived ? $0.decoder : nil }) {
             do {
                 try decoder.finish()
             } catch {
