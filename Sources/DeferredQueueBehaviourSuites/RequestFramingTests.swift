@@ -42,6 +42,27 @@ struct RequestFramingTests {
     /// and reports its storage as leaked.
     private static var smuggling: Data { Data("helloGET /smuggled HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8) }
 
+    /// A body given as `httpBodyStream` has no length until it was read, so
+    /// no `Content-Length` of the caller's can be checked against it:
+    /// refused unsent (URLSession sent the caller's length and, from libcurl,
+    /// `Transfer-Encoding: chunked` beside it — a body framed two ways).
+    @Test func aContentLengthBesideABodyStreamIsRefusedUnsent() async throws {
+        let server = try LoopbackServer { .echo($0) }
+        defer { server.shutdown() }
+        var urlRequest = URLRequest(url: server.url("/first"))
+        urlRequest.httpMethod = "POST"
+        urlRequest.httpBodyStream = InputStream(data: Self.smuggling)
+        urlRequest.setValue("0", forHTTPHeaderField: "Content-Length")
+        let result = await echo(TestTransport.makeSession().request(urlRequest))
+        guard case .urlRequestValidationFailed(.invalidContentLength(let declared, let bodyLength))? = result.error else {
+            Issue.record("\(TestTransport.name): sent: \(result)")
+            return
+        }
+        #expect(declared == "0")
+        #expect(bodyLength == -1)
+        #expect(server.connectionCount == 0)
+    }
+
     @Test(arguments: BodyRoute.allCases)
     func aContentLengthShorterThanTheBodyIsRefusedUnsent(_ route: BodyRoute) async throws {
         let server = try LoopbackServer { .echo($0) }

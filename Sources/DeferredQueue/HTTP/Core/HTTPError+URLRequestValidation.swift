@@ -30,7 +30,8 @@ extension HTTPError {
         case invalidHeaderValue(name: String)
         /// The request sets `Content-Length` to `declared`, which is not the
         /// length of the body it sends, `bodyLength` bytes (0 for none, -1 for
-        /// a file whose size cannot be read): the server would end the body
+        /// a file whose size cannot be read or a body stream, whose length is
+        /// known only once it was sent): the server would end the body
         /// early and read the rest as a second request, or wait for bytes that
         /// never come. Omit the field — the transport sets it — or give the
         /// body's exact length.

@@ -33,6 +33,12 @@ enum RequestFraming {
             guard isChunked, length == nil else { return .urlRequestValidationFailed(reason: .invalidTransferEncoding(coding)) }
         }
         guard let length else { return nil }
+        // A stream's length is known only once it was read, so no declared
+        // one can be checked: the transport frames such a body itself
+        // (libcurl sends it chunked, beside the caller's `Content-Length`).
+        if request.httpBody == nil, bodyFile == nil, request.httpBodyStream != nil {
+            return .urlRequestValidationFailed(reason: .invalidContentLength(declared: length, bodyLength: -1))
+        }
         let bodyLength = Self.length(ofBody: request.httpBody, file: bodyFile)
         // Read as a response's is: `+5`, `0x5`, `5 5` or a list are refused, not read.
         guard let bodyLength, ContentLength.parse(length) == bodyLength else {
