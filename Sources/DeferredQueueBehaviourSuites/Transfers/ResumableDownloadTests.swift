@@ -29,6 +29,22 @@ final class ResumableEntity: Sendable {
         case refusesRanges
         /// A `206` that starts at the wrong byte.
         case misplacesRanges
+        /// Every range is refused with `416` and a page saying so.
+        case refusesRangesWithAPage
+        /// A `206` of the right range whose `Content-Length` is 10.
+        case declaresTenBytes
+        /// A `206` of 200 bytes, not the rest of the entity.
+        case sendsAPiece
+        /// A `206` whose range says the entity is twice as long.
+        case doublesTheLength
+        /// A `206` of the rest of another version (its `ETag`).
+        case splicesAnotherVersion
+        /// A `206` whose range is empty (`bytes 400-399/…`), and no body.
+        case sendsAnEmptyRange
+        /// A `206` of the right range, chunked, 10 bytes short.
+        case chunksTooFewBytes
+        /// A `206` of the right range, chunked, 10 bytes too many.
+        case chunksTooManyBytes
     }
 
     /// The entity's settings; its one lock is `value`.
@@ -57,14 +73,41 @@ final class ResumableEntity: Sendable {
             let body = ResumableEntity.content(version: version, in: 0..<length)
             let headers = [("ETag", etag), ("Accept-Ranges", "bytes"), ("Content-Type", "application/octet-stream")]
             if let range = request.header("Range"), behaviour != .ignoresRanges,
-               request.header("If-Range") == etag || behaviour == .refusesRanges,
+               request.header("If-Range") == etag || behaviour == .refusesRanges || behaviour == .refusesRangesWithAPage,
                let start = Int64(range.dropFirst("bytes=".count).dropLast()) {
                 if behaviour == .refusesRanges || start >= length {
                     return .response(status: 416, headers: [("Content-Range", "bytes */\(length)")])
                 }
-                let first = behaviour == .misplacesRanges ? start + 1 : start
-                return .response(status: 206, headers: headers + [("Content-Range", "bytes \(first)-\(length - 1)/\(length)")],
-                                 body: body.subdata(in: Int(first)..<Int(length)))
+                let rest = body.subdata(in: Int(start)..<Int(length))
+                let rangeHeaders = headers + [("Content-Range", "bytes \(start)-\(length - 1)/\(length)")]
+                switch behaviour {
+                case .refusesRangesWithAPage:
+                    return .response(status: 416, headers: [("Content-Range", "bytes */\(length)"), ("Content-Type", "text/html")],
+                                     body: Data("<html>Range Not Satisfiable</html>".utf8))
+                case .misplacesRanges:
+                    return .response(status: 206, headers: headers + [("Content-Range", "bytes \(start + 1)-\(length - 1)/\(length)")],
+                                     body: body.subdata(in: Int(start + 1)..<Int(length)))
+                case .declaresTenBytes:
+                    return .response(status: 206, headers: rangeHeaders + [("Content-Length", "10")], body: rest.prefix(10))
+                case .sendsAPiece:
+                    return .response(status: 206, headers: headers + [("Content-Range", "bytes \(start)-\(start + 199)/\(length)")],
+                                     body: rest.prefix(200))
+                case .doublesTheLength:
+                    return .response(status: 206, headers: headers + [("Content-Range", "bytes \(start)-\(2 * length - 1)/\(2 * length)")],
+                                     body: rest + rest)
+                case .splicesAnotherVersion:
+                    let other = ResumableEntity.content(version: version + 1, in: start..<length)
+                    return .response(status: 206, headers: [("ETag", "\"v\(version + 1)\""), ("Accept-Ranges", "bytes"),
+                                                            ("Content-Range", "bytes \(start)-\(length - 1)/\(length)")], body: other)
+                case .sendsAnEmptyRange:
+                    return .response(status: 206, headers: headers + [("Content-Range", "bytes \(start)-\(start - 1)/\(length)")])
+                case .chunksTooFewBytes:
+                    return .chunked(status: 206, headers: rangeHeaders, chunks: [rest.dropLast(10)])
+                case .chunksTooManyBytes:
+                    return .chunked(status: 206, headers: rangeHeaders, chunks: [rest, Data(repeating: 0, count: 10)])
+                default:
+                    return .response(status: 206, headers: rangeHeaders, body: rest)
+                }
             }
             if let cut { return .closeMidBody(status: 200, headers: headers, body: body, sentBytes: cut) }
             // 16 KiB every 0.2 s: the whole body takes 50 s, so a test that
@@ -216,6 +259,41 @@ struct ResumableDownloadTests {
         #expect(resumed.response?.statusCode == 200)
         #expect(try Data(contentsOf: file) == ResumableEntity.content(version: 1, in: 0..<Self.length))
         #expect(entity.seen.events.suffix(2).map(\.range?.isEmpty) == [false, nil], "the 416 is followed by a request without a range")
+    }
+
+    /// A `416` with a page (nginx and Apache send one): the page is not the
+    /// download, and the partial file waits until the request, started
+    /// again without a range, has the whole entity.
+    @Test func anUnsatisfiableRangeWithAPageStartsAgainWithoutOne() async throws {
+        let entity = try ResumableEntity(length: Self.length, cutFirstAt: Int(Self.length / 2), behaviour: .refusesRangesWithAPage)
+        let session = TestTransport.makeSession()
+        let (_, data) = try await interrupted(entity, session: session)
+        let resumed = try #require(await download(session.download(resumingWith: data)))
+        let file = try #require(resumed.fileURL, "\(String(describing: resumed.error))")
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(resumed.response?.statusCode == 200)
+        #expect(try Data(contentsOf: file) == ResumableEntity.content(version: 1, in: 0..<Self.length))
+        #expect(entity.seen.events.suffix(2).map(\.range?.isEmpty) == [false, nil], "the 416 is followed by a request without a range")
+        #expect(!FileManager.default.fileExists(atPath: try Self.partialFile(of: data).path))
+    }
+
+    /// A `206` that is not exactly the rest of the version resumed — its
+    /// length, its range, the entity's length, its `ETag`, or its body
+    /// belie it — fails the download instead of splicing it onto the
+    /// partial file (both transports reported a file of the wrong bytes,
+    /// or none of the first ones, as downloaded).
+    @Test(arguments: [
+        ResumableEntity.Behaviour.declaresTenBytes, .sendsAPiece, .doublesTheLength, .splicesAnotherVersion,
+        .sendsAnEmptyRange, .chunksTooFewBytes, .chunksTooManyBytes,
+    ])
+    func aRangeThatBeliesItselfFails(_ behaviour: ResumableEntity.Behaviour) async throws {
+        let entity = try ResumableEntity(length: Self.length, cutFirstAt: Int(Self.length / 2), behaviour: behaviour)
+        let session = TestTransport.makeSession()
+        let (_, data) = try await interrupted(entity, session: session)
+        let resumed = try #require(await download(session.download(resumingWith: data)))
+        #expect(resumed.error?.urlError?.code == .badServerResponse, "\(TestTransport.name), \(behaviour): \(String(describing: resumed.error))")
+        #expect(resumed.fileURL == nil, "\(TestTransport.name), \(behaviour)")
+        #expect(!FileManager.default.fileExists(atPath: try Self.partialFile(of: data).path))
     }
 
     @Test func aRangeThatDoesNotContinueThePartialFileFails() async throws {

@@ -84,9 +84,22 @@ struct DownloadResumeDataTests {
         let point = ResumePoint(data: DownloadResumeData(
             url: Self.url, headers: [:], partialFileName: DownloadResumeData.partialFilePrefix + "x", bytes: 10, validator: "\"v\"", totalBytes: nil
         ))
-        #expect(point.isContinued(by: response(206, ["Content-Range": "bytes 10-99/100"])))
-        #expect(!point.isContinued(by: response(206, ["Content-Range": "bytes 0-99/100"])))
-        #expect(!point.isContinued(by: response(200, ["Content-Range": "bytes 10-99/100"])))
+        #expect(point.continuation(in: response(206, ["Content-Range": "bytes 10-99/100"])) == ContentRange("bytes 10-99/100"))
+        #expect(point.continuation(in: response(206, ["Content-Range": "bytes 10-99/*"])) != nil, "an unknown length")
+        #expect(point.continuation(in: response(206, ["Content-Range": "bytes 10-99/100", "Content-Length": "90", "ETag": "\"v\""])) != nil)
+        #expect(point.continuation(in: response(206, ["Content-Range": "bytes 0-99/100"])) == nil, "another start")
+        #expect(point.continuation(in: response(200, ["Content-Range": "bytes 10-99/100"])) == nil, "not a 206")
+        #expect(point.continuation(in: response(206, ["Content-Range": "bytes 10-49/100"])) == nil, "not to the end")
+        #expect(point.continuation(in: response(206, ["Content-Range": "bytes 10-99/100", "Content-Length": "10"])) == nil, "another length")
+        #expect(point.continuation(in: response(206, ["Content-Range": "bytes 10-99/100", "ETag": "\"w\""])) == nil, "another version")
+        let known = ResumePoint(data: DownloadResumeData(
+            url: Self.url, headers: [:], partialFileName: DownloadResumeData.partialFilePrefix + "x", bytes: 10,
+            validator: "Tue, 01 Dec 2026 00:00:00 GMT", totalBytes: 100
+        ))
+        #expect(known.continuation(in: response(206, ["Content-Range": "bytes 10-99/*", "Last-Modified": "Tue, 01 Dec 2026 00:00:00 GMT"])) != nil)
+        #expect(known.continuation(in: response(206, ["Content-Range": "bytes 10-199/200"])) == nil, "another entity's length")
+        #expect(known.continuation(in: response(206, ["Content-Range": "bytes 10-49/*"])) == nil, "not to the known end")
+        #expect(known.continuation(in: response(206, ["Content-Range": "bytes 10-99/100", "Last-Modified": "Wed, 02 Dec 2026 00:00:00 GMT"])) == nil)
         #expect(point.headers.map(\.name) == ["Range", "If-Range", "Accept-Encoding"])
         #expect(point.headers.first?.value == "bytes=10-")
     }

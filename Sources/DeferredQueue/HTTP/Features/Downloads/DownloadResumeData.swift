@@ -139,11 +139,28 @@ struct ResumePoint: Sendable, Equatable {
         return size >= data.bytes
     }
 
-    /// Whether `response` sends the rest of the entity from this point: a
-    /// `206` whose `Content-Range` starts at ``DownloadResumeData/bytes``.
-    func isContinued(by response: ResponseHead) -> Bool {
-        guard response.statusCode == 206, let range = response.value(forHTTPHeaderField: "Content-Range") else { return false }
-        return ContentRange(range)?.first == data.bytes
+    /// The range of the entity `response` sends when it is the rest of the
+    /// entity from this point, else `nil`: a `206` whose `Content-Range`
+    /// starts at ``DownloadResumeData/bytes`` and runs to the end of an
+    /// entity of the length known before (the request asked for all the
+    /// rest), whose `Content-Length`, if any, is the range's, and whose
+    /// `ETag` or `Last-Modified`, if any, is the version resumed. (A server
+    /// that ignores `If-Range` could otherwise splice another version, or a
+    /// piece, onto the partial file.)
+    func continuation(in response: ResponseHead) -> ContentRange? {
+        guard response.statusCode == 206, let value = response.value(forHTTPHeaderField: "Content-Range"),
+              let range = ContentRange(value), range.first == data.bytes
+        else { return nil }
+        let complete = range.complete ?? data.totalBytes
+        if let complete, range.last != complete - 1 { return nil }
+        if let known = data.totalBytes, let complete = range.complete, known != complete { return nil }
+        let declared = response.expectedContentLength
+        if declared >= 0, declared != range.last - range.first + 1 { return nil }
+        let field = data.validator.hasPrefix("\"") ? "ETag" : "Last-Modified"
+        if let version = response.value(forHTTPHeaderField: field)?.trimmingCharacters(in: .whitespaces), version != data.validator {
+            return nil
+        }
+        return range
     }
 }
 

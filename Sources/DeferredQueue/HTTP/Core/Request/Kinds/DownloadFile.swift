@@ -10,6 +10,9 @@ struct DownloadFile: Sendable {
     /// `nil` for a file the transport wrote.
     private let handle: FileHandle?
     private(set) var length: Int64 = 0
+    /// The length a resumed file must reach: the end of the range the
+    /// server said it sends (`nil` for a new file).
+    let expectedLength: Int64?
     /// Chunks not written yet: transports hand over 16 KiB or so at a time,
     /// and one write per chunk would cost more than the chunk takes to arrive.
     private var pending = Data()
@@ -19,6 +22,7 @@ struct DownloadFile: Sendable {
     init(finishedAt url: URL) {
         self.url = url
         handle = nil
+        expectedLength = nil
     }
 
     /// Creates an empty temporary file.
@@ -28,12 +32,14 @@ struct DownloadFile: Sendable {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
         }
         handle = try FileHandle(forWritingTo: url)
+        expectedLength = nil
     }
 
     /// The partial file of a resumed download, cut to its first `offset`
-    /// bytes and opened to write the rest after them.
-    init(resuming url: URL, at offset: Int64) throws {
+    /// bytes and opened to write the rest after them, up to `expectedLength`.
+    init(resuming url: URL, at offset: Int64, expecting expectedLength: Int64) throws {
         self.url = url
+        self.expectedLength = expectedLength
         let handle = try FileHandle(forWritingTo: url)
         do {
             try handle.truncate(atOffset: UInt64(offset))

@@ -236,24 +236,27 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         let monitor = eventMonitor
         let start = mutableState.withLock(owner: self) { state in
             let action = state.startDownloadFile()
-            if let monitor, case .resume(let point) = action {
+            if let monitor, case .resume(let point, _) = action {
                 let whole = state.response?.value(forHTTPHeaderField: "Content-Range").flatMap(ContentRange.init)?.complete
                 monitor.request(self, didResumeAtOffset: point.data.bytes, expectedTotalBytes: whole)
             }
             return action
         }
         switch start {
-        case .resume(let point):
-            return try DownloadFile(resuming: point.data.partialFile, at: point.data.bytes)
+        case .resume(let point, let length):
+            return try DownloadFile(resuming: point.data.partialFile, at: point.data.bytes, expecting: length)
         case .fresh(let partial):
             if let partial { try? FileManager.default.removeItem(at: partial) }
             return try DownloadFile()
         case .mismatch(let partial):
             try? FileManager.default.removeItem(at: partial)
-            throw HTTPError.sessionTaskFailed(URLError(.badServerResponse, userInfo: [
-                NSLocalizedDescriptionKey: "the server's 206 response does not continue the partial download (Content-Range)",
-            ]))
+            throw Self.brokenContinuation("the server's 206 response does not continue the partial download (Content-Range)")
         }
+    }
+
+    /// A resumed download's failure: the server's `206` is not the rest of the entity.
+    private static func brokenContinuation(_ reason: String) -> HTTPError {
+        .sessionTaskFailed(URLError(.badServerResponse, userInfo: [NSLocalizedDescriptionKey: reason]))
     }
 
     private static var writeFailure: HTTPError {
@@ -275,6 +278,20 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         // A partial file no attempt took over (an empty body): not needed.
         if let partial = mutableState.withLock(owner: self, { $0.takeResumePoint() }) {
             try? FileManager.default.removeItem(at: partial.data.partialFile)
+            // A `206` answered the range with nothing: it continued nothing.
+            if head.statusCode == 206 {
+                file?.discard()
+                raw.error = Self.brokenContinuation("the server's 206 response does not continue the partial download (Content-Range)")
+                return raw
+            }
+        }
+        // A resumed file must end where the server's range said it would.
+        if let file, let expected = file.expectedLength, file.length != expected {
+            file.discard()
+            raw.error = Self.brokenContinuation(
+                "the server's 206 response sent \(file.length < expected ? "less" : "more") than the range it announced"
+            )
+            return raw
         }
         // An empty body never created a file: make an empty one.
         let temporary: URL

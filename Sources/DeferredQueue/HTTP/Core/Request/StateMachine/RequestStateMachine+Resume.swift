@@ -13,8 +13,9 @@ extension RequestStateMachine {
     var resumeHeaders: [(name: String, value: String)] { resumePoint?.headers ?? [] }
 
     enum DownloadFileStart: Sendable {
-        /// Write the attempt's body after the partial file's first bytes.
-        case resume(ResumePoint)
+        /// Write the attempt's body after the partial file's first bytes;
+        /// the file must end up `length` bytes long (the range's end).
+        case resume(ResumePoint, length: Int64)
         /// A new file; remove the partial file, if any (the server sent the whole entity).
         case fresh(removing: URL?)
         /// A `206` that does not continue the partial file: fail (and remove it).
@@ -28,12 +29,15 @@ extension RequestStateMachine {
         return resumePoint
     }
 
-    /// The running attempt's first chunk arrived: how its file starts.
+    /// The running attempt's first chunk arrived: how its file starts. A
+    /// redirect's body, or a `416`'s, leaves the partial file waiting: the
+    /// next hop, or the request started again without a range, decides.
     mutating func startDownloadFile() -> DownloadFileStart {
         guard let point = resumePoint else { return .fresh(removing: nil) }
+        if let status = response?.statusCode, (300..<400).contains(status) || status == 416 { return .fresh(removing: nil) }
         resumePoint = nil
         guard let response else { return .fresh(removing: point.data.partialFile) }
-        if point.isContinued(by: response) { return .resume(point) }
+        if let range = point.continuation(in: response) { return .resume(point, length: range.last + 1) }
         return response.statusCode == 206 ? .mismatch(removing: point.data.partialFile) : .fresh(removing: point.data.partialFile)
     }
 
