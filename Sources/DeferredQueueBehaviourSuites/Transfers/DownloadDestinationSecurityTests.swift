@@ -132,6 +132,24 @@ struct DownloadDestinationSecurityTests {
         #expect(try Data(contentsOf: file) == Self.payload)
     }
 
+    /// A download's file is its owner's alone, as it is written in the
+    /// shared temporary directory and where it lands (it was created with
+    /// the process's default mode, 0644 with the usual umask: readable by
+    /// every local user while it was written, and after).
+    @Test func aDownloadsFileIsReadableByItsOwnerOnly() async throws {
+        let sandbox = try DownloadSandbox()
+        defer { sandbox.remove() }
+        let server = try hostileServer(payload: Self.payload)
+        defer { server.shutdown() }
+        let result = await downloadResponse {
+            TestTransport.makeSession().download(server.url("/dl/private.txt").absoluteString, to: DownloadRequest.suggestedDownloadDestination(inDirectory: sandbox.downloads))
+                .responseURL(queue: handlerQueue, completionHandler: $0)
+        }
+        let file = try #require(result?.value, "\(String(describing: result?.error))")
+        let mode = try #require(FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? NSNumber)
+        #expect(mode.intValue & 0o777 == 0o600, "\(TestTransport.name): mode \(String(mode.intValue, radix: 8))")
+    }
+
     @Test func aVeryLongNameIsCutToTwoHundredFiftyFiveBytesKeepingItsExtension() async throws {
         let sandbox = try DownloadSandbox()
         defer { sandbox.remove() }

@@ -114,6 +114,12 @@ struct RequestIntrospectionTests {
         #expect(lines.contains("-b 'session=abc'"), "the cookies the attempt sent")
         #expect(!lines.contains { $0.lowercased().hasPrefix("-h 'cookie") })
         #expect(lines.contains { $0.hasPrefix("-H 'User-Agent: ") }, "the session's default fields")
+
+        // A method is a token, and `` ` `` and `$` are token characters: pasted, it must not run `id`.
+        let odd = session.request("http://api.invalid/items", method: HTTPMethod(rawValue: "GET`id`$(id)"))
+        #expect(odd.cURLDescription().components(separatedBy: " \\\n\t").dropFirst().first == "-X 'GET`id`$(id)'")
+        let purge = session.request("http://api.invalid/items", method: HTTPMethod(rawValue: "PURGE-ALL"))
+        #expect(purge.cURLDescription().components(separatedBy: " \\\n\t").dropFirst().first == "-X PURGE-ALL")
     }
 
     /// Alamofire's `Request.error`: the failure it finished with, or the

@@ -79,6 +79,25 @@ struct RedirectTests {
 
     /// A `Location` with a user name and password: the next hop goes to its
     /// host without them, so no `Authorization` the server chose is sent.
+    /// Every spelling of a credential field goes: a dictionary assigned to
+    /// `allHTTPHeaderFields` may hold several, which corelibs keeps apart,
+    /// and removing one by name left the others for the other origin.
+    @Test func everySpellingOfACredentialFieldIsDroppedForAnotherOrigin() throws {
+        var sent = URLRequest(url: try #require(URL(string: "http://origin.test/a")))
+        sent.httpMethod = "POST"
+        sent.allHTTPHeaderFields = [
+            "authorization": "Bearer a", "AUTHORIZATION": "Bearer b", "cookie": "s=1", "COOKIE": "s=2",
+            "proxy-authorization": "Basic eDp5", "content-type": "text/plain", "CONTENT-TYPE": "text/html", "X-Trace": "7",
+        ]
+        let redirect = ResponseHead(
+            url: try #require(sent.url), statusCode: 303, httpVersion: "HTTP/1.1",
+            headers: HTTPHeaders(keepingDuplicates: [HTTPHeader(name: "Location", value: "http://elsewhere.test/b")])
+        )
+        let next = try #require(RedirectRules.nextRequest(after: sent, base: nil, response: redirect))
+        #expect(next.allHTTPHeaderFields == ["X-Trace": "7"], "\(String(describing: next.allHTTPHeaderFields))")
+        #expect(next.httpMethod == "GET")
+    }
+
     @Test func credentialsInALocationAreNeverSent() async throws {
         let away = "http://attacker:chosen@other.invalid/target"
         let result = await response {

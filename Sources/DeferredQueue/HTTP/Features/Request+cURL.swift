@@ -61,7 +61,12 @@ extension Request {
         guard let sent = attempt ?? urlRequest, let url = sent.url else {
             return "$ curl # the request has no valid URL"
         }
-        var arguments = ["$ curl -v", "-X \(sent.httpMethod ?? "GET")"]
+        // A method is a token, whose characters include `` ` ``, `$` and `|`:
+        // quoted unless it is letters, digits and hyphens, so that a pasted
+        // command runs curl and nothing else.
+        let method = sent.httpMethod ?? "GET"
+        let plain = method.utf8.allSatisfy { $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || ($0 | 0x20) &- 0x61 < 26 }
+        var arguments = ["$ curl -v", "-X \(plain ? method : Self.shellQuoted(method))"]
         if let user = credential?.user, let password = credential?.password {
             arguments.append("-u \(Self.shellQuoted("\(user):\(password)"))")
         }

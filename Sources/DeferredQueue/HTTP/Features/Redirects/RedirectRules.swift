@@ -47,12 +47,23 @@ enum RedirectRules {
             next.httpMethod = "GET"
             next.httpBody = nil
             next.httpBodyStream = nil
-            for name in bodyHeaders { next.setValue(nil, forHTTPHeaderField: name) }
+            removeFields(bodyHeaders, from: &next)
         }
         if !isSameOrigin(from, target) {
-            for name in credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
+            removeFields(credentialHeaders, from: &next)
         }
         return next
+    }
+
+    /// Removes every field of `request` named one of `names`, in any casing.
+    /// (`setValue(nil, forHTTPHeaderField:)` removes one: a dictionary
+    /// assigned to `allHTTPHeaderFields` may hold `authorization` and
+    /// `AUTHORIZATION` both, and corelibs keeps them apart.)
+    private static func removeFields(_ names: [String], from request: inout URLRequest) {
+        guard let fields = request.allHTTPHeaderFields else { return }
+        let removed = Set(names.map(HTTPHeaders.folded))
+        guard fields.keys.contains(where: { removed.contains(HTTPHeaders.folded($0)) }) else { return }
+        request.allHTTPHeaderFields = fields.filter { !removed.contains(HTTPHeaders.folded($0.key)) }
     }
 
     /// `target` without the user name and password its `Location` spelled

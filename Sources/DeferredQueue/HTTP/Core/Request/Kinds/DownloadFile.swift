@@ -25,10 +25,12 @@ struct DownloadFile: Sendable {
         expectedLength = nil
     }
 
-    /// Creates an empty temporary file.
+    /// Creates an empty temporary file, readable and writable by its owner
+    /// only: the shared temporary directory is everyone's, and the file is
+    /// moved, mode and all, to the download's destination.
     init() throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("DeferredQueue-partial-\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
         }
         handle = try FileHandle(forWritingTo: url)
