@@ -197,6 +197,27 @@ struct UploadTests {
         #expect(fileManager.removals.count == 1, "by the upload's file manager")
     }
 
+    /// A `URLRequest` whose body is an `httpBodyStream` sends it whole, of
+    /// a length nobody declared (AsyncHTTPClientTransport read the stream
+    /// whole into memory first, however long; now a piece at a time).
+    @Test func aRequestsBodyStreamIsSentWhole() async throws {
+        let server = try Self.echoServer()
+        defer { server.shutdown() }
+        let length: Int64 = 3 << 20
+        let file = try patternFile(length: length)
+        defer { try? FileManager.default.removeItem(at: file) }
+        var urlRequest = URLRequest(url: server.url("/"))
+        urlRequest.httpMethod = "PUT"
+        urlRequest.httpBodyStream = InputStream(fileAtPath: file.path)
+        let result = await response {
+            TestTransport.makeSession().request(urlRequest).responseDecodable(of: BodyEcho.self, queue: handlerQueue, completionHandler: $0)
+        }
+        let echo = try #require(result?.value, "\(TestTransport.name): \(String(describing: result?.error))")
+        #expect(echo.method == "PUT")
+        #expect(echo.bodyLength == length)
+        #expect(echo.bodyDigest == BodyDigest.hexadecimal(try BodyDigest.ofFile(at: file)))
+    }
+
     @Test func aCancelledUploadRemovesItsCopyBeforeTheHandlerRuns() async throws {
         let server = try LoopbackServer { _ in .neverRespond }
         defer { server.shutdown() }
@@ -343,12 +364,18 @@ struct UploadTests {
         #expect(server.requestCount == 0)
     }
 
-    @Test(arguments: [false, true])
-    func bigUploadsKeepMemoryFlat(multipart: Bool) async throws {
-        try await MemoryHeavyWork.exclusively { try await bigUpload(multipart: multipart) }
+    /// How a big upload's body is given.
+    enum BigBody: Sendable, CaseIterable {
+        case file, multipart, requestBodyStream
     }
 
-    private func bigUpload(multipart: Bool) async throws {
+    @Test(arguments: BigBody.allCases)
+    func bigUploadsKeepMemoryFlat(_ body: BigBody) async throws {
+        try await MemoryHeavyWork.exclusively { try await bigUpload(body) }
+    }
+
+    private func bigUpload(_ bigBody: BigBody) async throws {
+        let multipart = bigBody == .multipart
         let length: Int64 = Sanitizers.any ? 64 << 20 : 500 << 20
         let server = try Self.echoServer()
         defer { server.shutdown() }
@@ -361,9 +388,18 @@ struct UploadTests {
         let session = TestTransport.makeSession()
         let digest = BodyDigest.hexadecimal(try BodyDigest.ofFile(at: file))
         let growth = try await transferGrowth(bound: TransferMemory.bound) {
-            let request = multipart
-                ? session.upload(multipartFormData: { $0.append(file, withName: "file") }, to: server.url("/parts"), fileManager: fileManager)
-                : session.upload(file, to: server.url("/"))
+            let request: DataRequest
+            switch bigBody {
+            case .file:
+                request = session.upload(file, to: server.url("/"))
+            case .multipart:
+                request = session.upload(multipartFormData: { $0.append(file, withName: "file") }, to: server.url("/parts"), fileManager: fileManager)
+            case .requestBodyStream:
+                var urlRequest = URLRequest(url: server.url("/"))
+                urlRequest.httpMethod = "POST"
+                urlRequest.httpBodyStream = InputStream(fileAtPath: file.path)
+                request = session.request(urlRequest)
+            }
             let result = await response(within: 600) { request.responseData(queue: handlerQueue, completionHandler: $0) }
             let body = try #require(result?.value, "\(String(describing: result?.error))")
             if multipart {
@@ -376,7 +412,7 @@ struct UploadTests {
                 #expect(echo.bodyDigest == digest)
             }
         }
-        print("memory growth uploading \(length >> 20) MiB\(multipart ? " as multipart" : "") (\(Sanitizers.description)): \(growth)")
+        print("memory growth uploading \(length >> 20) MiB as \(bigBody) (\(Sanitizers.description)): \(growth)")
         if !Sanitizers.any { #expect(growth.judged <= TransferMemory.bound, "memory grew by \(growth)") }
         #expect(fileManager.scratchIsEmpty, "the encoded form's temporary file is removed")
     }

@@ -6,6 +6,7 @@ import FoundationNetworking
 #endif
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// Converts between Foundation's request and response types and AsyncHTTPClient's.
 enum RequestConversion {
@@ -28,7 +29,7 @@ enum RequestConversion {
         } else if let data = request.httpBody {
             body = .bytes(data)
         } else if let stream = request.httpBodyStream {
-            body = .bytes(try read(stream))
+            body = streamBody(StreamReader(stream))
         } else {
             body = nil
         }
@@ -75,17 +76,64 @@ enum RequestConversion {
         }
     }
 
-    /// The whole of `stream` (a request body given as a stream).
-    static func read(_ stream: InputStream) throws -> Data {
-        var data = Data()
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        stream.open()
-        defer { stream.close() }
-        while true {
-            let count = stream.read(&chunk, maxLength: chunk.count)
-            if count < 0 { throw stream.streamError ?? URLError(.cannotDecodeRawData) }
-            if count == 0 { return data }
-            data.append(contentsOf: chunk[0..<count])
+    /// A body read from a request's body stream 64 KiB at a time, each
+    /// piece when the client took the previous one, sent chunked (its length
+    /// is unknown): the stream is never held whole, whatever its size.
+    ///
+    /// - Note: Like a file body's, the reads are blocking reads on the
+    ///   connection's event loop.
+    static func streamBody(_ reader: StreamReader) -> HTTPClient.Body {
+        .stream(contentLength: nil) { writer in
+            @Sendable func write(after written: EventLoopFuture<Void>?) -> EventLoopFuture<Void> {
+                let piece: Data
+                do {
+                    piece = try reader.next()
+                } catch {
+                    return writer.write(.byteBuffer(ByteBuffer())).flatMapThrowing { throw error }
+                }
+                if piece.isEmpty, let written { return written }
+                let taken = writer.write(.byteBuffer(ByteBuffer(bytes: piece)))
+                return piece.isEmpty ? taken : taken.flatMap { write(after: taken) }
+            }
+            return write(after: nil).always { _ in reader.close() }
+        }
+    }
+
+    /// A request's body stream, opened on the first read and read a piece
+    /// at a time, behind one lock.
+    final class StreamReader: Sendable {
+        private struct State {
+            let stream: InputStream
+            var opened = false
+        }
+
+        private let state: Mutex<State>
+
+        init(_ stream: sending InputStream) {
+            state = Mutex(State(stream: stream))
+        }
+
+        /// The next piece, empty at the end.
+        ///
+        /// - Throws: The stream's error, or `URLError.cannotDecodeRawData`.
+        func next() throws -> Data {
+            try state.withLock { state in
+                if !state.opened {
+                    state.stream.open()
+                    state.opened = true
+                }
+                var piece = Data(count: 64 << 10)
+                let count = piece.withUnsafeMutableBytes { bytes in
+                    state.stream.read(bytes.bindMemory(to: UInt8.self).baseAddress!, maxLength: bytes.count)
+                }
+                if count < 0 { throw state.stream.streamError ?? URLError(.cannotDecodeRawData) }
+                piece.count = count
+                return piece
+            }
+        }
+
+        func close() {
+            state.withLock { state in if state.opened { state.stream.close() } }
         }
     }
 
