@@ -220,7 +220,6 @@ enum ConformanceChecks {
         // AsyncHTTPClient trapped on the first and sent the second to port 18901.
         ("a port beyond 65535", { $0.url = $0.url.flatMap { URL(string: "http://127.0.0.1:65536\($0.path)") } }),
         ("a host name's port beyond 65535", { $0.url = URL(string: "http://localhost:84437/") }),
-        ("a scheme other than http(s)", { $0.url = URL(string: "ftp://127.0.0.1/") }),
     ]
 
     static func invalidSyntaxRefused(_ conformance: HTTPTransportConformance) async throws {

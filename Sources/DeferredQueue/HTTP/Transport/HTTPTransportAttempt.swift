@@ -63,9 +63,10 @@ public struct HTTPTransportAttempt: Sendable {
 
     /// Why ``request`` may not be sent as it is, or `nil` when it may.
     ///
-    /// A URL that is not `http(s)` with a host and a port of 0–65535
-    /// (``HTTPError/invalidURL(_:)``: AsyncHTTPClient traps on a larger port),
-    /// a method or header field name that is not an RFC 9110 token, or a
+    /// A URL whose port is beyond 65535 (``HTTPError/invalidURL(_:)``:
+    /// AsyncHTTPClient traps on one; another scheme or no host is the
+    /// transport's to refuse, as `URLError.unsupportedURL`), a method or
+    /// header field name that is not an RFC 9110 token, or a
     /// field value holding a control character (CR, LF, NUL…) or DEL, which
     /// would let the request write lines of its own choosing into the head.
     /// A ``Session`` refuses such a request before it reaches any transport;
@@ -74,8 +75,7 @@ public struct HTTPTransportAttempt: Sendable {
     /// project's transports do).
     public var requestSyntaxViolation: HTTPError? {
         guard !syntaxChecked else { return nil }
-        guard let url = request.url else { return .invalidURL("(no URL)") }
-        if case .refused = url.sendableForm { return .invalidURL(url.absoluteString) }
+        if let url = request.url, let port = url.port, !(0...65_535).contains(port) { return .invalidURL(url.absoluteString) }
         return RequestSyntax.violation(method: request.httpMethod ?? "GET", fields: request.allHTTPHeaderFields ?? [:])
     }
 
