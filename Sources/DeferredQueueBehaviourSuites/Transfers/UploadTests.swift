@@ -218,6 +218,27 @@ struct UploadTests {
         #expect(echo.bodyDigest == BodyDigest.hexadecimal(try BodyDigest.ofFile(at: file)))
     }
 
+    /// A 307 keeps the method and the body, and a body stream was read by
+    /// the first hop: the request fails with `requestBodyStreamExhausted`
+    /// instead of sending the second hop an empty body (or none).
+    @Test func aBodyStreamIsNotSentAgainEmpty() async throws {
+        let second = Counter()
+        let server = try LoopbackServer { request in
+            if request.path == "/first" { return .response(status: 307, headers: [("Location", "/second")]) }
+            second.increment()
+            return .echo(request)
+        }
+        defer { server.shutdown() }
+        var urlRequest = URLRequest(url: server.url("/first"))
+        urlRequest.httpMethod = "POST"
+        urlRequest.httpBodyStream = InputStream(data: Data(repeating: 7, count: 1_000))
+        let result = await response {
+            TestTransport.makeSession().request(urlRequest).responseData(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(result?.error?.urlError?.code == .requestBodyStreamExhausted, "\(TestTransport.name): \(String(describing: result?.error))")
+        #expect(second.count == 0, "the second hop is not sent")
+    }
+
     @Test func aCancelledUploadRemovesItsCopyBeforeTheHandlerRuns() async throws {
         let server = try LoopbackServer { _ in .neverRespond }
         defer { server.shutdown() }

@@ -188,6 +188,16 @@ extension Request {
             eventMonitor?.request(self, didFailToCreateURLRequestWithError: refusal)
             return finish(failingWith: refusal)
         }
+        // A body stream is read once: a later attempt (a 307 or 308 hop, a
+        // retry) would send it empty, or not at all. (`upload(_:InputStream)`
+        // copies its stream to a file, which every attempt sends whole.)
+        if number > 1, bodyFile == nil, prepared.httpBody == nil, prepared.httpBodyStream != nil {
+            return finish(failingWith: .sessionTaskFailed(URLError(.requestBodyStreamExhausted, userInfo: [
+                NSLocalizedDescriptionKey: "the request's body stream was read by an earlier attempt and cannot be sent again; "
+                    + "give the body as Data, a file, or through upload(_:InputStream), which every attempt sends whole",
+                NSURLErrorFailingURLErrorKey: prepared.url as Any,
+            ])))
+        }
         // Monitors hear every chunk and every sent part: the transport hands them over.
         var attempt = HTTPTransportAttempt(
             request: prepared, bodyFile: bodyFile, collectsBody: collectsBody && eventMonitor == nil, maximumBodySize: limit
