@@ -128,6 +128,19 @@ extension Request {
     }
 
     /// Sends one attempt, unless the request stopped running meanwhile.
+    /// The failure of an attempt after the first whose body is a stream,
+    /// which the first read; `nil` for any other body. Apart from `send`, so
+    /// that the rare path costs the usual one nothing.
+    @inline(never)
+    private static func exhaustedBodyStream(of request: URLRequest) -> HTTPError? {
+        guard request.httpBody == nil, request.httpBodyStream != nil else { return nil }
+        return .sessionTaskFailed(URLError(.requestBodyStreamExhausted, userInfo: [
+            NSLocalizedDescriptionKey: "the request's body stream was read by an earlier attempt and cannot be sent again; "
+                + "give the body as Data, a file, or through upload(_:InputStream), which every attempt sends whole",
+            NSURLErrorFailingURLErrorKey: request.url as Any,
+        ]))
+    }
+
     private func send(_ adapted: URLRequest, base: URLRequest, adaptersRan: Bool = false, timeoutIsAssigned: Bool) {
         // Checked here, on the request as it will be sent, so that no path
         // (parameters, adapters, redirects, the session's fields) skips it.
@@ -191,13 +204,7 @@ extension Request {
         // A body stream is read once: a later attempt (a 307 or 308 hop, a
         // retry) would send it empty, or not at all. (`upload(_:InputStream)`
         // copies its stream to a file, which every attempt sends whole.)
-        if number > 1, bodyFile == nil, prepared.httpBody == nil, prepared.httpBodyStream != nil {
-            return finish(failingWith: .sessionTaskFailed(URLError(.requestBodyStreamExhausted, userInfo: [
-                NSLocalizedDescriptionKey: "the request's body stream was read by an earlier attempt and cannot be sent again; "
-                    + "give the body as Data, a file, or through upload(_:InputStream), which every attempt sends whole",
-                NSURLErrorFailingURLErrorKey: prepared.url as Any,
-            ])))
-        }
+        if number > 1, bodyFile == nil, let exhausted = Self.exhaustedBodyStream(of: prepared) { return finish(failingWith: exhausted) }
         // Monitors hear every chunk and every sent part: the transport hands them over.
         var attempt = HTTPTransportAttempt(
             request: prepared, bodyFile: bodyFile, collectsBody: collectsBody && eventMonitor == nil, maximumBodySize: limit

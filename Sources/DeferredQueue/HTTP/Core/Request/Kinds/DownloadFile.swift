@@ -11,8 +11,9 @@ struct DownloadFile: Sendable {
     private let handle: FileHandle?
     private(set) var length: Int64 = 0
     /// The length a resumed file must reach: the end of the range the
-    /// server said it sends (`nil` for a new file).
-    let expectedLength: Int64?
+    /// server said it sends; -1 for a new file. (Not an optional: it would
+    /// cost every request's state-machine copies an enum tag.)
+    let expectedLength: Int64
     /// Chunks not written yet: transports hand over 16 KiB or so at a time,
     /// and one write per chunk would cost more than the chunk takes to arrive.
     private var pending = Data()
@@ -22,7 +23,7 @@ struct DownloadFile: Sendable {
     init(finishedAt url: URL) {
         self.url = url
         handle = nil
-        expectedLength = nil
+        expectedLength = -1
     }
 
     /// Creates an empty temporary file, readable and writable by its owner
@@ -34,7 +35,7 @@ struct DownloadFile: Sendable {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
         }
         handle = try FileHandle(forWritingTo: url)
-        expectedLength = nil
+        expectedLength = -1
     }
 
     /// The partial file of a resumed download, cut to its first `offset`

@@ -286,7 +286,8 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             }
         }
         // A resumed file must end where the server's range said it would.
-        if let file, let expected = file.expectedLength, file.length != expected {
+        if let file, file.expectedLength >= 0, file.length != file.expectedLength {
+            let expected = file.expectedLength
             file.discard()
             raw.error = Self.brokenContinuation(
                 "the server's 206 response sent \(file.length < expected ? "less" : "more") than the range it announced"
