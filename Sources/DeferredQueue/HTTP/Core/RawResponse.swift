@@ -102,3 +102,12 @@ struct RawResponse: Sendable {
         return Request.rejecting(self, with: failure)
     }
 }
+
+extension Result<RawResponse, any Error> {
+    /// This outcome as a handler chained after the first `count` validators
+    /// sees it (``RawResponse/applyingVerdicts(of:)``).
+    func applyingVerdicts(of count: Int) -> Self {
+        guard count > 0, case .success(let raw) = self else { return self }
+        return .success(raw.applyingVerdicts(of: count))
+    }
+}

@@ -26,12 +26,15 @@ extension URL {
     /// address's) or sends to it modulo 65536 (a host name's): checked on
     /// every attempt, a redirect's included.
     var sendableForm: SendableForm {
-        guard let isLowercase = httpSchemeIsLowercase, port.map({ (0...65_535).contains($0) }) ?? true else { return .refused }
+        guard let isLowercase = httpSchemeIsLowercase, hasSendablePort else { return .refused }
         if isLowercase { return .asIs }
         guard let scheme, var components = URLComponents(url: self, resolvingAgainstBaseURL: true) else { return .refused }
         components.scheme = scheme.lowercased()
         return components.url.map(SendableForm.lowercased) ?? .refused
     }
+
+    /// Whether the port, if any, is one (0–65535): see ``sendableForm``.
+    var hasSendablePort: Bool { port.map { (0...65_535).contains($0) } ?? true }
 
     /// See ``sendableForm``.
     enum SendableForm {

@@ -75,7 +75,7 @@ public struct HTTPTransportAttempt: Sendable {
     /// project's transports do).
     public var requestSyntaxViolation: HTTPError? {
         guard !syntaxChecked else { return nil }
-        if let url = request.url, let port = url.port, !(0...65_535).contains(port) { return .invalidURL(url.absoluteString) }
+        if let url = request.url, !url.hasSendablePort { return .invalidURL(url.absoluteString) }
         return RequestSyntax.violation(method: request.httpMethod ?? "GET", fields: request.allHTTPHeaderFields ?? [:])
     }
 

@@ -99,8 +99,7 @@ final class OutcomeHandler<Responder: OutcomeResponder>: Sendable {
     }
 
     private func run() {
-        var outcome = outcome.currentOutcome
-        if verdicts > 0, case .success(let raw) = outcome { outcome = .success(raw.applyingVerdicts(of: verdicts)) }
+        let outcome = outcome.currentOutcome.applyingVerdicts(of: verdicts)
         let response = responder.response(to: outcome, of: started ?? waiting, built: built)
         guard let queue else { return handler(response) }
         let handler = self.handler

@@ -54,12 +54,7 @@ final class RetryableHandler<Responder: OutcomeResponder>: Sendable where Respon
     /// Runs on `outcome`: in the queue's turn, or (`queueWaits`) on a
     /// retried request's outcome, off the queue, which waits meanwhile.
     private func run(on received: Result<RawResponse, any Error>, queueWaits: Bool) {
-        let outcome: Result<RawResponse, any Error>
-        if verdicts > 0, case .success(let raw) = received {
-            outcome = .success(raw.applyingVerdicts(of: verdicts))
-        } else {
-            outcome = received
-        }
+        let outcome = received.applyingVerdicts(of: verdicts)
         let request = self.request
         let response = responder.response(to: outcome, of: request, built: built)
         guard case .success = outcome, let error = response.error, Request.serializerFailureMayRetry(error), let request else {
