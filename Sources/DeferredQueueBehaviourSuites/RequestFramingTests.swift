@@ -136,6 +136,20 @@ struct RequestFramingTests {
         #expect(server.connectionCount == 0)
     }
 
+    /// libcurl sent the field and no chunk, and the server waited for one
+    /// until the request timed out.
+    @Test func aChunkedTransferEncodingWithoutABodyIsRefusedUnsent() async throws {
+        let server = try LoopbackServer { .echo($0) }
+        defer { server.shutdown() }
+        let request = TestTransport.makeSession().request(server.url("/"), headers: ["Transfer-Encoding": "chunked"], timeout: 30)
+        let result = await echo(request)
+        guard case .urlRequestValidationFailed(.invalidTransferEncoding("chunked"))? = result.error else {
+            Issue.record("\(TestTransport.name): sent: \(result)")
+            return
+        }
+        #expect(server.connectionCount == 0)
+    }
+
     /// URLSession on Linux would add `application/x-www-form-urlencoded` to bytes sent from memory.
     @Test(arguments: [BodyRoute.request, .uploadData])
     func aBodyWithoutAContentTypeIsSentWithoutOne(_ route: BodyRoute) async throws {

@@ -45,6 +45,8 @@ final class ResumableEntity: Sendable {
         case chunksTooFewBytes
         /// A `206` of the right range, chunked, 10 bytes too many.
         case chunksTooManyBytes
+        /// A `206`, chunked, whose range ends at the largest offset there is.
+        case endsAtTheLargestOffset
     }
 
     /// The entity's settings; its one lock is `value`.
@@ -105,6 +107,8 @@ final class ResumableEntity: Sendable {
                     return .chunked(status: 206, headers: rangeHeaders, chunks: [rest.dropLast(10)])
                 case .chunksTooManyBytes:
                     return .chunked(status: 206, headers: rangeHeaders, chunks: [rest, Data(repeating: 0, count: 10)])
+                case .endsAtTheLargestOffset:
+                    return .chunked(status: 206, headers: headers + [("Content-Range", "bytes \(start)-\(Int64.max)/*")], chunks: [rest])
                 default:
                     return .response(status: 206, headers: rangeHeaders, body: rest)
                 }
@@ -283,6 +287,48 @@ struct ResumableDownloadTests {
         #expect(resumed.error?.urlError?.code == .badServerResponse, "\(TestTransport.name), \(behaviour): \(String(describing: resumed.error))")
         #expect(resumed.fileURL == nil, "\(TestTransport.name), \(behaviour)")
         #expect(!FileManager.default.fileExists(atPath: try Self.partialFile(of: data).path))
+    }
+
+    /// Resume data without a total (the first response was chunked) and a
+    /// range to `Int64.max`: the file's length, `last + 1`, trapped.
+    @Test func aRangeToTheLargestOffsetFails() async throws {
+        let entity = try ResumableEntity(length: Self.length, cutFirstAt: Int(Self.length / 2), behaviour: .endsAtTheLargestOffset)
+        let session = TestTransport.makeSession()
+        let (_, data) = try await interrupted(entity, session: session)
+        var unknownTotal = try DownloadResumeData(decoding: data)
+        unknownTotal.totalBytes = nil
+        let resumed = try #require(await download(session.download(resumingWith: unknownTotal.encoded())))
+        #expect(resumed.error?.urlError?.code == .badServerResponse, "\(TestTransport.name): \(String(describing: resumed.error))")
+        #expect(resumed.fileURL == nil)
+    }
+
+    /// The partial file's name sits in the shared temporary directory: a
+    /// link put there after the request was made (a hard link, or a
+    /// symbolic one in place of the file) was followed, and the download
+    /// wrote into the file it names and reported success.
+    @Test(arguments: ["hard link", "symbolic link"])
+    func aPartialFileReplacedByALinkIsNotWrittenThrough(_ kind: String) async throws {
+        let entity = try ResumableEntity(length: Self.length, cutFirstAt: Int(Self.length / 2))
+        let session = TestTransport.makeSession()
+        let (_, data) = try await interrupted(entity, session: session)
+        let partial = try Self.partialFile(of: data)
+        let directory = try TemporaryDirectory()
+        let victim = directory.url.appendingPathComponent("victim")
+        let original = try Data(contentsOf: partial)
+        try original.write(to: victim)
+        // Made before the link appears, so the resume point is taken as intact.
+        let request = session.download(resumingWith: data)
+        try FileManager.default.removeItem(at: partial)
+        if kind == "hard link" {
+            try FileManager.default.linkItem(at: victim, to: partial)
+        } else {
+            try FileManager.default.createSymbolicLink(at: partial, withDestinationURL: victim)
+        }
+        defer { try? FileManager.default.removeItem(at: partial) }
+        let resumed = try #require(await download(request))
+        #expect(resumed.error != nil, "\(TestTransport.name), \(kind): wrote through the link")
+        #expect(resumed.fileURL == nil)
+        #expect(try Data(contentsOf: victim) == original, "\(TestTransport.name), \(kind): the linked file changed")
     }
 
     @Test func aRangeThatDoesNotContinueThePartialFileFails() async throws {

@@ -23,6 +23,20 @@ struct URLSessionTransportTests {
         #expect(result?.error?.isTimeout == true)
     }
 
+    /// corelibs trapped on the first request of a session configured so
+    /// (the request's own timeout, unassigned, defers to the configuration's).
+    @Test(arguments: [Double.nan, .infinity, 1e20, -1, 0])
+    func aConfigurationsTimeoutThatIsNoDurationStillSends(_ seconds: Double) async throws {
+        let fixture = try Fixture()
+        let configuration = URLSessionTransport.defaultConfiguration
+        configuration.timeoutIntervalForRequest = seconds
+        let session = Session(configuration: configuration)
+        let result = await response(within: 120) {
+            session.request(fixture.url("/json")).responseData(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(result?.error == nil, "\(seconds): \(String(describing: result?.error))")
+    }
+
     @Test func fractionalTimeoutsAreRoundedUpForURLSession() {
         #expect(URLSessionTransport.idleTimeout(5) == 5)
         #if canImport(FoundationNetworking)

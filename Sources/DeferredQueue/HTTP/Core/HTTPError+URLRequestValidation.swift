@@ -37,8 +37,8 @@ extension HTTPError {
         /// body's exact length.
         case invalidContentLength(declared: String, bodyLength: Int64)
         /// The request sets `Transfer-Encoding` to `value`: anything but
-        /// `chunked`, or `chunked` beside a `Content-Length`. How the body is
-        /// framed is the transport's to say.
+        /// `chunked`, or `chunked` beside a `Content-Length` or without a
+        /// body. How the body is framed is the transport's to say.
         case invalidTransferEncoding(String)
         /// A `GET` request has a body, which the session's transport cannot
         /// send (URLSession refuses one on every platform); Alamofire's reason
@@ -67,8 +67,8 @@ extension HTTPError {
                     + "never come). Leave Content-Length out, the transport sets it, or give the body's exact length."
             case .invalidTransferEncoding(let value):
                 return "The request sets Transfer-Encoding to \(Self.quoted(value)), so it was not sent: only \"chunked\" "
-                    + "without a Content-Length frames a body unambiguously. Leave Transfer-Encoding out; the transport "
-                    + "frames the body."
+                    + "without a Content-Length, and with a body, frames a body unambiguously (without one, the server waits "
+                    + "for a chunk that never comes). Leave Transfer-Encoding out; the transport frames the body."
             case .bodyDataInGETRequest(let body):
                 return "The GET request has a body (\(body.count) bytes in memory, or a file), which this session's transport "
                     + "cannot send, so it was not sent. Send the parameters in the query (URLEncoding.queryString), use "

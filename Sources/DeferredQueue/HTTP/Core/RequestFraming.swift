@@ -30,7 +30,9 @@ enum RequestFraming {
         let length = request.value(forHTTPHeaderField: "Content-Length")
         if let coding = request.value(forHTTPHeaderField: "Transfer-Encoding") {
             let isChunked = coding.trimmingCharacters(in: .whitespaces).lowercased() == "chunked"
-            guard isChunked, length == nil else { return .urlRequestValidationFailed(reason: .invalidTransferEncoding(coding)) }
+            // Without a body, libcurl sends the field and no chunk: the server waits for one.
+            let hasBody = request.httpBody?.isEmpty == false || bodyFile != nil || request.httpBodyStream != nil
+            guard isChunked, length == nil, hasBody else { return .urlRequestValidationFailed(reason: .invalidTransferEncoding(coding)) }
         }
         guard let length else { return nil }
         // A stream's length is known only once it was read, so no declared

@@ -58,6 +58,28 @@ struct DownloadResumeDataTests {
         }
     }
 
+    /// A total below the bytes kept trapped (`complete - 1` of `Int64.min`)
+    /// when a `206` was checked against it.
+    @Test(arguments: [Int64.min, -1, 0, 9])
+    func aTotalBelowTheBytesKeptIsRefused(_ total: Int64) {
+        let data = DownloadResumeData(
+            url: Self.url, headers: [:], partialFileName: DownloadResumeData.partialFilePrefix + "x", bytes: 10,
+            validator: "\"v\"", totalBytes: total
+        )
+        #expect(throws: ResumeDataError.self, "\(total)") { try DownloadResumeData(decoding: data.encoded()) }
+    }
+
+    /// `setValue` drops a value with a line break, and a bad name would
+    /// reach the transport: resume data read back must hold fields that may be sent.
+    @Test(arguments: [["X-A": "a\r\nInjected: 1"], ["X-N": "a\u{0}b"], ["Bad Name": "v"]])
+    func aHeaderFieldThatMayNotBeSentIsRefused(_ headers: [String: String]) {
+        let data = DownloadResumeData(
+            url: Self.url, headers: headers, partialFileName: DownloadResumeData.partialFilePrefix + "x", bytes: 10,
+            validator: "\"v\"", totalBytes: nil
+        )
+        #expect(throws: ResumeDataError.self, "\(headers)") { try DownloadResumeData(decoding: data.encoded()) }
+    }
+
     @Test func onlyAGetWithAStrongValidatorAndNoContentCodingCanResume() {
         #expect(DownloadResumeData.validator(request: get, response: response(200, ["ETag": "\"a\""])) == "\"a\"")
         #expect(DownloadResumeData.validator(request: get, response: response(206, ["ETag": "\"a\""])) == "\"a\"")
@@ -78,7 +100,9 @@ struct DownloadResumeDataTests {
         #expect(ContentRange("bytes 10-99/100")?.complete == 100)
         #expect(ContentRange("bytes 10-99/*")?.complete == nil)
         #expect(ContentRange("bytes 10-99/*") != nil)
-        for bad in ["bytes */100", "bytes 99-10/100", "bytes 10-99/50", "items 1-2/3", "bytes -1-5/9", "bytes 1-2", ""] {
+        // The last: a length of `last + 1` would overflow (a trap when a resumed download's file began).
+        for bad in ["bytes */100", "bytes 99-10/100", "bytes 10-99/50", "items 1-2/3", "bytes -1-5/9", "bytes 1-2", "",
+                    "bytes 10-9223372036854775807/*"] {
             #expect(ContentRange(bad) == nil, "\(bad)")
         }
         let point = ResumePoint(data: DownloadResumeData(

@@ -70,6 +70,13 @@ struct DownloadResumeData: Codable, Sendable, Equatable {
         guard decoded.bytes > 0, !decoded.validator.isEmpty, decoded.validator.count <= 1024 else {
             throw .unreadable("no bytes or no validator to resume with")
         }
+        if let total = decoded.totalBytes, total < decoded.bytes {
+            throw .unreadable("a total of \(total) bytes is fewer than the \(decoded.bytes) downloaded")
+        }
+        // Set with `setValue`, which drops a value with a line break without a word.
+        if let violation = RequestSyntax.violation(method: "GET", fields: decoded.headers) {
+            throw .unreadable("a header field may not be sent: \(violation)")
+        }
         // Sent as `If-Range` after the session checked the request's own fields.
         guard RequestSyntax.check(value: decoded.validator) == .valid else {
             throw .unreadable("the validator is not a header value that may be sent")
@@ -177,7 +184,9 @@ struct ContentRange: Equatable {
         let parts = spec.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
         let bounds = parts[0].split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-        guard bounds.count == 2, let first = Int64(bounds[0]), let last = Int64(bounds[1]), first >= 0, last >= first
+        // `last` below `Int64.max`: a length is `last + 1`.
+        guard bounds.count == 2, let first = Int64(bounds[0]), let last = Int64(bounds[1]), first >= 0, last >= first,
+              last < .max
         else { return nil }
         (self.first, self.last) = (first, last)
         if parts[1] == "*" {

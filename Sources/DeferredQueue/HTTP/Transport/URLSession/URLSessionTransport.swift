@@ -92,6 +92,9 @@ public final class URLSessionTransport: HTTPTransport {
         #if canImport(FoundationNetworking)
         copy.urlCache = nil
         #endif
+        // A request whose own timeout is not assigned gets this one, and
+        // corelibs traps on a NaN, an infinity or one beyond `Int`'s range.
+        copy.timeoutIntervalForRequest = idleTimeout(HTTPTransportAttempt.idleTimeout(copy.timeoutIntervalForRequest))
         return copy
     }
 

@@ -43,7 +43,7 @@ struct DownloadFile: Sendable {
     init(resuming url: URL, at offset: Int64, expecting expectedLength: Int64) throws {
         self.url = url
         self.expectedLength = expectedLength
-        let handle = try FileHandle(forWritingTo: url)
+        let handle = try Self.openPartialFile(url)
         do {
             try handle.truncate(atOffset: UInt64(offset))
             try handle.seekToEnd()
@@ -53,6 +53,25 @@ struct DownloadFile: Sendable {
         }
         self.handle = handle
         length = offset
+    }
+
+    /// Opens a partial file to write, refusing a symbolic link, a file with
+    /// another name (a hard link) and another user's file: the name sits in
+    /// the shared temporary directory, and what is there when the response
+    /// arrives need not be what was checked when the request was made.
+    private static func openPartialFile(_ url: URL) throws -> FileHandle {
+        let descriptor = open(url.path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+        var status = stat()
+        guard descriptor >= 0, fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+              status.st_nlink == 1, status.st_uid == geteuid()
+        else {
+            if descriptor >= 0 { try? FileHandle(fileDescriptor: descriptor, closeOnDealloc: true).close() }
+            throw CocoaError(.fileWriteNoPermission, userInfo: [
+                NSFilePathErrorKey: url.path,
+                NSLocalizedDescriptionKey: "the partial file \(url.path) is not a regular file of this user's with one name",
+            ])
+        }
+        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
 
     mutating func write(_ data: Data) throws {

@@ -244,7 +244,11 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         }
         switch start {
         case .resume(let point, let length):
-            return try DownloadFile(resuming: point.data.partialFile, at: point.data.bytes, expecting: length)
+            do {
+                return try DownloadFile(resuming: point.data.partialFile, at: point.data.bytes, expecting: length)
+            } catch {
+                throw HTTPError.downloadedFileMoveFailed(error: error, source: point.data.partialFile, destination: nil)
+            }
         case .fresh(let partial):
             if let partial { try? FileManager.default.removeItem(at: partial) }
             return try DownloadFile()
