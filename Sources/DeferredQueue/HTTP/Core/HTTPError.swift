@@ -248,6 +248,9 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
         case .httpTooManyRedirects, .redirectToNonExistentLocation: return "the server's redirects could not be followed"
         case .resourceUnavailable, .zeroByteResource: return "the resource is unavailable"
         case .dataLengthExceedsMaximum: return "the response is larger than allowed"
+        case .requestBodyStreamExhausted:
+            return "the request's body could not be sent as announced (a body stream read by an earlier attempt, "
+                + "or an uploaded file that changed length while it was sent)"
         default: return "the URL loading system reported an error"
         }
     }

@@ -87,6 +87,21 @@ public struct HTTPTransportAttempt: Sendable {
         HTTPBodyCollector(limit: maximumBodySize, expectedLength: expectedLength)
     }
 
+    /// The error of an attempt whose ``bodyFile`` changed length while it
+    /// was sent (`announced`: the `Content-Length` sent, the file's length
+    /// when the attempt started): a transport stops there, neither sending
+    /// bytes past the announced length (the server would read them as the
+    /// next request on the connection) nor waiting for bytes that are gone.
+    public static func bodyFileChangedLength(_ file: URL, announced: Int64, url: URL?) -> URLError {
+        var userInfo: [String: Any] = [
+            NSLocalizedDescriptionKey: "The file \(file.path) changed length while it was uploaded "
+                + "(\(announced) bytes were announced); upload a file nothing writes to meanwhile.",
+            NSFilePathErrorKey: file.path,
+        ]
+        if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+        return URLError(.requestBodyStreamExhausted, userInfo: userInfo)
+    }
+
     /// `seconds` as an idle timeout every transport can apply.
     static func idleTimeout(_ seconds: Double) -> Double {
         guard !seconds.isNaN, seconds > 0 else { return Session.defaultTimeout }

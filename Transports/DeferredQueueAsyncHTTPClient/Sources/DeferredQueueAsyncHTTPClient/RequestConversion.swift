@@ -25,7 +25,7 @@ enum RequestConversion {
         let headers = NIOHTTP1.HTTPHeaders(request.allHTTPHeaderFields.map { $0.map { ($0.key, $0.value) } } ?? [])
         let body: HTTPClient.Body?
         if let bodyFile {
-            body = try fileBody(bodyFile, window: window ?? RequestBodyWindow())
+            body = try fileBody(bodyFile, url: url, window: window ?? RequestBodyWindow())
         } else if let data = request.httpBody {
             body = .bytes(data)
         } else if let stream = request.httpBodyStream {
@@ -41,11 +41,15 @@ enum RequestConversion {
     /// A body streamed from `file`, 256 KiB at a time, each piece read when
     /// the client took the previous one and `window` allows: the file is
     /// never loaded whole, and at most the window's limit waits unwritten.
+    /// Exactly the length measured now is sent: a file that grows or
+    /// shrinks meanwhile fails the attempt
+    /// (``HTTPTransportAttempt/bodyFileChangedLength(_:announced:url:)``).
     ///
     /// - Note: The reads are blocking file reads on the connection's event
     ///   loop; a file on a slow disk holds that loop up for each read.
-    static func fileBody(_ file: URL, window: RequestBodyWindow) throws -> HTTPClient.Body {
-        let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int64
+    static func fileBody(_ file: URL, url: URL? = nil, window: RequestBodyWindow) throws -> HTTPClient.Body {
+        let size = try (FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? 0
+        let piece: Int64 = 256 << 10
         return .stream(contentLength: size) { writer in
             @Sendable func finish(_ handle: FileHandle, after written: EventLoopFuture<Void>) -> EventLoopFuture<Void> {
                 written.always { _ in try? handle.close() }
@@ -54,25 +58,29 @@ enum RequestConversion {
             let first: Data
             do {
                 handle = try FileHandle(forReadingFrom: file)
-                first = try handle.read(upToCount: 256 << 10) ?? Data()
+                first = try handle.read(upToCount: Int(min(piece, size))) ?? Data()
             } catch {
                 return writer.write(.byteBuffer(ByteBuffer())).flatMapThrowing { throw error }
             }
-            @Sendable func write(_ chunk: Data) -> EventLoopFuture<Void> {
+            let changed = HTTPTransportAttempt.bodyFileChangedLength(file, announced: size, url: url)
+            /// Writes `chunk`, then the next piece of the `left` bytes after it.
+            @Sendable func write(_ chunk: Data, leaving left: Int64) -> EventLoopFuture<Void> {
                 let taken = writer.write(.byteBuffer(ByteBuffer(bytes: chunk)))
                 let written = taken.and(window.produced(chunk.count, on: taken.eventLoop)).map { _ in }
-                return written.flatMap {
-                    do {
-                        guard let next = try handle.read(upToCount: 256 << 10), !next.isEmpty else {
-                            return written.eventLoop.makeSucceededVoidFuture()
-                        }
-                        return write(next)
-                    } catch {
-                        return written.eventLoop.makeFailedFuture(error)
+                return written.flatMapThrowing { () -> Data? in
+                    guard left > 0 else {
+                        // Sent whole: one byte more means the file grew.
+                        if let extra = try handle.read(upToCount: 1), !extra.isEmpty { throw changed }
+                        return nil
                     }
+                    guard let next = try handle.read(upToCount: Int(min(piece, left))), !next.isEmpty else { throw changed }
+                    return next
+                }.flatMap { next in
+                    guard let next else { return written.eventLoop.makeSucceededVoidFuture() }
+                    return write(next, leaving: left - Int64(next.count))
                 }
             }
-            return finish(handle, after: write(first))
+            return finish(handle, after: write(first, leaving: size - Int64(first.count)))
         }
     }
 

@@ -94,6 +94,15 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         }
     }
 
+    /// Records that the task is being stopped because it sent more body
+    /// than it announced; `false` when that was recorded already.
+    func stopOvergrownBody() -> Bool {
+        state.withLock(owner: self) { state in
+            defer { state.reportedCompletion = true }
+            return !state.reportedCompletion && !state.completed
+        }
+    }
+
     /// Records that the task is being stopped to decline a challenge (on the delegate queue).
     func declineChallenge() {
         state.withLock(owner: self) { $0.declinedChallenge = true }

@@ -117,6 +117,13 @@ public final class URLSessionTransport: HTTPTransport {
         if attempt.downloadsToFile {
             task = urlSession.downloadTask(with: request)
         } else if let file = attempt.bodyFile {
+            #if canImport(FoundationNetworking)
+            // corelibs reads the file to its end, whatever length it sent:
+            // bytes a writer appends meanwhile follow the body on the
+            // connection, where a server would read them as a request of
+            // their own unless this one asked to close it.
+            request.setValue("close", forHTTPHeaderField: "Connection")
+            #endif
             task = urlSession.uploadTask(with: request, fromFile: file)
         } else if let body = request.httpBody {
             // An upload task, not a data task with `httpBody`: corelibs gives
@@ -134,7 +141,7 @@ public final class URLSessionTransport: HTTPTransport {
         // corelibs routes only redirects and challenges to a task's own
         // delegate (response, data and completion go to the session's, which
         // forwards them here); Apple platforms route everything to it.
-        task.delegate = URLSessionAttemptDelegate(events: events, handle: handle)
+        task.delegate = URLSessionAttemptDelegate(events: events, handle: handle, bodyFile: attempt.bodyFile)
         task.resume()
         return handle
     }

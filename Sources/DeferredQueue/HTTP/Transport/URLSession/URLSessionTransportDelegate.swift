@@ -87,10 +87,13 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
 final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate, Sendable {
     let events: any HTTPTransportEvents
     let handle: URLSessionAttemptTask
+    /// The file the body is read from, if any.
+    let bodyFile: URL?
 
-    init(events: any HTTPTransportEvents, handle: URLSessionAttemptTask) {
+    init(events: any HTTPTransportEvents, handle: URLSessionAttemptTask, bodyFile: URL? = nil) {
         self.events = events
         self.handle = handle
+        self.bodyFile = bodyFile
     }
 
     /// Whether `challenge` asks for HTTP authentication (rather than for
@@ -186,6 +189,17 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
         _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
         totalBytesSent: Int64, totalBytesExpectedToSend: Int64
     ) {
+        // A file that grew after corelibs measured it is read to its end,
+        // past the `Content-Length` sent: stop it (the request asked to
+        // close the connection, so the rest is not read as a request).
+        if totalBytesExpectedToSend >= 0, totalBytesSent > totalBytesExpectedToSend, let file = bodyFile {
+            guard handle.stopOvergrownBody() else { return }
+            handle.cancel()
+            let url = task.currentRequest?.url
+            return events.didComplete(
+                body: nil, error: HTTPTransportAttempt.bodyFileChangedLength(file, announced: totalBytesExpectedToSend, url: url)
+            )
+        }
         events.didSend(bytes: totalBytesSent, of: totalBytesExpectedToSend >= 0 ? totalBytesExpectedToSend : nil)
     }
 

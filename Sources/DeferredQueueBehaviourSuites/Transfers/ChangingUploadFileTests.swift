@@ -1,0 +1,66 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import DeferredQueueTesting
+import TestSupport
+import Testing
+@testable import DeferredQueue
+
+/// A file that changes length while it is uploaded: what was announced as
+/// `Content-Length` is the most that may follow the head, and the request
+/// fails rather than reporting the upload done.
+@Suite("Uploads of a file that changes length while it is sent", .timeLimit(.minutes(3)))
+struct ChangingUploadFileTests {
+    static let length = 16 << 20
+
+    /// Uploads a file of ``length`` bytes to a server that holds the body
+    /// back, lets `change` alter the file meanwhile, then releases it.
+    func upload(changing change: (FileHandle) throws -> Void) async throws -> (error: HTTPError?, server: HeldUploadServer) {
+        let server = try HeldUploadServer()
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("log")
+        try Data(repeating: UInt8(ascii: "a"), count: Self.length).write(to: file)
+        let response = Recorder<DataResponse<Data?, HTTPError>>()
+        let request = TestTransport.makeSession().upload(file, to: server.url, timeout: 5)
+        request.response(queue: handlerQueue) { response.append($0) }
+        #expect(await server.headArrived.wait())
+        let handle = try FileHandle(forWritingTo: file)
+        try change(handle)
+        try handle.close()
+        server.release()
+        #expect(await eventually(within: 120) { response.count == 1 })
+        #expect(await server.finished.wait())
+        return (response.events.first?.error, server)
+    }
+
+    /// URLSession read a growing file to its end and sent every byte after
+    /// the body: a server reads them as requests of their own, and the
+    /// upload reported success.
+    @Test func aFileThatGrowsFailsAndNothingPastItsLengthIsReadAsARequest() async throws {
+        let (error, server) = try await upload { handle in
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(String(repeating: "GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n", count: 30_000).utf8))
+        }
+        #expect(error?.urlError?.code == .requestBodyStreamExhausted, "\(TestTransport.name): \(String(describing: error))")
+        #expect(server.head.contains("Content-Length: \(Self.length)") || server.head.contains("content-length: \(Self.length)"),
+                "\(server.head)")
+        if TestTransport.name == "URLSession" {
+            // libcurl sends what corelibs reads before the task stops; the
+            // request asked the server to read nothing after it.
+            #expect(server.head.lowercased().contains("connection: close"), "\(server.head)")
+        } else {
+            #expect(server.bodyBytes == Int64(Self.length), "\(TestTransport.name): \(server.bodyBytes) bytes followed the head")
+        }
+    }
+
+    @Test func aFileThatShrinksFails() async throws {
+        let (error, server) = try await upload { handle in try handle.truncate(atOffset: 1 << 20) }
+        #expect(error != nil, "\(TestTransport.name): reported done")
+        // URLSession waits for the server, which waits for the rest, until the request times out.
+        if TestTransport.name != "URLSession" {
+            #expect(error?.urlError?.code == .requestBodyStreamExhausted, "\(TestTransport.name): \(String(describing: error))")
+            #expect(server.bodyBytes < Int64(Self.length))
+        }
+    }
+}
