@@ -166,6 +166,36 @@ struct DataRequestTests {
         #expect(session.request("not a url").cURLDescription().contains("no valid URL"))
     }
 
+    /// Alamofire serializes on a queue that targets its root queue, so the
+    /// progress it reported there has run before any response handler (its
+    /// own tests check the last value is 1 when the response arrives).
+    @Test(arguments: ["download", "upload"])
+    func progressReportedOnTheRootQueueRunsBeforeTheResponseHandlers(_ direction: String) async throws {
+        let body = Data(repeating: 7, count: 256 << 10)
+        let server = try LoopbackServer { request in
+            direction == "download" ? .trickle(body: body, chunkSize: 16 << 10, interval: 0.002) : .text("ok")
+        }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let seen = Recorder<Double>()
+        // Slow on purpose: progress piles up on the root queue while the transfer ends.
+        let progress: @Sendable (TransferProgress) -> Void = { progress in
+            usleep(2_000)
+            seen.append(progress.fractionCompleted)
+        }
+        let request = direction == "download"
+            ? session.request(server.url("/")).downloadProgress(queue: session.rootQueue, closure: progress)
+            : session.upload(body, to: server.url("/")).uploadProgress(queue: session.rootQueue, closure: progress)
+        let lastSeen = Recorder<Double?>()
+        let done = Latch()
+        request.response(queue: handlerQueue) { _ in
+            lastSeen.append(seen.events.last)
+            done.arrive()
+        }
+        #expect(await done.wait())
+        #expect(lastSeen.events == [1.0], "\(TestTransport.name), \(direction): \(seen.count) updates, the last before the response \(lastSeen.events)")
+    }
+
     /// `onHTTPResponse`: the body waits for the handler's disposition, so
     /// `.cancel` stops a transfer whose head was judged, on every transport.
     @Test func anHTTPResponseHandlerDecidesWhetherTheBodyFollows() async throws {

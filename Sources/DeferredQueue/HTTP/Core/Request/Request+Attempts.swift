@@ -506,10 +506,24 @@ extension Request {
         // session's running ones, and a handler that retries it (`reopen`)
         // joins the registry again after this, not before.
         registry.remove(self)
-        if let parked = leftovers.parked {
+        let rootQueue = core.transport.callbackQueue
+        guard !leftovers.progressHandlers.contains(where: { $0.queue === rootQueue }),
+              !leftovers.uploadProgressHandlers.contains(where: { $0.queue === rootQueue })
+        else {
+            // Alamofire serializes on a queue that targets its root queue, so
+            // what progress it reported there has run before any response
+            // handler: the outcome is delivered behind it.
+            return rootQueue.async { self.deliver(final, parked: leftovers.parked, lane: leftovers.lane) }
+        }
+        deliver(final, parked: leftovers.parked, lane: leftovers.lane)
+    }
+
+    /// Hands the settled outcome to the handlers (or to the one parked on a reopened request).
+    private func deliver(_ final: RawResponse, parked: RequestStateMachine.ParkedHandler?, lane: HandlerLane) {
+        if let parked {
             resumeParked(parked, with: .success(final))
         } else {
-            if let lane = leftovers.lane.target(forBodyOf: final.data?.count ?? 0) { outcome.retarget(to: lane) }
+            if let lane = lane.target(forBodyOf: final.data?.count ?? 0) { outcome.retarget(to: lane) }
             resolver.fulfill(final)
         }
         // After the handlers are enqueued: it runs behind them. Every

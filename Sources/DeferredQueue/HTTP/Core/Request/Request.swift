@@ -481,7 +481,9 @@ public class Request: @unchecked Sendable {
     /// arrive, and starts the request (unless it waits for ``resume()``).
     ///
     /// Updates are dispatched in order, so they are monotonic on a serial
-    /// `queue` (a retried attempt starts again from zero). The expected total
+    /// `queue` (a retried attempt starts again from zero); on
+    /// ``Session/rootQueue``, every update has run before the response
+    /// handlers start, as in Alamofire. The expected total
     /// is `nil` when unknown — also for a compressed body, whose
     /// `Content-Length` counts compressed bytes. Add it before the first
     /// response handler: a request started without one lets the transport
@@ -527,7 +529,9 @@ public class Request: @unchecked Sendable {
     /// ``resume()``). A request without a body reports nothing.
     ///
     /// Updates are dispatched in order (monotonic on a serial `queue`) and
-    /// end at the body's total (a retried attempt starts again from zero).
+    /// end at the body's total (a retried attempt starts again from zero);
+    /// on ``Session/rootQueue``, every update has run before the response
+    /// handlers start.
     /// Add it before the first response handler, as ``downloadProgress(queue:closure:)``.
     ///
     /// - Parameters:

@@ -319,6 +319,10 @@ struct RequestStateMachine: Sendable {
         var handled: [@Sendable () -> Void] = []
         /// The handler queue's lane when the request finished.
         var lane = HandlerLane.shared
+        /// The progress handlers, download and upload: those on the
+        /// session's root queue have run before any response handler.
+        var progressHandlers: [ProgressHandler] = []
+        var uploadProgressHandlers: [ProgressHandler] = []
     }
 
     enum FinishAction: Sendable {
@@ -396,11 +400,12 @@ struct RequestStateMachine: Sendable {
 
     /// Takes what the ended `attempt` and the request hold.
     private mutating func end(_ attempt: Attempt) -> Leftovers {
+        var leftovers = Leftovers()
+        (leftovers.progressHandlers, leftovers.uploadProgressHandlers) = (progressHandlers, uploadProgressHandlers)
         progressHandlers = []
         uploadProgressHandlers = []
         isSuspended = false
         waitingForResume = nil
-        var leftovers = Leftovers()
         leftovers.attempt = attempt.number
         for case .chunk(_, let handled?) in attempt.held ?? [] { leftovers.handled.append(handled) }
         attempt.held = nil
