@@ -186,6 +186,28 @@ struct AuthenticationInterceptorTests {
         // Adapters run on redirect hops of the request's own origin only.
         #expect(sent.value(forHTTPHeaderField: "Authorization") == nil)
     }
+
+    /// The other origin's 401 answered a request the credential was removed
+    /// from: the interceptor took it for one sent with an older credential
+    /// and retried at once, to be redirected and refused again, forever.
+    @Test func aRejectionFromTheOriginARedirectLeadsToIsDeliveredNotRetriedForever() async throws {
+        let fixture = PolicyFixture()
+        let landing = fixture.otherURL("/status/401").absoluteString
+        let auth = AuthenticationInterceptor(authenticator: TokenAuthenticator(tokenURL: fixture.url("/token"), tokenSession: nil, before: {}),
+                                             credential: Token("secret"))
+        let request = fixture.makeSession(interceptor: auth).request(fixture.url("/redirect?to=\(landing)"))
+        let statuses = Recorder<Int?>()
+        let done = Latch()
+        request.response(queue: handlerQueue) { response in
+            statuses.append(response.response?.statusCode)
+            done.arrive()
+        }
+        let finished = await done.wait(seconds: 60)
+        if !finished { request.cancel() }
+        #expect(finished, "still retrying after \(fixture.requests.count) attempts")
+        #expect(statuses.events == [401])
+        #expect(fixture.requests.count == 2)
+    }
 }
 
 // MARK: - Fixtures

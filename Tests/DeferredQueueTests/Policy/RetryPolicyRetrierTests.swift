@@ -40,6 +40,20 @@ struct RetryPolicyRetrierTests {
         #expect(fixture.requests(to: "/post-503").count == 1)
     }
 
+    /// A delay too long to schedule (infinite, or a `Retry-After` of a
+    /// billion seconds under `maximumDelay: .infinity`) was taken as none:
+    /// every retry went out at once, thousands a second.
+    @Test(arguments: [Double.infinity, 1e12, 1e9])
+    func aDelayNoProgramOutlivesIsNoRetry(_ seconds: Double) async throws {
+        let fixture = PolicyFixture()
+        let retrier = Retrier { _, _, _, completion in completion(.retryWithDelay(seconds)) }
+        let result = await response(within: 60) {
+            fixture.session.request(fixture.url("/post-503"), interceptor: retrier).validate().responseString(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(result?.response?.statusCode == 503, "\(seconds)")
+        #expect(fixture.requests(to: "/post-503").count == 1, "\(seconds): \(fixture.requests(to: "/post-503").count) attempts")
+    }
+
     // MARK: - Retry-After
 
     @Test func retryAfterInSecondsIsTheDelay() async throws {

@@ -61,7 +61,7 @@ extension Request {
     ) {
         guard let retrier = retriers.first else {
             if let policy = core.retryPolicy, let delay = policy.delay(for: self, dueTo: error) {
-                return decided(.retry(after: delay))
+                return decided(Self.retry(after: delay))
             }
             return decided(.doNotRetry)
         }
@@ -69,13 +69,20 @@ extension Request {
         let next = CompletionOnce<RetryResult> { result in
             switch result {
             case .retry: decided(.retry(after: 0))
-            case .retryWithDelay(let seconds): decided(.retry(after: seconds))
+            case .retryWithDelay(let seconds): decided(Self.retry(after: seconds))
             case .doNotRetryWithError(let retryError):
                 decided(.doNotRetryWithError(.requestRetryFailed(retryError: retryError, originalError: error)))
             case .doNotRetry: self.ask(retriers.dropFirst(), about: error, session: session, decided)
             }
         }
         retrier.retry(self, for: session, dueTo: error) { next($0) }
+    }
+
+    /// A retry after `seconds`; none when the delay is one no program
+    /// outlives (infinite, or beyond ~30 years, a `Retry-After` of a
+    /// billion seconds): waiting for it would leave the request hanging.
+    private static func retry(after seconds: Double) -> RetryDecision {
+        DispatchTime.after(seconds: seconds) == nil ? .doNotRetry : .retry(after: seconds)
     }
 
     /// Decides on a running request's failure: retries it, finishes with the
@@ -109,7 +116,7 @@ extension Request {
     /// stamps its requests signs the retry afresh).
     private func prepareAgain(after seconds: Double) {
         guard let urlRequest else { return }
-        let deadline = DispatchTime.after(seconds: seconds) ?? .now()
+        let deadline = DispatchTime.after(seconds: seconds) ?? .distantFuture
         callbackQueue.asyncAfter(deadline: deadline) {
             guard let convertible = self.madeFrom?.convertible, !(convertible is ResumedDownload) else {
                 return self.prepareAttempt(from: urlRequest, timeoutIsAssigned: self.timeoutIsAssigned)

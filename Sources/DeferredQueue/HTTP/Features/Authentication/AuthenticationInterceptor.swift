@@ -212,7 +212,17 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
         else { return .doNotRetry }
         let (current, generation) = state.withLock(owner: self) { ($0.credential, $0.generation) }
         guard let current else { return .doNotRetryWithError(AuthenticationError.missingCredential) }
-        guard authenticator.isRequest(urlRequest, authenticatedWith: current) else { return .retry }
+        guard authenticator.isRequest(urlRequest, authenticatedWith: current) else {
+            // Sent with an earlier credential: retried with the current one. But
+            // an earlier attempt of this request that carried the current one
+            // means a redirect to another origin removed it (it is not sent
+            // there): that origin's 401 is not this credential's to answer,
+            // and each retry would be redirected and refused again, forever.
+            if request.requests.contains(where: { authenticator.isRequest($0, authenticatedWith: current) }) {
+                return .doNotRetry
+            }
+            return .retry
+        }
         do {
             _ = try await refreshed(current, generation: generation, session: session)
             return .retry
