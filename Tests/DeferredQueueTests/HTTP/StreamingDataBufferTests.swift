@@ -28,6 +28,21 @@ struct StreamingDataBufferTests {
         #expect(released.count == 4, "down to half the limit: the transport may read on")
     }
 
+    /// A reader that keeps pace never drains the buffer: the transport is
+    /// released at half the limit and refills it first. Every chunk read
+    /// stayed referenced until the buffer emptied (840 MB for a reader
+    /// 1 ms a chunk behind an endless body).
+    @Test func chunksReadAreReleasedThoughTheBufferNeverDrains() async throws {
+        let buffer = StreamingDataBuffer()
+        let chunk = Data(count: 4 << 10)
+        for _ in 0..<200 { buffer.append(chunk, release: nil) }
+        for _ in 0..<4_000 {
+            buffer.append(chunk, release: nil)
+            _ = try await buffer.next()
+        }
+        #expect(buffer.retainedBytes <= 201 * chunk.count, "\(buffer.retainedBytes) bytes held for 201 chunks waiting")
+    }
+
     @Test func aChunkWithoutReleaseIsKeptAnyway() async throws {
         let buffer = StreamingDataBuffer()
         for index in 0..<4 { buffer.append(Data([UInt8(index)]) + Self.half, release: nil) }

@@ -87,6 +87,9 @@ final class StreamingDataBuffer: Sendable {
         for release in releases { release() }
     }
 
+    /// The bytes of every chunk the buffer still references (for tests).
+    var retainedBytes: Int { state.withLock(owner: self) { $0.chunks.reduce(0) { $0 + $1.count } } }
+
     /// Whether the body ended (the last chunk arrived, or the failure).
     var hasEnded: Bool { state.withLock(owner: self) { $0.end != nil } }
 
@@ -96,11 +99,18 @@ final class StreamingDataBuffer: Sendable {
             enum Step { case chunk(Data, [@Sendable () -> Void]), end(Result<Void, any Error>), wait }
             let step = state.withLock(owner: self) { state -> Step in
                 if state.head < state.chunks.count {
+                    // Taken out, not copied: a reader that keeps pace with
+                    // the transport never drains the buffer, and a slot that
+                    // still held its chunk kept every byte read since.
                     let chunk = state.chunks[state.head]
+                    state.chunks[state.head] = Data()
                     state.head += 1
                     state.bytes -= chunk.count
                     if state.head == state.chunks.count {
                         state.chunks.removeAll(keepingCapacity: true)
+                        state.head = 0
+                    } else if state.head >= 1024, state.head * 2 >= state.chunks.count {
+                        state.chunks.removeFirst(state.head)
                         state.head = 0
                     }
                     guard state.bytes <= Self.limit / 2, !state.withheld.isEmpty else { return .chunk(chunk, []) }
