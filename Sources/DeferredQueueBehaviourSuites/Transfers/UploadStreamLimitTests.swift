@@ -56,6 +56,56 @@ struct UploadStreamLimitTests {
     }
 }
 
+/// A form's stream parts are read whole into the encoded form, as an
+/// `InputStream` upload is copied: the same limit, and the same stop on
+/// cancel (a form spooled 300 MiB past a 1 MiB limit, and a cancelled one
+/// kept writing its spool file by the gigabyte).
+@Suite("Uploads of a form with a stream part: the session's limit and cancel stop the encoding")
+struct MultipartStreamLimitTests {
+    @Test func aStreamPartLongerThanTheSessionsLimitFailsUnsentUnread() async throws {
+        let server = try UploadTests.echoServer()
+        defer { server.shutdown() }
+        let fileManager = try ScratchFileManager(inside: FileManager.default.temporaryDirectory)
+        defer { fileManager.removeScratch() }
+        let limit = 1 << 20
+        let session = TestTransport.makeSession(maximumStreamedBodySize: limit)
+        let stream = StreamProbe(givingUpAfter: 64 << 20)
+        let result = await response {
+            session.upload(multipartFormData: { form in
+                form.append(EndlessStream(stream), withLength: 300 << 20, name: "file", fileName: "zero", mimeType: "application/octet-stream")
+            }, to: server.url("/"), fileManager: fileManager).responseData(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(result?.error?.kind == "createUploadableFailed", "\(String(describing: result?.error))")
+        #expect(result?.error?.errorDescription?.contains("more than \(limit) bytes") == true, "\(String(describing: result?.error))")
+        #expect(stream.reads == 0)
+        #expect(server.requestCount == 0)
+        #expect(await eventually { fileManager.scratchIsEmpty })
+    }
+
+    @Test func cancellingWhileTheFormIsEncodedStopsTheEncoding() async throws {
+        let server = try UploadTests.echoServer()
+        defer { server.shutdown() }
+        let fileManager = try ScratchFileManager(inside: FileManager.default.temporaryDirectory)
+        defer { fileManager.removeScratch() }
+        let session = TestTransport.makeSession(maximumStreamedBodySize: Int.max)
+        let stream = StreamProbe(givingUpAfter: 64 << 20, pausingAtSecondRead: true)
+        let request = session.upload(multipartFormData: { form in
+            form.append(EndlessStream(stream), withLength: 60 << 20, name: "file", fileName: "zero", mimeType: "application/octet-stream")
+        }, to: server.url("/"), fileManager: fileManager)
+        let done = Latch()
+        let outcome = Recorder<String>()
+        request.responseData(queue: handlerQueue) { outcome.append($0.error?.kind ?? "ok"); done.arrive() }
+        #expect(await stream.reachedSecondRead.wait())
+        request.cancel()
+        stream.carryOn.signal()
+        #expect(await done.wait())
+        #expect(outcome.events == ["cancelled"])
+        #expect(await eventually { fileManager.scratchIsEmpty }, "the encoding stopped and its file was removed")
+        #expect(stream.reads == 2, "no chunk was read after the cancel was seen")
+        #expect(server.requestCount == 0)
+    }
+}
+
 /// What an ``EndlessStream`` did, and the test's hold on its second read.
 private final class StreamProbe: Sendable {
     let cap: Int

@@ -298,6 +298,32 @@ struct UploadTests {
         #expect(server.requestCount == 0)
     }
 
+    /// A stream of the caller's own class whose `read` fails has no
+    /// `streamError` to read: corelibs traps on asking, and did, in the
+    /// process, whichever way the stream was handed over.
+    @Test(arguments: ["upload", "form", "body stream"])
+    func aStreamSubclassThatFailsToReadFailsTheRequest(_ route: String) async throws {
+        let server = try Self.echoServer()
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let request: DataRequest
+        switch route {
+        case "upload":
+            request = session.upload(FailingStream(), to: server.url("/"))
+        case "form":
+            request = session.upload(multipartFormData: { form in
+                form.append(FailingStream(), withLength: 10, name: "f", fileName: "f", mimeType: "application/octet-stream")
+            }, to: server.url("/"))
+        default:
+            var urlRequest = URLRequest(url: server.url("/"))
+            urlRequest.httpMethod = "POST"
+            urlRequest.httpBodyStream = FailingStream()
+            request = session.request(urlRequest)
+        }
+        let result = await response { request.responseData(queue: handlerQueue, completionHandler: $0) }
+        #expect(result?.error != nil, "\(TestTransport.name), \(route): \(String(describing: result?.result))")
+    }
+
     /// `uploadable` and the monitors' events say what each upload sends, as
     /// Alamofire's: data at once, the rest once prepared as the request starts.
     @Test func theUploadableIsReportedOnceReady() async throws {
@@ -478,4 +504,11 @@ final class ScratchFileManager: FileManager, @unchecked Sendable {
 private final class NowhereFileManager: FileManager, @unchecked Sendable {
     static let nowhere = URL(fileURLWithPath: "/nonexistent-DeferredQueueTests")
     override var temporaryDirectory: URL { Self.nowhere }
+}
+
+/// A stream of the caller's own class whose every `read` fails.
+private final class FailingStream: InputStream {
+    init() { super.init(data: Data()) }
+    override var hasBytesAvailable: Bool { true }
+    override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength length: Int) -> Int { -1 }
 }

@@ -122,6 +122,18 @@ struct MultipartEncodingFailureTests {
         #expect(actual == 15)
     }
 
+    /// Cut at its declared length without a word, the rest of the stream was lost.
+    @Test func aStreamLongerThanItsLengthIsReported() throws {
+        let form = MultipartFormData()
+        form.append(InputStream(data: Data("0123456789".utf8)), withLength: 5, name: "s", fileName: "s", mimeType: "x/y")
+        guard case .inputStreamLengthMismatch(let expected, let actual)? = encodingFailure(of: form) else {
+            Issue.record("expected inputStreamLengthMismatch")
+            return
+        }
+        #expect(expected == 5)
+        #expect(actual > 5)
+    }
+
     @Test func aStreamShorterThanItsLengthIsReported() throws {
         let form = MultipartFormData()
         form.append(InputStream(data: Data("abc".utf8)), withLength: 10, name: "s", fileName: "s", mimeType: "x/y")

@@ -57,6 +57,16 @@ struct MultipartFormDataTests {
         #expect(parts[1].filename == "résumé.pdf")
     }
 
+    /// A NUL cuts a name short where a server reads it as a C string
+    /// (`shell.php\0.jpg`); escape codes and DEL reach a log as they are.
+    @Test func everyControlCharacterInANameIsPercentEncoded() throws {
+        let form = MultipartFormData()
+        form.append(Data("1".utf8), withName: "na\u{0}me\u{1B}[31m\t", fileName: "shell.php\u{0}.jpg\u{7F}")
+        let parts = try form.parsedParts()
+        #expect(parts[0].name == "na%00me%1B[31m%09")
+        #expect(parts[0].filename == "shell.php%00.jpg%7F")
+    }
+
     @Test(arguments: [
         ("txt", "text/plain"), ("html", "text/html"), ("css", "text/css"), ("js", "text/javascript"),
         ("json", "application/json"), ("xml", "application/xml"), ("csv", "text/csv"), ("png", "image/png"),
@@ -164,7 +174,7 @@ struct MultipartFormDataTests {
 
     @Test func aStreamPartIsReadOnceForItsLength() throws {
         let form = MultipartFormData()
-        form.append(InputStream(data: Data("hello, stream! and more".utf8)), withLength: 14, name: "s",
+        form.append(InputStream(data: Data("hello, stream!".utf8)), withLength: 14, name: "s",
                     fileName: "s.txt", mimeType: "text/plain")
 
         let parts = try form.parsedParts()

@@ -134,7 +134,11 @@ enum RequestConversion {
                 let count = piece.withUnsafeMutableBytes { bytes in
                     state.stream.read(bytes.bindMemory(to: UInt8.self).baseAddress!, maxLength: bytes.count)
                 }
-                if count < 0 { throw state.stream.streamError ?? URLError(.cannotDecodeRawData) }
+                // corelibs traps reading `streamError` of a stream without one
+                // (a subclass whose `read` returned -1): asked only when there is one.
+                if count < 0 {
+                    throw (state.stream.streamStatus == .error ? state.stream.streamError : nil) ?? URLError(.cannotDecodeRawData)
+                }
                 piece.count = count
                 return piece
             }

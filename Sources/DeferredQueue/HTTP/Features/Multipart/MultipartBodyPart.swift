@@ -76,16 +76,21 @@ struct MultipartBodyPart: Sendable {
         return Data(text.utf8)
     }
 
-    /// A name or file name, made safe inside a quoted parameter value.
+    /// A name or file name, made safe inside a quoted parameter value:
+    /// `"`, CR and LF percent-encoded as browsers do (the WHATWG form
+    /// encoding), and so every other control character and DEL (a NUL
+    /// would cut the name short where a server reads it as a C string:
+    /// `shell.php\0.jpg`).
     static func escape(_ value: String) -> String {
-        guard value.unicodeScalars.contains(where: { $0 == "\"" || $0 == "\r" || $0 == "\n" }) else { return value }
+        func needsEscape(_ scalar: Unicode.Scalar) -> Bool { scalar == "\"" || scalar.value < 0x20 || scalar.value == 0x7F }
+        guard value.unicodeScalars.contains(where: needsEscape) else { return value }
         var escaped = String.UnicodeScalarView()
         for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": escaped.append(contentsOf: "%22".unicodeScalars)
-            case "\r": escaped.append(contentsOf: "%0D".unicodeScalars)
-            case "\n": escaped.append(contentsOf: "%0A".unicodeScalars)
-            default: escaped.append(scalar)
+            if needsEscape(scalar) {
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                escaped.append(contentsOf: ("%" + (hex.count == 1 ? "0" : "") + hex).unicodeScalars)
+            } else {
+                escaped.append(scalar)
             }
         }
         return String(escaped)

@@ -52,12 +52,18 @@ extension MultipartFormData {
     ///   `outputStreamCreationFailed`, a part that cannot be read now, or
     ///   `outputStreamWriteFailed`. After a failure the partial file is removed.
     public func writeEncodedData(to fileURL: URL) throws {
+        try writeEncodedData(to: fileURL, isCancelled: { false })
+    }
+
+    /// ``writeEncodedData(to:)``, stopping with `CancellationError` once `isCancelled`.
+    func writeEncodedData(to fileURL: URL, isCancelled: () -> Bool) throws {
         let parts = try partsToEncode()
         let output = try Self.createExclusively(fileURL)
         do {
             // Gathers the small pieces (delimiters, headers, fields) into fewer writes.
             var buffer = Data()
             try Self.write(parts, boundary: boundary) { chunk in
+                if isCancelled() { throw CancellationError() }
                 if buffer.count + chunk.count > Self.chunkSize {
                     try Self.write(buffer, to: output)
                     buffer.removeAll(keepingCapacity: true)
@@ -140,11 +146,23 @@ extension MultipartFormData {
                 bytes.baseAddress.map { stream.read($0, maxLength: wanted) } ?? -1
             }
             if count < 0 {
-                throw failure(.inputStreamReadFailed(error: stream.streamError ?? CocoaError(.fileReadUnknown)))
+                throw failure(.inputStreamReadFailed(error: stream.readFailure))
             }
             guard count > 0 else { throw failure(.inputStreamLengthMismatch(expected: length, actual: copied)) }
             copied += UInt64(count)
             try sink(Data(buffer[0..<count]))
+        }
+        // A longer stream than declared is not cut short without a word.
+        let extra = buffer.withUnsafeMutableBufferPointer { bytes in bytes.baseAddress.map { stream.read($0, maxLength: 1) } ?? 0 }
+        if extra > 0 { throw failure(.inputStreamLengthMismatch(expected: length, actual: copied + UInt64(extra))) }
+    }
+
+    /// The lengths the form's stream parts declare, added (saturating).
+    var declaredStreamLength: UInt64 {
+        let parts = state.withLock(owner: self) { $0.parts }
+        return parts.filter(\.isStream).reduce(0) { total, part in
+            let (sum, overflow) = total.addingReportingOverflow(part.length)
+            return overflow ? .max : sum
         }
     }
 

@@ -17,11 +17,19 @@ extension MultipartFormData {
     ///   - directory: Where the temporary file goes; the file manager's temporary directory by default.
     /// - Returns: The encoded body.
     /// - Throws: What ``encode()`` or ``writeEncodedData(to:)`` throws.
-    func encodedForUpload(threshold: UInt64 = encodingMemoryThreshold, in directory: URL? = nil) throws -> UploadBody {
+    func encodedForUpload(
+        threshold: UInt64 = encodingMemoryThreshold, in directory: URL? = nil, streamLimit: Int = .max,
+        isCancelled: () -> Bool = { false }
+    ) throws -> UploadBody {
+        // Stream parts are read whole, as an `InputStream` upload is: the
+        // same limit, so that one that never ends cannot fill the disk.
+        if declaredStreamLength > UInt64(max(0, streamLimit)) {
+            throw HTTPError.createUploadableFailed(error: UploadStream.Failure.tooLarge(limit: streamLimit))
+        }
         guard contentLength > threshold else { return .data(try encode()) }
         let directory = directory ?? fileManager.temporaryDirectory
         let fileURL = directory.appendingPathComponent("deferredqueue.multipart.\(UUID().uuidString)")
-        try writeEncodedData(to: fileURL)
+        try writeEncodedData(to: fileURL, isCancelled: isCancelled)
         return .file(fileURL)
     }
 }

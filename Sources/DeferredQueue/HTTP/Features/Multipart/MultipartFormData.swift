@@ -201,8 +201,9 @@ public final class MultipartFormData: Sendable {
     /// in chunks, and closes it. It can be read once, so a form with a stream part can be
     /// encoded once; a second encoding throws
     /// ``HTTPError/MultipartEncodingFailureReason/inputStreamAlreadyRead``. A stream that ends
-    /// early makes the encoding throw `inputStreamLengthMismatch`; one that fails,
-    /// `inputStreamReadFailed`.
+    /// early, or holds more than `length` bytes, makes the encoding throw
+    /// `inputStreamLengthMismatch`; one that fails, `inputStreamReadFailed`. In an upload,
+    /// stream parts count against the session's ``Session/maximumStreamedBodySize``.
     ///
     /// - Parameters:
     ///   - stream: An unopened input stream, no longer used by the caller.

@@ -163,7 +163,7 @@ extension UploadRequest.Source {
             return .file(url)
         case .multipart(let form, let threshold, let directory):
             do {
-                switch try form.encodedForUpload(threshold: threshold, in: directory) {
+                switch try form.encodedForUpload(threshold: threshold, in: directory, streamLimit: limit, isCancelled: isCancelled) {
                 case .data(let data): return .encoded(data)
                 case .file(let file): return .temporaryFile(file)
                 }

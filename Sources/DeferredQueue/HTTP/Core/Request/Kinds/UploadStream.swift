@@ -86,7 +86,7 @@ struct UploadStream: Sendable {
             let count = buffer.withUnsafeMutableBufferPointer { bytes in
                 bytes.baseAddress.map { stream.read($0, maxLength: Self.chunkSize) } ?? -1
             }
-            if count < 0 { throw .readFailed(stream.streamError ?? CocoaError(.fileReadUnknown)) }
+            if count < 0 { throw .readFailed(stream.readFailure) }
             if count == 0 { return }
             copied += count
             if copied > limit { throw .tooLarge(limit: limit) }
