@@ -12,10 +12,9 @@ import Testing
 @Suite("Uploads of an InputStream: the copy stops at the session's limit and on cancel")
 struct UploadStreamLimitTests {
     @Test func aStreamLongerThanTheSessionsLimitFailsUnsentAndLeavesNoFile() async throws {
-        let server = try UploadTests.echoServer()
-        defer { server.shutdown() }
-        let fileManager = try ScratchFileManager(inside: FileManager.default.temporaryDirectory)
-        defer { fileManager.removeScratch() }
+        let scratch = try UploadScratch()
+        defer { withExtendedLifetime(scratch) {} }
+        let (server, fileManager) = (scratch.server, scratch.fileManager)
         let limit = 1 << 20
         let session = TestTransport.makeSession(maximumStreamedBodySize: limit)
         let stream = StreamProbe(givingUpAfter: 64 << 20)
@@ -34,10 +33,9 @@ struct UploadStreamLimitTests {
     /// The copy checks for cancellation before every chunk: a request
     /// cancelled while its stream is copied reads one more chunk at most.
     @Test func cancellingWhileTheStreamIsCopiedStopsTheCopy() async throws {
-        let server = try UploadTests.echoServer()
-        defer { server.shutdown() }
-        let fileManager = try ScratchFileManager(inside: FileManager.default.temporaryDirectory)
-        defer { fileManager.removeScratch() }
+        let scratch = try UploadScratch()
+        defer { withExtendedLifetime(scratch) {} }
+        let (server, fileManager) = (scratch.server, scratch.fileManager)
         let session = TestTransport.makeSession(maximumStreamedBodySize: Int.max)
         let stream = StreamProbe(givingUpAfter: 64 << 20, pausingAtSecondRead: true)
         let request = session.upload(EndlessStream(stream), to: server.url("/"), method: .put, fileManager: fileManager)
@@ -63,10 +61,9 @@ struct UploadStreamLimitTests {
 @Suite("Uploads of a form with a stream part: the session's limit and cancel stop the encoding")
 struct MultipartStreamLimitTests {
     @Test func aStreamPartLongerThanTheSessionsLimitFailsUnsentUnread() async throws {
-        let server = try UploadTests.echoServer()
-        defer { server.shutdown() }
-        let fileManager = try ScratchFileManager(inside: FileManager.default.temporaryDirectory)
-        defer { fileManager.removeScratch() }
+        let scratch = try UploadScratch()
+        defer { withExtendedLifetime(scratch) {} }
+        let (server, fileManager) = (scratch.server, scratch.fileManager)
         let limit = 1 << 20
         let session = TestTransport.makeSession(maximumStreamedBodySize: limit)
         let stream = StreamProbe(givingUpAfter: 64 << 20)
@@ -83,10 +80,9 @@ struct MultipartStreamLimitTests {
     }
 
     @Test func cancellingWhileTheFormIsEncodedStopsTheEncoding() async throws {
-        let server = try UploadTests.echoServer()
-        defer { server.shutdown() }
-        let fileManager = try ScratchFileManager(inside: FileManager.default.temporaryDirectory)
-        defer { fileManager.removeScratch() }
+        let scratch = try UploadScratch()
+        defer { withExtendedLifetime(scratch) {} }
+        let (server, fileManager) = (scratch.server, scratch.fileManager)
         let session = TestTransport.makeSession(maximumStreamedBodySize: Int.max)
         let stream = StreamProbe(givingUpAfter: 64 << 20, pausingAtSecondRead: true)
         let request = session.upload(multipartFormData: { form in
@@ -103,6 +99,22 @@ struct MultipartStreamLimitTests {
         #expect(await eventually { fileManager.scratchIsEmpty }, "the encoding stopped and its file was removed")
         #expect(stream.reads == 2, "no chunk was read after the cancel was seen")
         #expect(server.requestCount == 0)
+    }
+}
+
+/// An echo server and a scratch directory for one test, gone with it.
+private final class UploadScratch {
+    let server: LoopbackServer
+    let fileManager: ScratchFileManager
+
+    init() throws {
+        server = try UploadTests.echoServer()
+        fileManager = try ScratchFileManager(inside: FileManager.default.temporaryDirectory)
+    }
+
+    deinit {
+        server.shutdown()
+        fileManager.removeScratch()
     }
 }
 
