@@ -52,6 +52,28 @@ struct RedactedDescriptionTests {
         #expect(Redaction.text("no URL here") == "no URL here")
     }
 
+    /// A token in the query or in a field of the API's own name was
+    /// printed in every description and error.
+    @Test func secretsInTheQueryAndInSecretNamedFieldsAreHidden() throws {
+        #expect(Redaction.text("GET https://api.example/v1?access_token=T0kenValue&page=2&api_key=K3y#top (401)")
+                    == "GET https://api.example/v1?access_token=***&page=2&api_key=***#top (401)")
+        #expect(Redaction.text("\"https://maps.example/?key=K3y&author=ann&X-Amz-Signature=5ig\" failed")
+                    == "\"https://maps.example/?key=***&author=ann&X-Amz-Signature=***\" failed")
+        #expect(Redaction.text("https://host/?q=swift&flag") == "https://host/?q=swift&flag")
+        for name in ["X-Api-Key", "X-Auth-Token", "X-Amz-Security-Token", "client_secret", "X-Session-Id", "Api_Key"] {
+            #expect(Redaction.headerValue(named: name, "V4lue") == "***", "\(name)")
+        }
+        for name in ["Accept", "X-Request-Id", "Author", "X-Monkey", "Content-Type"] {
+            #expect(Redaction.headerValue(named: name, "V4lue") == "V4lue", "\(name)")
+        }
+        let url = try #require(URL(string: "http://127.0.0.1:9/entry?access_token=\(Secret.bearer)"))
+        let error = HTTPError.sessionTaskFailed(URLError(.timedOut, userInfo: [NSURLErrorFailingURLErrorKey: url]))
+        #expect(Secret.leaked(in: error.description).isEmpty, "\(error.description)")
+        #expect(Secret.leaked(in: error.localizedDescription).isEmpty)
+        let headers: HTTPHeaders = [HTTPHeader(name: "X-Api-Key", value: Secret.bearer)]
+        #expect(Secret.leaked(in: headers.description).isEmpty, "\(headers.description)")
+    }
+
     @Test func httpErrorDescriptionsHideTheURLsPassword() throws {
         let url = try #require(URL(string: "http://user:\(Secret.password)@127.0.0.1:9/entry"))
         struct Adapter: Error, CustomStringConvertible { let url: URL; var description: String { "could not sign \(url)" } }

@@ -10,7 +10,10 @@ import Foundation
 ///   token on its own (`https://TOKEN@host/`) and is hidden whole (`***@host`);
 /// - the values of `Authorization`, `Proxy-Authorization`, `Cookie` and
 ///   `Set-Cookie` fields are hidden (an `Authorization` value keeps its scheme:
-///   `Bearer ***`).
+///   `Bearer ***`), and so are those of fields whose name says they hold a
+///   secret (``namesSecret(_:)``: `X-Api-Key`, `X-Auth-Token`…);
+/// - in a URL's query, the values of parameters whose name says so
+///   (`?access_token=***&page=2`).
 ///
 /// ``Request/cURLDescription()`` deliberately does not use it: it exists to
 /// reproduce the request, secrets included.
@@ -27,13 +30,22 @@ enum Redaction {
     /// in it hidden, wherever it appears: a URL on its own, or one quoted in
     /// a message (an underlying error's description, an invalid URL string).
     static func text(_ text: String) -> String {
-        guard text.contains("://"), text.contains("@") else { return text }
+        guard text.contains("://"), text.contains("@") || text.contains("?") else { return text }
         var scalars = Array(text.unicodeScalars)
         var index = 0
         while let authority = nextAuthority(in: scalars, from: index) {
             let replaced = redactedAuthority(Array(scalars[authority]))
             scalars.replaceSubrange(authority, with: replaced)
             index = authority.lowerBound + replaced.count
+            // The rest of the URL: its query's secrets.
+            var end = index
+            while end < scalars.count, !endsURL(scalars[end]) { end += 1 }
+            if let question = scalars[index..<end].firstIndex(of: "?") {
+                let query = redactedQuery(Array(scalars[(question + 1)..<end]))
+                scalars.replaceSubrange((question + 1)..<end, with: query)
+                end = question + 1 + query.count
+            }
+            index = end
         }
         var result = String.UnicodeScalarView()
         result.append(contentsOf: scalars)
@@ -54,8 +66,52 @@ enum Redaction {
             return parts.count == 2 ? "\(parts[0]) \(mask)" : mask
         case "cookie", "set-cookie":
             return mask
+        case let name where namesSecret(name):
+            return mask
         default:
             return value
+        }
+    }
+
+    /// Whether a header field or query parameter of this name (any case)
+    /// holds a secret by its name: one that contains `token`, `secret`,
+    /// `password`, `passwd`, `apikey`, `signature`, `credential` or
+    /// `session`, or one of whose words (split at `-`, `_` and `.`) is
+    /// `auth`, `oauth`, `key`, `sig` or `jwt` (`X-Api-Key`, `client_secret`,
+    /// `X-Amz-Signature`; not `author` or `monkey`).
+    static func namesSecret(_ name: String) -> Bool {
+        let name = name.lowercased()
+        if secretNameParts.contains(where: name.contains) { return true }
+        return name.split(whereSeparator: { $0 == "-" || $0 == "_" || $0 == "." }).contains { secretNameWords.contains(String($0)) }
+    }
+
+    private static let secretNameParts = ["token", "secret", "password", "passwd", "apikey", "signature", "credential", "session"]
+    private static let secretNameWords: Set = ["auth", "oauth", "key", "sig", "jwt"]
+
+    /// A query (after `?`, up to a `#`) with the values of secret-named parameters masked.
+    private static func redactedQuery(_ query: [Unicode.Scalar]) -> [Unicode.Scalar] {
+        let fragment = query.firstIndex(of: "#") ?? query.count
+        var result: [Unicode.Scalar] = []
+        for (number, pair) in query[..<fragment].split(separator: "&", omittingEmptySubsequences: false).enumerated() {
+            if number > 0 { result.append("&") }
+            guard let equals = pair.firstIndex(of: "="),
+                  namesSecret(String(String.UnicodeScalarView(pair[..<equals])).removingPercentEncoding ?? "")
+            else {
+                result.append(contentsOf: pair)
+                continue
+            }
+            result.append(contentsOf: pair[...equals])
+            result.append(contentsOf: mask.unicodeScalars)
+        }
+        result.append(contentsOf: query[fragment...])
+        return result
+    }
+
+    /// Where a URL ends in running text: whitespace, and the quotes and brackets around it.
+    private static func endsURL(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "\"", "'", "<", ">", "`": return true
+        default: return scalar.properties.isWhitespace || scalar.value < 0x20
         }
     }
 
