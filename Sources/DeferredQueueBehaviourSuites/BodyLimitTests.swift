@@ -36,6 +36,25 @@ enum HostileBody: String, CaseIterable, CustomStringConvertible, Sendable {
 // Stop times are printed, never asserted (a deadline only guards against hangs).
 @Suite("Body limits: endless bodies and compression bombs stop at the limit")
 struct BodyLimitTests {
+    /// corelibs holds ~340 bytes for every chunk while a body of tiny
+    /// chunks flows (a timeout timer each, freed once its work queue is
+    /// idle), past any body limit: URLSession stops such a body and says
+    /// which transport takes it; AsyncHTTPClient takes it.
+    @Test func aBodyOfTinyChunksFailsOnURLSessionAndArrivesOnAsyncHTTPClient() async throws {
+        let count = 120_000
+        let server = try LoopbackServer { _ in .generated(length: Int64(count), chunked: true, chunkSize: 1) }
+        defer { server.shutdown() }
+        let result = await response(within: 300) {
+            TestTransport.makeSession().request(server.url("/")).responseData(queue: handlerQueue, completionHandler: $0)
+        }
+        if TestTransport.name == "URLSession" {
+            #expect(result?.error?.urlError?.code == .dataLengthExceedsMaximum, "\(String(describing: result?.error))")
+            #expect(result?.error?.description.contains("AsyncHTTPClientTransport") == true, "\(String(describing: result?.error))")
+        } else {
+            #expect(result?.value?.count == count, "\(TestTransport.name): \(String(describing: result?.error))")
+        }
+    }
+
     static let limit = 8 << 20
     /// The growth allowed while one hostile body is refused, in MiB: L + 32 MiB.
     static let bound = Double(limit >> 20) + 32

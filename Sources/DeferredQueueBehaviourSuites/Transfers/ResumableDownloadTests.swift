@@ -331,6 +331,27 @@ struct ResumableDownloadTests {
         #expect(try Data(contentsOf: victim) == original, "\(TestTransport.name), \(kind): the linked file changed")
     }
 
+    /// Two downloads resumed from one resume data: the first takes the
+    /// partial file, and the second said `CocoaError 512 "(null)"`.
+    @Test func aSecondResumeFromTheSameDataSaysThePartialFileIsGone() async throws {
+        let entity = try ResumableEntity(length: Self.length, cutFirstAt: Int(Self.length / 2))
+        let session = TestTransport.makeSession()
+        let (_, data) = try await interrupted(entity, session: session)
+        let first = session.download(resumingWith: data)
+        let second = session.download(resumingWith: data)
+        let done = try #require(await download(first))
+        let file = try #require(done.fileURL, "\(String(describing: done.error))")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let again = try #require(await download(second))
+        #expect(again.fileURL == nil)
+        guard case .downloadedFileMoveFailed(let error, _, _)? = again.error else {
+            Issue.record("\(TestTransport.name): \(String(describing: again.error))")
+            return
+        }
+        #expect((error as? CocoaError)?.code == .fileNoSuchFile, "\(error)")
+        #expect("\(error)".contains("another download resumed"), "\(error)")
+    }
+
     @Test func aRangeThatDoesNotContinueThePartialFileFails() async throws {
         let entity = try ResumableEntity(length: Self.length, cutFirstAt: Int(Self.length / 2), behaviour: .misplacesRanges)
         let session = TestTransport.makeSession()

@@ -171,8 +171,10 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
                 + "e.g. \"https://example.com/path\". Percent-encode spaces and other special characters."
         case .sessionTaskFailed(let error):
             let url = error.failingURL.map { " for \($0.absoluteString)" } ?? ""
+            // The transport's own words, when it had some: which check failed, libcurl's message.
+            let detail = (error.userInfo[NSLocalizedDescriptionKey] as? String).map { " \($0)" } ?? ""
             return "The request\(url) failed before a complete response arrived: \(Self.explain(error.code)) "
-                + "(URLError \(error.code.rawValue))."
+                + "(URLError \(error.code.rawValue)).\(detail)"
         case .cancelled:
             return "The request was cancelled by calling cancel() before it completed; no response is delivered."
         case .responseValidationFailed(let reason):

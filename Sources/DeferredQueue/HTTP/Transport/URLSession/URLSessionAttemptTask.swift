@@ -34,6 +34,9 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         var framingViolation: String?
         /// The server's credentials were refused (Apple platforms) and the task was stopped.
         var trustFailure: HTTPError?
+        /// The body's chunks so far, and their bytes (see ``countChunk(_:)``).
+        var chunks = 0
+        var chunkBytes = 0
     }
 
     private let state: Mutex<State>
@@ -102,6 +105,44 @@ final class URLSessionAttemptTask: HTTPTransportTask {
             return !state.reportedCompletion && !state.completed
         }
     }
+
+    /// Counts a chunk of the body (on the delegate queue); the error to stop
+    /// the task with, once, when the body comes in more than
+    /// ``chunkAllowance`` chunks averaging under ``smallChunk`` bytes.
+    ///
+    /// corelibs starts a new timeout timer for every chunk and frees the
+    /// old one only once its work queue is idle: a body of tiny chunks
+    /// holds ~340 bytes a chunk for as long as it flows (2 GB for 6 MB of
+    /// one-byte chunks), whatever the body limit. There is no way to hold
+    /// corelibs back, so such a body fails here.
+    func countChunk(_ size: Int) -> ChunkVerdict {
+        state.withLock(owner: self) { state -> ChunkVerdict in
+            state.chunks += 1
+            state.chunkBytes += size
+            guard state.chunks > Self.chunkAllowance, state.chunkBytes < state.chunks * Self.smallChunk else { return .take }
+            guard !state.reportedCompletion else { return .drop }
+            state.reportedCompletion = true
+            return .stop(URLError(.dataLengthExceedsMaximum, userInfo: [
+                NSLocalizedDescriptionKey: "The server sent the body in more than \(Self.chunkAllowance) chunks averaging under "
+                    + "\(Self.smallChunk) bytes; URLSession on Linux holds memory for each chunk until the body pauses, so "
+                    + "the transfer was stopped. Use AsyncHTTPClientTransport for this server.",
+            ]))
+        }
+    }
+
+    /// What to do with a chunk (``countChunk(_:)``).
+    enum ChunkVerdict {
+        case take
+        /// Stop the task and complete with this error.
+        case stop(URLError)
+        /// The completion was reported: drop it.
+        case drop
+    }
+
+    /// The chunks a body may come in before their average size is judged.
+    static let chunkAllowance = 100_000
+    /// The least average chunk size past ``chunkAllowance`` chunks.
+    static let smallChunk = 64
 
     /// Records that the task is being stopped to decline a challenge (on the delegate queue).
     func declineChallenge() {

@@ -176,6 +176,15 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        #if canImport(FoundationNetworking)
+        switch handle.countChunk(data.count) {
+        case .take: break
+        case .drop: return
+        case .stop(let tooFine):
+            handle.cancel()
+            return events.didComplete(body: nil, error: tooFine)
+        }
+        #endif
         guard handle.collects else { return events.didReceive(data: data, handled: nil) }
         guard let tooLarge = handle.collect(data) else { return }
         // Past the limit: stop the task, and report now. The task's own

@@ -61,6 +61,13 @@ struct DownloadFile: Sendable {
     /// arrives need not be what was checked when the request was made.
     private static func openPartialFile(_ url: URL) throws -> FileHandle {
         let descriptor = open(url.path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+        if descriptor < 0, errno == ENOENT {
+            throw CocoaError(.fileNoSuchFile, userInfo: [
+                NSFilePathErrorKey: url.path,
+                NSLocalizedDescriptionKey: "the partial file \(url.path) is gone: another download resumed from the same "
+                    + "resume data, or the temporary directory was cleaned, after this request was made",
+            ])
+        }
         var status = stat()
         guard descriptor >= 0, fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
               status.st_nlink == 1, status.st_uid == geteuid()
