@@ -140,7 +140,7 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     }
 
     /// The chunks a body may come in before their average size is judged.
-    static let chunkAllowance = 100_000
+    static let chunkAllowance = 50_000
     /// The least average chunk size past ``chunkAllowance`` chunks.
     static let smallChunk = 64
 
