@@ -68,6 +68,39 @@ struct RequestURLTests {
         #expect(server.connectionCount == 1, "the redirecting request alone")
     }
 
+    /// A host that ends in a number is an IPv4 address in dotted decimal or
+    /// nothing: `inet_aton`'s other forms name 127.0.0.1 unseen by a check
+    /// of the host as text. AsyncHTTPClient connected to them; corelibs
+    /// refused them as unsupported URLs. Refused unsent as `invalidURL` on
+    /// both, asked for or redirected to.
+    @Test(arguments: ["2130706433", "0x7f.1", "127.1", "0177.0.0.1", "127.0.0.01", "127.0.0.1.1"])
+    func anIPv4AddressNotInDottedDecimalIsRefused(_ host: String) async throws {
+        let server = try LoopbackServer { request in
+            request.path == "/redirect" ? .response(status: 302, headers: [("Location", "http://\(host):\(request.header("Host")?.split(separator: ":").last ?? "")/x")], body: Data())
+                : .text("reached")
+        }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let target = "http://\(host):\(server.port)/x"
+        let asked = await response { session.request(target).responseString(queue: handlerQueue, completionHandler: $0) }
+        let redirected = await response { session.request(server.url("/redirect")).responseString(queue: handlerQueue, completionHandler: $0) }
+        for result in [asked, redirected] {
+            guard case .invalidURL(let named)? = result?.error else {
+                Issue.record("\(TestTransport.name), \(host): \(String(describing: result?.result))")
+                continue
+            }
+            #expect(named == target)
+        }
+        #expect(server.requestCount == 1, "the redirecting request alone")
+    }
+
+    @Test(arguments: ["127.0.0.1", "10.0.0.255", "0.0.0.0", "example.com", "1e100.net", "cafe.deadbeef", "::1", "::ffff:1.2.3.4", "1.2.3.4."])
+    func aHostThatIsNoAmbiguousAddressIsSent(_ host: String) throws {
+        let literal = host.contains(":") ? "[\(host)]" : host
+        let url = try #require(URL(string: "http://\(literal):8080/"))
+        #expect(!url.hasAmbiguousIPv4Host, "\(host)")
+    }
+
     /// A scheme is case-insensitive (RFC 3986); corelibs URLSession refused
     /// `HTTP://` as an unsupported URL.
     @Test func anUpperCaseSchemeIsSentAsHTTP() async throws {

@@ -26,7 +26,7 @@ extension URL {
     /// address's) or sends to it modulo 65536 (a host name's): checked on
     /// every attempt, a redirect's included.
     var sendableForm: SendableForm {
-        guard let isLowercase = httpSchemeIsLowercase, hasSendablePort else { return .refused }
+        guard let isLowercase = httpSchemeIsLowercase, hasSendablePort, !hasAmbiguousIPv4Host else { return .refused }
         if isLowercase { return .asIs }
         guard let scheme, var components = URLComponents(url: self, resolvingAgainstBaseURL: true) else { return .refused }
         components.scheme = scheme.lowercased()
@@ -35,6 +35,24 @@ extension URL {
 
     /// Whether the port, if any, is one (0–65535): see ``sendableForm``.
     var hasSendablePort: Bool { port.map { (0...65_535).contains($0) } ?? true }
+
+    /// Whether the host ends in a number without being an IPv4 address in
+    /// dotted decimal (`2130706433`, `0x7f.1`, `127.1`, `0177.0.0.1`): the
+    /// forms `inet_aton` reads as an address. AsyncHTTPClient connected to
+    /// 127.0.0.1 for each, where corelibs refuses them, and a check of the
+    /// host as text (a blocklist of internal addresses) does not see it.
+    var hasAmbiguousIPv4Host: Bool {
+        guard var host = host(percentEncoded: true), let last = host.utf8.last, last == UInt8(ascii: ".") || (0x30...0x39).contains(last),
+              !host.contains(":")
+        else { return false }
+        if host.hasSuffix(".") { host.removeLast() }
+        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard let final = labels.last, final.allSatisfy(\.isASCIIDigit) || final.lowercased().hasPrefix("0x") else { return false }
+        return labels.count != 4 || !labels.allSatisfy { label in
+            !label.isEmpty && label.count <= 3 && label.allSatisfy(\.isASCIIDigit) && (label == "0" || label.first != "0")
+                && Int(label).map { $0 <= 255 } == true
+        }
+    }
 
     /// See ``sendableForm``.
     enum SendableForm {
@@ -94,4 +112,9 @@ extension URLComponents: URLConvertible {
         guard let url, url.isHTTPURLWithHost else { throw HTTPError.invalidURL(string ?? "\(self)") }
         return url
     }
+}
+
+extension Character {
+    /// `0`–`9`.
+    fileprivate var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }
