@@ -15,7 +15,7 @@ public protocol URLConvertible: Sendable {
 
 extension URL {
     /// Whether this is an `http`/`https` URL with a non-empty host.
-    var isHTTPURLWithHost: Bool { httpSchemeIsLowercase != nil }
+    var isHTTPURLWithHost: Bool { httpForm != nil }
 
     /// What a session may send to: this URL as it is (`http(s)` with a host,
     /// the scheme in lower case, a port that is one), the same URL with its
@@ -24,9 +24,10 @@ extension URL {
     ///
     /// A port beyond 65535 parses, and AsyncHTTPClient traps on it (an IP
     /// address's) or sends to it modulo 65536 (a host name's): checked on
-    /// every attempt, a redirect's included.
+    /// every attempt, a redirect's included, with the host
+    /// (``hasAmbiguousIPv4Host``).
     var sendableForm: SendableForm {
-        guard let isLowercase = httpSchemeIsLowercase, hasSendablePort, !hasAmbiguousIPv4Host else { return .refused }
+        guard let (isLowercase, host) = httpForm, hasSendablePort, !Self.isAmbiguousIPv4Host(host) else { return .refused }
         if isLowercase { return .asIs }
         guard let scheme, var components = URLComponents(url: self, resolvingAgainstBaseURL: true) else { return .refused }
         components.scheme = scheme.lowercased()
@@ -41,18 +42,58 @@ extension URL {
     /// forms `inet_aton` reads as an address. AsyncHTTPClient connected to
     /// 127.0.0.1 for each, where corelibs refuses them, and a check of the
     /// host as text (a blocklist of internal addresses) does not see it.
-    var hasAmbiguousIPv4Host: Bool {
-        guard var host = host(percentEncoded: true), let last = host.utf8.last, last == UInt8(ascii: ".") || (0x30...0x39).contains(last),
-              !host.contains(":")
-        else { return false }
-        if host.hasSuffix(".") { host.removeLast() }
-        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
-        guard let final = labels.last, final.allSatisfy(\.isASCIIDigit) || final.lowercased().hasPrefix("0x") else { return false }
-        return labels.count != 4 || !labels.allSatisfy { label in
-            !label.isEmpty && label.count <= 3 && label.allSatisfy(\.isASCIIDigit) && (label == "0" || label.first != "0")
-                && Int(label).map { $0 <= 255 } == true
+    var hasAmbiguousIPv4Host: Bool { host(percentEncoded: true).map(Self.isAmbiguousIPv4Host) ?? false }
+
+    /// See ``hasAmbiguousIPv4Host``: one pass over the bytes, no allocation
+    /// (it runs before every attempt).
+    private static func isAmbiguousIPv4Host(_ host: String) -> Bool {
+        var host = host
+        return host.withUTF8 { bytes in
+            var end = bytes.count
+            if end > 0, bytes[end - 1] == UInt8(ascii: ".") { end -= 1 }
+            guard end > 0, isHexDigit(bytes[end - 1]) else { return false }
+            var scan = LabelScan()
+            for index in 0..<end {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: ":") { return false }   // IPv6
+                if byte == UInt8(ascii: ".") { scan.endLabel() } else { scan.add(byte) }
+            }
+            // Only a host whose last label is a number (decimal, or 0x…) is read as an address.
+            guard scan.labelIsNumber else { return false }
+            scan.endLabel()
+            return !(scan.dottedDecimal && scan.labels == 4)
         }
     }
+
+    /// The labels of a host read so far: whether each was a dotted-decimal
+    /// byte (1–3 digits, no leading zero, at most 255), and the current one.
+    private struct LabelScan {
+        var labels = 0, dottedDecimal = true
+        var length = 0, value = 0, digitsOnly = true, hexAfterPrefix = true, first: UInt8 = 0, second: UInt8 = 0
+
+        mutating func add(_ byte: UInt8) {
+            if length == 0 { first = byte } else if length == 1 { second = byte }
+            if isDigit(byte) { value = min(value * 10 + Int(byte - UInt8(ascii: "0")), 1_000) } else { digitsOnly = false }
+            if length >= 2, !isHexDigit(byte) { hexAfterPrefix = false }
+            length += 1
+        }
+
+        /// Whether the current label is a number: decimal, or `0x` and hexadecimal.
+        var labelIsNumber: Bool {
+            length > 0 && (digitsOnly || (length >= 2 && first == UInt8(ascii: "0") && second | 0x20 == UInt8(ascii: "x") && hexAfterPrefix))
+        }
+
+        mutating func endLabel() {
+            if length == 0 || length > 3 || !digitsOnly || (length > 1 && first == UInt8(ascii: "0")) || value > 255 {
+                dottedDecimal = false
+            }
+            labels += 1
+            (length, value, digitsOnly, hexAfterPrefix) = (0, 0, true, true)
+        }
+    }
+
+    fileprivate static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+    fileprivate static func isHexDigit(_ byte: UInt8) -> Bool { isDigit(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20) }
 
     /// See ``sendableForm``.
     enum SendableForm {
@@ -65,7 +106,7 @@ extension URL {
     /// non-empty host; otherwise whether the scheme is already in lower case.
     /// The scheme is read once, and the common lower-case spelling compared
     /// without lowercasing (an allocation).
-    private var httpSchemeIsLowercase: Bool? {
+    private var httpForm: (schemeIsLowercase: Bool, host: String)? {
         guard let scheme else { return nil }
         let isLowercase = scheme == "http" || scheme == "https"
         if !isLowercase {
@@ -75,7 +116,7 @@ extension URL {
         // The host as written: empty exactly when the decoded one is, without
         // the percent-decoding `host` does (checked for every request).
         guard let host = host(percentEncoded: true), !host.isEmpty else { return nil }
-        return isLowercase
+        return (isLowercase, host)
     }
 }
 
@@ -112,9 +153,4 @@ extension URLComponents: URLConvertible {
         guard let url, url.isHTTPURLWithHost else { throw HTTPError.invalidURL(string ?? "\(self)") }
         return url
     }
-}
-
-extension Character {
-    /// `0`–`9`.
-    fileprivate var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }
