@@ -149,8 +149,11 @@ final class Listener: Sendable {
             return state.sourceFired
         }
         guard let silentSince else { return }
-        let replaced = replaceSource()
+        // Accepted before the replacement exists: a new source reports at
+        // once what waits, and could take these first (then counted as no
+        // sweep, with the silence unreported).
         let accepted = acceptPending()
+        let replaced = replaceSource()
         if accepted > 0 {
             state.withLock(owner: self) { $0.sweptConnections += accepted }
             let silence = (now.uptimeNanoseconds - silentSince.uptimeNanoseconds) / 1_000_000
