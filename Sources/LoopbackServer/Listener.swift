@@ -207,6 +207,15 @@ final class Listener: Sendable {
         }
     }
 
+    /// Stops the sweep, so only the read source accepts from now on (for a
+    /// test that the source the sweep installed reports connections).
+    func stopSweep() {
+        state.withLock(owner: self) { state in
+            state.sweep?.cancel()
+            state.sweep = nil
+        }
+    }
+
     /// Makes the read or write sources of every connection accepted from now
     /// on lose their events: only the sweep serves them (for a test of the sweep).
     func silenceConnectionSources(read: Bool, write: Bool) {

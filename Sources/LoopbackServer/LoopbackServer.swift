@@ -197,6 +197,12 @@ public final class LoopbackServer: Sendable {
         listener.silenceSource()
     }
 
+    /// Stops the sweep: from now on only the listening socket's read source
+    /// accepts (for a test that the source the sweep installed works).
+    func stopSweep() {
+        listener.stopSweep()
+    }
+
     /// Makes the read or write sources of the connections accepted from now
     /// on lose their events (for tests of the sweep that serves them without).
     func silenceConnectionSources(read: Bool = false, write: Bool = false) {
