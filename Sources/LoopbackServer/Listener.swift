@@ -56,6 +56,8 @@ final class Listener: Sendable {
         var missedSourceEvents = 0
         /// Connections the sweep accepted because the source had not reported them.
         var sweptConnections = 0
+        /// The sweep stops once a connection's sweep replaced a source (for a test).
+        var stopsSweepAfterMiss = false
     }
 
     /// Takes ownership of a listening, non-blocking socket.
@@ -216,6 +218,12 @@ final class Listener: Sendable {
         }
     }
 
+    /// Stops the sweep once a connection's sweep has replaced a source, so
+    /// only the replacement serves that connection afterwards (for a test).
+    func stopSweepAfterMiss() {
+        state.withLock(owner: self) { $0.stopsSweepAfterMiss = true }
+    }
+
     /// Makes the read or write sources of every connection accepted from now
     /// on lose their events: only the sweep serves them (for a test of the sweep).
     func silenceConnectionSources(read: Bool, write: Bool) {
@@ -255,7 +263,14 @@ final class Listener: Sendable {
             let events = Connection.Events(
                 requestRead: { [self] in self.state.withLock(owner: self) { $0.requestCount += 1 } },
                 closed: { [self] id in _ = self.state.withLock(owner: self) { $0.connections.removeValue(forKey: id) } },
-                sourceMissed: { [self] in self.state.withLock(owner: self) { $0.missedSourceEvents += 1 } }
+                sourceMissed: { [self] in
+                    self.state.withLock(owner: self) { state in
+                        state.missedSourceEvents += 1
+                        guard state.stopsSweepAfterMiss else { return }
+                        state.sweep?.cancel()
+                        state.sweep = nil
+                    }
+                }
             )
             let connection = Connection(
                 id: state.nextID, fd: fd, parser: parser, handler: handler, events: events,

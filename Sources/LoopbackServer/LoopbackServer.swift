@@ -203,6 +203,12 @@ public final class LoopbackServer: Sendable {
         listener.stopSweep()
     }
 
+    /// Stops the sweep once a connection's sweep has replaced one of its
+    /// sources: from then on only the replacement serves it (for a test).
+    func stopSweepAfterMiss() {
+        listener.stopSweepAfterMiss()
+    }
+
     /// Makes the read or write sources of the connections accepted from now
     /// on lose their events (for tests of the sweep that serves them without).
     func silenceConnectionSources(read: Bool = false, write: Bool = false) {

@@ -14,6 +14,8 @@ struct ConnectionSweepTests {
         let server = try LoopbackServer { .text("answered \($0.target)") }
         defer { server.shutdown() }
         server.silenceConnectionSources(read: true)
+        // Once the sweep has replaced the read source, only the replacement can serve the second request.
+        server.stopSweepAfterMiss()
         let client = try RawClient(port: server.port)
         defer { client.close() }
         // Two requests on one connection: the replacement source serves the second.
@@ -23,7 +25,8 @@ struct ConnectionSweepTests {
             #expect(response.status == 200)
             #expect(String(decoding: response.body, as: UTF8.self) == "answered \(path)")
         }
-        // Without the sweep nothing reads the first request and the client's read times out above.
+        // Without the sweep nothing reads the first request, and without the
+        // replacement nothing reads the second: the client's read times out above.
         #expect(server.missedSourceEvents == 1)
         #expect(server.connectionCount == 1)
     }
@@ -34,6 +37,8 @@ struct ConnectionSweepTests {
         let server = try LoopbackServer { _ in .response(status: 200, body: body) }
         defer { server.shutdown() }
         server.silenceConnectionSources(write: true)
+        // One sweep's write: a second miss would be counted while the client reads.
+        server.stopSweepAfterMiss()
         let client = try RawClient(port: server.port, receiveBuffer: 64 << 10)
         defer { client.close() }
         try client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
