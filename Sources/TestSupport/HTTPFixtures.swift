@@ -125,6 +125,8 @@ extension HTTPError {
             case .stringEncodingFailed: return "stringEncoding"
             case .invalidEmptyResponse: return "invalidEmpty"
             case .customSerializationFailed: return "customSerialization"
+            case .inputFileNil: return "inputFileNil"
+            case .inputFileReadFailed: return "inputFileReadFailed"
             }
         case .abandoned: return "abandoned"
         case .requestAdaptationFailed: return "adaptation"

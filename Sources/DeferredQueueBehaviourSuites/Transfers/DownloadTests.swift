@@ -106,8 +106,9 @@ struct DownloadTests {
     }
 
     /// A finished download always has a file, an empty body's too (a 204,
-    /// a `HEAD`): so a serializer given no file reports that, as Alamofire's
-    /// `inputFileNil` does, rather than an empty body.
+    /// a `HEAD`): so a serializer given no file reports that (`inputFileNil`,
+    /// as Alamofire's) rather than an empty body, and one whose file is gone
+    /// says which (`inputFileReadFailed(at:)`).
     @Test func anEmptyDownloadStillHasAFile() async throws {
         let fixture = try Fixture()
         let session = TestTransport.makeSession()
@@ -122,12 +123,27 @@ struct DownloadTests {
             #expect(response.value == Data(), "\(String(describing: response.error))")
         }
         let noContent = HTTPURLResponse(url: URL(fileURLWithPath: "/"), statusCode: 204, httpVersion: nil, headerFields: nil)
-        do {
-            _ = try DataResponseSerializer().serializeDownload(request: nil, response: noContent, fileURL: nil, error: nil)
-            Issue.record("a download without a file serialized")
-        } catch HTTPError.downloadedFileMoveFailed(let error as CocoaError, nil, nil) {
-            #expect(error.code == .fileNoSuchFile)
+        let noFile = #expect(throws: HTTPError.self) {
+            try DataResponseSerializer().serializeDownload(request: nil, response: noContent, fileURL: nil, error: nil)
         }
+        let noURL = #expect(throws: HTTPError.self) {
+            try URLResponseSerializer().serializeDownload(request: nil, response: noContent, fileURL: nil, error: nil)
+        }
+        for error in [noFile, noURL] {
+            guard case .responseSerializationFailed(.inputFileNil)? = error else {
+                Issue.record("not inputFileNil: \(String(describing: error))")
+                continue
+            }
+        }
+        let gone = FileManager.default.temporaryDirectory.appendingPathComponent("gone-\(UUID().uuidString)")
+        let unreadable = #expect(throws: HTTPError.self) {
+            try DataResponseSerializer().serializeDownload(request: nil, response: noContent, fileURL: gone, error: nil)
+        }
+        guard case .responseSerializationFailed(.inputFileReadFailed(let url))? = unreadable else {
+            Issue.record("not inputFileReadFailed: \(String(describing: unreadable))")
+            return
+        }
+        #expect(url == gone)
     }
 
     @Test func cancellingTheDeferredCancelsTheDownload() async throws {

@@ -248,6 +248,22 @@ struct InterceptorTests {
         }
         Issue.record("no cancel landed inside a retry delay, even of 48 s")
     }
+
+    /// Alamofire's `retryRequired`, `delay` and `error`: each says what its case carries, and nothing for the others.
+    @Test func aRetryResultSaysWhetherItRetriesAfterWhatDelayAndWithWhichError() {
+        struct Refused: Error {}
+        #expect(RetryResult.retry.retryRequired)
+        #expect(RetryResult.retryWithDelay(1.5).retryRequired)
+        #expect(!RetryResult.doNotRetry.retryRequired)
+        #expect(!RetryResult.doNotRetryWithError(Refused()).retryRequired)
+        #expect(RetryResult.retryWithDelay(1.5).delay == 1.5)
+        #expect(RetryResult.retry.delay == nil)
+        #expect(RetryResult.doNotRetry.delay == nil)
+        #expect(RetryResult.doNotRetryWithError(Refused()).error is Refused)
+        #expect(RetryResult.retry.error == nil)
+        #expect(RetryResult.retryWithDelay(1).error == nil)
+        #expect(RetryResult.doNotRetry.error == nil)
+    }
 }
 
 // MARK: - Fixtures

@@ -108,6 +108,12 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
         case stringEncodingFailed(encoding: String.Encoding)
         /// A serializer (or its ``DataPreprocessor``) threw an error that is not an ``HTTPError``.
         case customSerializationFailed(error: any Error)
+        /// A download serializer was given no file: the download failed before
+        /// it had one (a finished download always has one, an empty body's too).
+        case inputFileNil
+        /// A download serializer could not read the downloaded file at this URL
+        /// (it was removed or replaced by something that is not a readable file).
+        case inputFileReadFailed(at: URL)
 
         /// What went wrong and how to fix it.
         public var description: String {
@@ -130,6 +136,12 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
                     + "Content-Type charset). Pass the right encoding to responseString(encoding:) or use responseData."
             case .customSerializationFailed(let error):
                 return "A response serializer or data preprocessor failed: \(error)"
+            case .inputFileNil:
+                return "The download has no file to serialize: it failed before the body was written to one. "
+                    + "The request's error says why; a serializer given no file reports this."
+            case .inputFileReadFailed(let url):
+                return "The downloaded file at \(url.path) could not be read: it was moved, removed or replaced "
+                    + "before the serializer ran. Read a download's file in its handler, before anything else moves it."
             }
         }
 

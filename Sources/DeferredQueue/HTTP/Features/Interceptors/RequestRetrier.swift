@@ -14,6 +14,26 @@ public enum RetryResult: Sendable {
     /// Do not retry, and fail with this error
     /// (as ``HTTPError/requestRetryFailed(retryError:originalError:)``).
     case doNotRetryWithError(any Error)
+
+    /// Whether the request is retried: ``retry`` or ``retryWithDelay(_:)``.
+    public var retryRequired: Bool {
+        switch self {
+        case .retry, .retryWithDelay: true
+        case .doNotRetry, .doNotRetryWithError: false
+        }
+    }
+
+    /// The seconds ``retryWithDelay(_:)`` waits; `nil` for every other decision.
+    public var delay: TimeInterval? {
+        guard case .retryWithDelay(let delay) = self else { return nil }
+        return delay
+    }
+
+    /// The error ``doNotRetryWithError(_:)`` fails with; `nil` for every other decision.
+    public var error: (any Error)? {
+        guard case .doNotRetryWithError(let error) = self else { return nil }
+        return error
+    }
 }
 
 /// Decides whether a failed attempt is retried.

@@ -30,18 +30,20 @@ public protocol DownloadResponseSerializerProtocol<SerializedObject>: Sendable {
 
 extension DownloadResponseSerializerProtocol where Self: DataResponseSerializerProtocol {
     /// Reads the whole file, then serializes its bytes as ``serialize(request:response:data:error:)`` does.
-    /// No file is a failure (Alamofire's `inputFileNil`), as for ``URLResponseSerializer``:
-    /// a finished download always has one, an empty body's too.
+    /// No file is ``HTTPError/SerializationFailureReason/inputFileNil``, as for
+    /// ``URLResponseSerializer`` (a finished download always has one, an empty
+    /// body's too); a file that cannot be read is
+    /// ``HTTPError/SerializationFailureReason/inputFileReadFailed(at:)``.
     public func serializeDownload(request: URLRequest?, response: HTTPURLResponse?, fileURL: URL?, error: HTTPError?) throws -> SerializedObject {
         if let error { throw error }
         guard let fileURL else {
-            throw HTTPError.downloadedFileMoveFailed(error: CocoaError(.fileNoSuchFile), source: nil, destination: nil)
+            throw HTTPError.responseSerializationFailed(reason: .inputFileNil)
         }
         let data: Data
         do {
             data = try Data(readingFile: fileURL)
         } catch {
-            throw HTTPError.downloadedFileMoveFailed(error: error, source: fileURL, destination: nil)
+            throw HTTPError.responseSerializationFailed(reason: .inputFileReadFailed(at: fileURL))
         }
         return try serialize(request: request, response: response, data: data, error: nil)
     }
@@ -67,7 +69,7 @@ public struct URLResponseSerializer: DownloadResponseSerializerProtocol {
     public func serializeDownload(request: URLRequest?, response: HTTPURLResponse?, fileURL: URL?, error: HTTPError?) throws -> URL {
         if let error { throw error }
         guard let fileURL else {
-            throw HTTPError.downloadedFileMoveFailed(error: CocoaError(.fileNoSuchFile), source: nil, destination: nil)
+            throw HTTPError.responseSerializationFailed(reason: .inputFileNil)
         }
         return fileURL
     }
