@@ -49,6 +49,8 @@ struct TaskEventTests {
         #expect(request.performedRequests.map { $0.url?.path } == ["/flaky", "/flaky", "/flaky"])
         #expect(request.timing != nil && request.timing == got?.timing, "the responses' timing")
         #expect(request.task?.request?.url?.path == "/flaky")
+        #expect(request.task?.originalRequest == request.task?.request && request.task?.currentRequest == request.task?.request,
+                "URLSessionTask's names for the request the attempt sent")
         #expect(request.tasks.map(\.attempt) == [1, 2, 3], "every attempt, in order")
         #expect(request.tasks.allSatisfy { $0.request?.url?.path == "/flaky" })
         #expect(monitor.events.events == [

@@ -74,6 +74,30 @@ struct ValidationTests {
         #expect(any?.error == nil)
     }
 
+    /// A body without a `Content-Type` (or with one that is not `type/subtype`)
+    /// passes `*/*` alone, as in Alamofire; `text/*` or `*/json` still fail it.
+    @Test func aResponseWithoutAContentTypePassesOnlyTheFullWildcard() async throws {
+        let fixture = PolicyFixture { request in
+            switch request.url?.path {
+            case "/untyped": .status(200, body: Data("x".utf8))
+            case "/garbled": .status(200, headers: ["Content-Type": "nonsense"], body: Data("x".utf8))
+            default: nil
+            }
+        }
+        for path in ["/untyped", "/garbled"] {
+            for (acceptable, passes) in [(["*/*"], true), (["text/plain", "*/*"], true), (["text/*"], false), (["*/json"], false)] {
+                let result = await response {
+                    fixture.session.request(fixture.url(path)).validate(contentType: acceptable).responseData(queue: handlerQueue, completionHandler: $0)
+                }
+                #expect((result?.error == nil) == passes, "\(path) \(acceptable): \(String(describing: result?.error))")
+                if !passes { #expect(result?.error?.kind == "missingContentType") }
+            }
+        }
+        #expect(MIMEType("*/*")?.isWildcard == true)
+        #expect(MIMEType("text/*")?.isWildcard == false)
+        #expect(MIMEType("*/json")?.isWildcard == false)
+    }
+
     /// As Alamofire takes them: any sequence. Read once, when the validator
     /// is added, so that judging a response runs no caller code.
     @Test func contentTypesMayBeAnySequenceReadOnceWhenAdded() async throws {

@@ -70,12 +70,14 @@ extension Request {
             : .failure(HTTPError.responseValidationFailed(reason: .unacceptableStatusCode(code: statusCode)))
     }
 
-    /// The error lists the acceptable types sorted, as Alamofire's does.
+    /// The error lists the acceptable types sorted, as Alamofire's does. A
+    /// response without a (readable) type passes only `*/*`, as in Alamofire.
     static func check(contentTypeOf response: ResponseHead, isEmpty: Bool, in acceptable: [String]) -> Result<Void, any Error> {
         if isEmpty { return .success(()) }
         guard let header = response.value(forHTTPHeaderField: "Content-Type"),
               let mimeType = MIMEType(header)
         else {
+            if acceptable.contains(where: { MIMEType($0)?.isWildcard == true }) { return .success(()) }
             return .failure(HTTPError.responseValidationFailed(reason: .missingContentType(acceptable: acceptable.sorted())))
         }
         if acceptable.compactMap(MIMEType.init).contains(where: { $0.matches(mimeType) }) {
@@ -108,6 +110,9 @@ struct MIMEType: Equatable, CustomStringConvertible {
         type = String(parts[0])
         subtype = String(parts[1])
     }
+
+    /// `*/*`: admits any type, and a response without one.
+    var isWildcard: Bool { type == "*" && subtype == "*" }
 
     /// `true` when `self`, as an acceptable pattern, admits `other`.
     func matches(_ other: MIMEType) -> Bool {

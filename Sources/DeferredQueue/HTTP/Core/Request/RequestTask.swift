@@ -13,6 +13,12 @@ public struct RequestTask: Sendable {
     /// The request as the attempt sent it.
     public let request: URLRequest?
 
+    /// `URLSessionTask`'s name for ``request``: the request the attempt was made with.
+    public var originalRequest: URLRequest? { request }
+    /// `URLSessionTask`'s name for ``request``: an attempt follows no redirect
+    /// itself (each hop is an attempt of its own), so it is the original.
+    public var currentRequest: URLRequest? { request }
+
     init(attempt: Int, request: URLRequest?) {
         self.attempt = attempt
         self.request = request
