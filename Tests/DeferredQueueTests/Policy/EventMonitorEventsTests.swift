@@ -98,7 +98,12 @@ struct EventMonitorEventsTests {
         let session = fixture.makeSession(eventMonitors: [AlamofireNotifications()])
         let request = session.request(fixture.url("/never"))
         let names = Recorder<String>()
-        let observers = [Request.didResumeNotification, Request.didCancelNotification, Request.didFinishNotification].map { name in
+        let observed = [
+            Request.didResumeNotification, Request.didCancelNotification, Request.didFinishNotification,
+            Request.didResumeTaskNotification, Request.didCancelTaskNotification, Request.didCompleteTaskNotification,
+            Request.didSuspendNotification, Request.didSuspendTaskNotification,
+        ]
+        let observers = observed.map { name in
             NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { notification in
                 guard notification.request === request else { return }
                 names.append(notification.name.rawValue.components(separatedBy: ".").last ?? "?")
@@ -107,8 +112,13 @@ struct EventMonitorEventsTests {
         defer { observers.forEach(NotificationCenter.default.removeObserver) }
         request.resume()
         #expect(await eventually { fixture.requests.count == 1 })
+        request.suspend()
+        request.resume()
         request.cancel()
-        #expect(await eventually { names.count == 3 }, "\(names.events)")
-        #expect(names.events == ["didResume", "didCancel", "didFinish"])
+        #expect(await eventually { names.count == 10 }, "\(names.events)")
+        #expect(names.events == [
+            "didResume", "didResumeTask", "didSuspend", "didSuspendTask", "didResume", "didResumeTask",
+            "didCancel", "didCancelTask", "didCompleteTask", "didFinish",
+        ])
     }
 }
