@@ -111,9 +111,23 @@ case .failure(let error): print(response.response?.statusCode ?? 0, error)
 // snippet.hide
 }
 
+@MainActor func dataTask() async {
+// snippet.show
+// snippet.dataTask
+let response = await request(url).validate().serializingDecodable(Entry.self).response
+print(response.response?.statusCode ?? 0, response.result)
+
+let task: DataTask<Entry> = request(url).serializingDecodable(Entry.self)
+task.cancel()
+print(await task.result)  // .failure(HTTPError.cancelled)
+// snippet.end
+// snippet.hide
+}
+
 for example in [shortcuts, emptyBodies, preprocessors, decoders, wholeResponse] {
     do { try await example() } catch { print(error) }
 }
 await emptyCodes()
 await custom()
+await dataTask()
 // snippet.show

@@ -10,7 +10,7 @@ import FoundationNetworking
 /// ``DecodableResponseSerializer`` — are the ones behind `responseData`,
 /// `responseString`, `responseJSON` and `responseDecodable`. Write your own and
 /// pass it to ``DataRequest/response(queue:responseSerializer:completionHandler:)``
-/// or ``DataRequest/serializingResponse(using:automaticallyCancelling:)``:
+/// or ``DataRequest/serializingResponse(using:automaticallyCancelling:)->Deferred<DataResponse<Serializer.SerializedObject,HTTPError>>``:
 ///
 /// ```swift
 /// struct LinesSerializer: ResponseSerializer {
