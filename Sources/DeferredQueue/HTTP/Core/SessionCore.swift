@@ -45,6 +45,12 @@ final class SessionCore: Sendable {
     let configuredHeaders: [(name: String, value: String)]
     /// Why `configuredHeaders` may not be sent, if they may not: every request fails with it.
     let configuredHeadersError: HTTPError?
+    /// The credential fields of the transport's configuration (`Authorization`,
+    /// `Cookie`, `Proxy-Authorization`), which URLSession would add to every
+    /// task, a redirect hop to another origin's too: the transport leaves them
+    /// out, and ``prepare(_:timeoutIsAssigned:crossOrigin:)`` adds them to the
+    /// attempts at the request's own origin.
+    let configuredCredentials: [(name: String, lowercasedName: String, value: String)]
     /// The session's running requests.
     let registry: RequestRegistry
 
@@ -73,6 +79,9 @@ final class SessionCore: Sendable {
         self.registry = RequestRegistry(resourceTimeout: self.resourceTimeout, queue: transport.callbackQueue)
         self.configuredHeaders = configuredHeaders
         self.configuredHeadersError = RequestSyntax.violation(in: configuredHeaders)
+        self.configuredCredentials = ((transport as? URLSessionTransport)?.configuredCredentials ?? []).map {
+            (name: $0.name, lowercasedName: $0.name.lowercased(), value: $0.value)
+        }
         let configured = Set(configuredHeaders.map { $0.name.lowercased() })
         // Checked here once, not on every attempt (`prepare` checks the
         // caller's fields only); one the syntax refuses (a process name with
@@ -101,9 +110,11 @@ final class SessionCore: Sendable {
         ([interceptor].compactMap { $0 } + request.requestInterceptors).map { $0 as any RequestRetrier }
     }
 
-    /// `request` with the session's defaults: default headers and cookies,
-    /// unless the request sets them. `timeoutIsAssigned`: whether its
-    /// `timeoutInterval` is known to have been assigned (cheaper to copy).
+    /// `request` with the session's defaults: default headers, cookies and
+    /// (unless `crossOrigin`: a redirect hop away from the request's origin)
+    /// the configuration's credentials, unless the request sets them.
+    /// `timeoutIsAssigned`: whether its `timeoutInterval` is known to have
+    /// been assigned (cheaper to copy).
     ///
     /// - Returns: The request, and whether the caller set `Content-Length`
     ///   or `Transfer-Encoding` (checked against the body by ``RequestFraming``).
@@ -113,7 +124,9 @@ final class SessionCore: Sendable {
     ///   syntax; values' leading and trailing spaces and tabs are trimmed.
     ///   ``HTTPError/invalidURL(_:)`` when a modifier or an adapter left it no
     ///   URL, or one that is not `http(s)` with a host.
-    func prepare(_ request: URLRequest, timeoutIsAssigned: Bool = false) throws(HTTPError) -> (request: URLRequest, setsFraming: Bool) {
+    func prepare(
+        _ request: URLRequest, timeoutIsAssigned: Bool = false, crossOrigin: Bool = false
+    ) throws(HTTPError) -> (request: URLRequest, setsFraming: Bool) {
         if let configuredHeadersError { throw configuredHeadersError }
         // Checked before anything copies it: Foundation on Linux traps copying a request without one.
         guard let url = request.url else { throw .invalidURL("(no URL)") }
@@ -143,6 +156,12 @@ final class SessionCore: Sendable {
                 throw .urlRequestValidationFailed(reason: .invalidHeaderValue(name: "Cookie"))
             }
             fields["Cookie"] = cookies
+            present.insert("cookie")
+        }
+        if !crossOrigin, !configuredCredentials.isEmpty {
+            for field in configuredCredentials where !present.contains(field.lowercasedName) {
+                fields[field.name] = field.value
+            }
         }
         var prepared: URLRequest
         if timeoutIsAssigned {

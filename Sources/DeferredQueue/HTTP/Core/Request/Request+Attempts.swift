@@ -148,7 +148,10 @@ extension Request {
         var prepared: URLRequest
         let setsFraming: Bool
         do {
-            (prepared, setsFraming) = try core.prepare(adapted, timeoutIsAssigned: timeoutIsAssigned)
+            // The origin check (URL host parsing) only when the configuration has credentials to withhold.
+            let crossOrigin = !core.configuredCredentials.isEmpty
+                && !(urlRequest?.url.flatMap { original in adapted.url.map { RedirectRules.isSameOrigin(original, $0) } } ?? true)
+            (prepared, setsFraming) = try core.prepare(adapted, timeoutIsAssigned: timeoutIsAssigned, crossOrigin: crossOrigin)
         } catch {
             guard isRunning else { return }
             eventMonitor?.request(self, didFailToCreateURLRequestWithError: error)

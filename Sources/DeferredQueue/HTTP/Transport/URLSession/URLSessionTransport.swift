@@ -57,6 +57,11 @@ public final class URLSessionTransport: HTTPTransport {
     /// Why the configuration's `httpAdditionalHeaders`, which URLSession adds
     /// to every request itself, may not be sent: every attempt fails with it.
     let configurationViolation: HTTPError?
+    /// The credential fields of the configuration's `httpAdditionalHeaders`,
+    /// which the transport's `URLSession` does not get: it would add them to a
+    /// redirect hop to another origin too. The session adds them instead, to
+    /// the attempts at the request's origin (see `SessionCore.prepare`).
+    let configuredCredentials: [(name: String, value: String)]
 
     /// Creates a transport.
     ///
@@ -72,6 +77,7 @@ public final class URLSessionTransport: HTTPTransport {
         let delegateQueue = BoundedDelegateQueue(runningOn: queue)
         callbackQueue = queue
         configurationViolation = RequestSyntax.violation(in: configuration.additionalHeaderFields)
+        configuredCredentials = configuration.additionalHeaderFields.filter(Self.isCredential)
         urlSession = URLSession(
             configuration: Self.transportConfiguration(configuration),
             delegate: URLSessionTransportDelegate(), delegateQueue: delegateQueue
@@ -89,6 +95,9 @@ public final class URLSessionTransport: HTTPTransport {
         // response for cookies it then has nowhere to store.
         copy.httpCookieAcceptPolicy = .never
         copy.urlCredentialStorage = nil
+        if let fields = copy.httpAdditionalHeaders, fields.keys.contains(where: { isCredential((name: "\($0)", value: "")) }) {
+            copy.httpAdditionalHeaders = fields.filter { !isCredential((name: "\($0.key)", value: "")) }
+        }
         #if canImport(FoundationNetworking)
         copy.urlCache = nil
         #endif
@@ -96,6 +105,10 @@ public final class URLSessionTransport: HTTPTransport {
         // corelibs traps on a NaN, an infinity or one beyond `Int`'s range.
         copy.timeoutIntervalForRequest = idleTimeout(HTTPTransportAttempt.idleTimeout(copy.timeoutIntervalForRequest))
         return copy
+    }
+
+    private static func isCredential(_ field: (name: String, value: String)) -> Bool {
+        RedirectRules.credentialHeaders.contains { $0.caseInsensitiveCompare(field.name) == .orderedSame }
     }
 
     public func startAttempt(_ attempt: HTTPTransportAttempt, events: any HTTPTransportEvents) -> any HTTPTransportTask {
