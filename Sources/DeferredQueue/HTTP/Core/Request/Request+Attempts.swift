@@ -352,6 +352,9 @@ extension Request {
         guard let response = completed.response else {
             return decideAfterFailure(completed, error: .sessionTaskFailed(URLError(.badServerResponse)))
         }
+        if response.statusCode == 206, let error = Self.unrequestedPart(response, answering: completed.request) {
+            return decideAfterFailure(completed, error: error)
+        }
         let limit = completed.maximumResponseBodySize ?? core.maximumResponseBodySize
         if body != nil, completed.body.count > limit {
             return finish(failingWith: .responseTooLarge(limit: limit))
@@ -378,6 +381,24 @@ extension Request {
             })
         }
         judge(completed, response: response)
+    }
+
+    /// The failure of a `206` to a request that asked for no range, unless
+    /// its `Content-Range` spans the whole entity: the body is a part, and
+    /// delivering it would pass a fragment off as the response (RFC 9110
+    /// lets a server send `206` only to a `Range` request).
+    @inline(never)
+    private static func unrequestedPart(_ response: ResponseHead, answering sent: URLRequest?) -> HTTPError? {
+        guard sent?.value(forHTTPHeaderField: "Range") == nil else { return nil }
+        let field = response.value(forHTTPHeaderField: "Content-Range")
+        if let range = field.flatMap(ContentRange.init), range.first == 0, let complete = range.complete, range.last == complete - 1 {
+            return nil
+        }
+        return .sessionTaskFailed(URLError(.badServerResponse, userInfo: [
+            NSLocalizedDescriptionKey: "the server answered a request for the whole resource with 206 Partial Content "
+                + "(Content-Range: \(field.map { String($0.prefix(80)).debugDescription } ?? "none")): the body is only part of it",
+            NSURLErrorFailingURLErrorKey: sent?.url as Any,
+        ]))
     }
 
     // MARK: - Decisions
