@@ -70,10 +70,15 @@ struct RequestURLTests {
 
     /// A host that ends in a number is an IPv4 address in dotted decimal or
     /// nothing: `inet_aton`'s other forms name 127.0.0.1 unseen by a check
-    /// of the host as text. AsyncHTTPClient connected to them; corelibs
-    /// refused them as unsupported URLs. Refused unsent as `invalidURL` on
-    /// both, asked for or redirected to.
-    @Test(arguments: ["2130706433", "0x7f.1", "127.1", "0177.0.0.1", "127.0.0.01", "127.0.0.1.1"])
+    /// of the host as text, and so do IPv6 literals that embed an IPv4
+    /// address (mapped, `::ffff:…`, and the deprecated compatible `::…`).
+    /// AsyncHTTPClient connected to them; corelibs refused them as
+    /// unsupported URLs. Refused unsent as `invalidURL` on both, asked for
+    /// or redirected to.
+    @Test(arguments: [
+        "2130706433", "0x7f.1", "127.1", "0177.0.0.1", "127.0.0.01", "127.0.0.1.1",
+        "[::ffff:127.0.0.1]", "[::FFFF:7f00:1]", "[0:0:0:0:0:ffff:127.0.0.1]", "[::127.0.0.1]",
+    ])
     func anIPv4AddressNotInDottedDecimalIsRefused(_ host: String) async throws {
         let server = try LoopbackServer { request in
             request.path == "/redirect" ? .response(status: 302, headers: [("Location", "http://\(host):\(request.header("Host")?.split(separator: ":").last ?? "")/x")], body: Data())
@@ -94,7 +99,7 @@ struct RequestURLTests {
         #expect(server.requestCount == 1, "the redirecting request alone")
     }
 
-    @Test(arguments: ["127.0.0.1", "10.0.0.255", "0.0.0.0", "example.com", "1e100.net", "cafe.deadbeef", "::1", "::ffff:1.2.3.4", "1.2.3.4."])
+    @Test(arguments: ["127.0.0.1", "10.0.0.255", "0.0.0.0", "example.com", "1e100.net", "cafe.deadbeef", "::1", "::", "fe80::1", "64:ff9b::1.2.3.4", "1.2.3.4."])
     func aHostThatIsNoAmbiguousAddressIsSent(_ host: String) throws {
         let literal = host.contains(":") ? "[\(host)]" : host
         let url = try #require(URL(string: "http://\(literal):8080/"))

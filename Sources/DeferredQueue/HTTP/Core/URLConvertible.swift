@@ -39,7 +39,8 @@ extension URL {
 
     /// Whether the host ends in a number without being an IPv4 address in
     /// dotted decimal (`2130706433`, `0x7f.1`, `127.1`, `0177.0.0.1`): the
-    /// forms `inet_aton` reads as an address. AsyncHTTPClient connected to
+    /// forms `inet_aton` reads as an address; or is an IPv6 literal that
+    /// embeds an IPv4 address (`[::ffff:127.0.0.1]`). AsyncHTTPClient connected to
     /// 127.0.0.1 for each, where corelibs refuses them, and a check of the
     /// host as text (a blocklist of internal addresses) does not see it.
     var hasAmbiguousIPv4Host: Bool { host(percentEncoded: true).map(Self.isAmbiguousIPv4Host) ?? false }
@@ -55,13 +56,32 @@ extension URL {
             var scan = LabelScan()
             for index in 0..<end {
                 let byte = bytes[index]
-                if byte == UInt8(ascii: ":") { return false }   // IPv6
+                if byte == UInt8(ascii: ":") { return embedsIPv4(UnsafeRawBufferPointer(bytes)) }
                 if byte == UInt8(ascii: ".") { scan.endLabel() } else { scan.add(byte) }
             }
             // Only a host whose last label is a number (decimal, or 0x…) is read as an address.
             guard scan.labelIsNumber else { return false }
             scan.endLabel()
             return !(scan.dottedDecimal && scan.labels == 4)
+        }
+    }
+
+    /// Whether an IPv6 literal is an IPv4 address in disguise: IPv4-mapped
+    /// (`::ffff:127.0.0.1`, `::ffff:7f00:1`) or IPv4-compatible
+    /// (`::127.0.0.1`, deprecated), which AsyncHTTPClient connected to as the
+    /// IPv4 address and corelibs refused; `::` and `::1` are not. Apart from
+    /// the scan: a host with a colon is rare.
+    @inline(never)
+    private static func embedsIPv4(_ host: UnsafeRawBufferPointer) -> Bool {
+        var text = [CChar](repeating: 0, count: host.count + 1)
+        for (index, byte) in host.enumerated() { text[index] = CChar(bitPattern: byte) }
+        var address = in6_addr()
+        guard inet_pton(AF_INET6, text, &address) == 1 else { return false }
+        return withUnsafeBytes(of: &address) { bytes in
+            let prefixIsZero = bytes[0..<10].allSatisfy { $0 == 0 }
+            let mapped = prefixIsZero && bytes[10] == 0xff && bytes[11] == 0xff
+            let compatible = prefixIsZero && bytes[10] == 0 && bytes[11] == 0 && bytes[12..<15].contains { $0 != 0 }
+            return mapped || compatible
         }
     }
 
