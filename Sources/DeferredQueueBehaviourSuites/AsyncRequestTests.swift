@@ -106,6 +106,7 @@ struct AsyncRequestTests {
         if automaticallyCancelling {
             #expect(request.isCancelled)
             #expect(result.failure?.asHTTPError?.isExplicitlyCancelledError == true, "\(result)")
+            #expect(result.failure?.isExplicitlyCancelledError == true, "read on any Error, as on Alamofire's AFError")
         } else {
             #expect(!request.isCancelled)
             #expect(try result.get() == "late")

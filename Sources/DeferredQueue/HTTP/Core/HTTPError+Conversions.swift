@@ -24,6 +24,14 @@ extension Error {
         return nil
     }
 
+    /// Whether the error says the request or the deferred was cancelled
+    /// (``HTTPError/cancelled``, ``DeferredError/cancelled``): so
+    /// `result.failure?.isExplicitlyCancelledError` reads a deferred's
+    /// `Result<Value, any Error>` as Alamofire's reads its `Result<Value, AFError>`.
+    public var isExplicitlyCancelledError: Bool {
+        asHTTPError?.isExplicitlyCancelledError ?? false
+    }
+
     /// The error as an ``HTTPError``; stops the program with `message` if it
     /// is not one (Alamofire's `asAFError(orFailWith:file:line:)`, for tests).
     public func asHTTPError(orFailWith message: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line) -> HTTPError {
