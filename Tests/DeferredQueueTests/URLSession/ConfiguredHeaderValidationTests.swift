@@ -15,6 +15,8 @@ import Testing
 struct ConfiguredHeaderValidationTests {
     @Test(arguments: [
         ["X-Default": "1\r\nX-Injected: 1"], ["X-Default": "\u{0}"], ["X-Default\r\nX-Injected": "1"], ["X Default": "1"],
+        // URLSession would add these to every request whatever its body: a smuggled request, or a wait.
+        ["Content-Length": "3"], ["content-length": "0"], ["Transfer-Encoding": "chunked"],
     ], [false, true])
     func invalidAdditionalHeadersFailEveryRequestUnsent(_ headers: [String: String], madeByTheCaller: Bool) async throws {
         let server = try LoopbackServer { .echo($0) }
@@ -32,6 +34,20 @@ struct ConfiguredHeaderValidationTests {
             }
         }
         #expect(server.connectionCount == 0)
+    }
+
+    /// corelibs casts every name and value to `NSString` and traps on a
+    /// number; the transport hands it their text.
+    @Test func namesAndValuesThatAreNotStringsAreSentAsText() async throws {
+        let server = try LoopbackServer { .echo($0) }
+        defer { server.shutdown() }
+        let configuration = URLSessionConfiguration.default
+        configuration.httpAdditionalHeaders = ["X-Number": 5, 7: "seven"]
+        let result = await response {
+            Session(configuration: configuration).request(server.url("/")).responseJSON(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(result?.value?["headers"]["X-Number"].string == "5", "\(String(describing: result?.result))")
+        #expect(result?.value?["headers"]["7"].string == "seven")
     }
 
     @Test func validAdditionalHeadersAreSent() async throws {

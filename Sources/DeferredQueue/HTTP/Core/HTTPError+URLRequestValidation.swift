@@ -44,6 +44,10 @@ extension HTTPError {
         /// send (URLSession refuses one on every platform); Alamofire's reason
         /// of the same name. The body (empty when it is a file).
         case bodyDataInGETRequest(Data)
+        /// A `URLSessionConfiguration`'s `httpAdditionalHeaders` sets a field
+        /// that frames the body (`Content-Length`, `Transfer-Encoding`), which
+        /// URLSession would add to every request whatever its body.
+        case framingFieldInConfiguration(name: String)
 
         /// What was refused and how to fix it.
         public var description: String {
@@ -69,6 +73,11 @@ extension HTTPError {
                 return "The request sets Transfer-Encoding to \(Self.quoted(value)), so it was not sent: only \"chunked\" "
                     + "without a Content-Length, and with a body, frames a body unambiguously (without one, the server waits "
                     + "for a chunk that never comes). Leave Transfer-Encoding out; the transport frames the body."
+            case .framingFieldInConfiguration(let name):
+                return "The URLSessionConfiguration's httpAdditionalHeaders sets \(Self.quoted(name)), which URLSession "
+                    + "would add to every request whatever its body, so no request of this session is sent: a server would "
+                    + "read a body's remainder as another request, or wait for bytes that never come. Remove it; the "
+                    + "transport frames each body."
             case .bodyDataInGETRequest(let body):
                 return "The GET request has a body (\(body.count) bytes in memory, or a file), which this session's transport "
                     + "cannot send, so it was not sent. Send the parameters in the query (URLEncoding.queryString), use "

@@ -90,6 +90,18 @@ enum RequestSyntax {
         return nil
     }
 
+    /// Why a `URLSessionConfiguration`'s `httpAdditionalHeaders` may not be
+    /// sent, if they may not: a field ``violation(in:)`` refuses, or one that
+    /// frames the body, which URLSession would add to every request.
+    static func configurationViolation(in fields: [(name: String, value: String)]) -> HTTPError? {
+        if let violation = violation(in: fields) { return violation }
+        let framing = fields.first {
+            $0.name.caseInsensitiveCompare("Content-Length") == .orderedSame
+                || $0.name.caseInsensitiveCompare("Transfer-Encoding") == .orderedSame
+        }
+        return framing.map { .urlRequestValidationFailed(reason: .framingFieldInConfiguration(name: $0.name)) }
+    }
+
     /// `tchar` (RFC 9110 §5.6.2): an ASCII digit or letter, or one of the symbols below.
     private static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {

@@ -78,7 +78,7 @@ final class SessionCore: Sendable {
         self.cookieStore = cookieStore
         self.registry = RequestRegistry(resourceTimeout: self.resourceTimeout, queue: transport.callbackQueue)
         self.configuredHeaders = configuredHeaders
-        self.configuredHeadersError = RequestSyntax.violation(in: configuredHeaders)
+        self.configuredHeadersError = RequestSyntax.configurationViolation(in: configuredHeaders)
         self.configuredCredentials = ((transport as? URLSessionTransport)?.configuredCredentials ?? []).map {
             (name: $0.name, lowercasedName: $0.name.lowercased(), value: $0.value)
         }

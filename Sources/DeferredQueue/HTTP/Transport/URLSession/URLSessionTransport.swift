@@ -76,7 +76,7 @@ public final class URLSessionTransport: HTTPTransport {
         let queue = DispatchQueue(label: "DeferredQueue.URLSessionTransport", target: rootQueue)
         let delegateQueue = BoundedDelegateQueue(runningOn: queue)
         callbackQueue = queue
-        configurationViolation = RequestSyntax.violation(in: configuration.additionalHeaderFields)
+        configurationViolation = RequestSyntax.configurationViolation(in: configuration.additionalHeaderFields)
         configuredCredentials = configuration.additionalHeaderFields.filter(Self.isCredential)
         urlSession = URLSession(
             configuration: Self.transportConfiguration(configuration),
@@ -95,8 +95,13 @@ public final class URLSessionTransport: HTTPTransport {
         // response for cookies it then has nowhere to store.
         copy.httpCookieAcceptPolicy = .never
         copy.urlCredentialStorage = nil
-        if let fields = copy.httpAdditionalHeaders, fields.keys.contains(where: { isCredential((name: "\($0)", value: "")) }) {
-            copy.httpAdditionalHeaders = fields.filter { !isCredential((name: "\($0.key)", value: "")) }
+        // As text (corelibs casts every name and value to `NSString`, and
+        // traps on a number), without the credentials (see `configuredCredentials`).
+        if copy.httpAdditionalHeaders != nil {
+            copy.httpAdditionalHeaders = Dictionary(
+                configuration.additionalHeaderFields.filter { !isCredential($0) }.map { ($0.name, $0.value) },
+                uniquingKeysWith: { first, _ in first }
+            )
         }
         #if canImport(FoundationNetworking)
         copy.urlCache = nil
