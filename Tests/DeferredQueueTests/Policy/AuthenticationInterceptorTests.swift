@@ -94,6 +94,25 @@ struct AuthenticationInterceptorTests {
         #expect(tokens.resourceRequests.count == 3)
     }
 
+    /// A window of any length, an infinite or NaN one included, limits
+    /// refreshes without trapping (`Duration` traps beyond `Int64` seconds).
+    @Test(arguments: [Double.infinity, 1e300, .nan])
+    func aRefreshWindowOfAnyLengthNeverTraps(interval: Double) async throws {
+        let tokens = TokenService(token: "never-issued", rejectsEverything: true)
+        let auth = AuthenticationInterceptor(
+            authenticator: tokens.authenticator(), credential: Token("first"),
+            refreshWindow: .init(interval: interval, maximumAttempts: 2)
+        )
+        let session = tokens.makeSession(interceptor: auth)
+        let result = await response { session.request(tokens.url("/resource")).responseString(queue: handlerQueue, completionHandler: $0) }
+        guard case .requestRetryFailed(let retryError, _)? = result?.error else {
+            Issue.record("expected requestRetryFailed, got \(String(describing: result?.error))")
+            return
+        }
+        #expect(retryError as? AuthenticationError == .excessiveRefresh)
+        #expect(tokens.refreshes.count == 2, "the window limits the refreshes")
+    }
+
     /// Alamofire refreshes again when the refreshed credential still
     /// requires a refresh, until the refresh window calls it excessive.
     @Test func aRefreshedCredentialThatStillRequiresRefreshIsRefreshedAgain() async throws {

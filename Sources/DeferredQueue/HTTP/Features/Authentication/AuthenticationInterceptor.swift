@@ -51,6 +51,16 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
         /// The most refreshes within ``interval``.
         public var maximumAttempts: Int
 
+        /// ``interval`` as a `Duration`, which traps beyond `Int64` seconds:
+        /// an infinite window, one longer than a century or NaN is a century
+        /// (no process outlives it; NaN limits rather than frees refreshes),
+        /// and none at all (0 or less) counts no refresh, as in Alamofire.
+        var duration: Duration {
+            if interval.isNaN { return .seconds(3_155_760_000) }
+            guard interval > 0 else { return .zero }
+            return .seconds(min(interval, 3_155_760_000))
+        }
+
         /// Creates a window.
         ///
         /// - Parameters:
@@ -240,7 +250,7 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
             if let running = state.refresh { return .await(running) }
             if state.generation != generation, let replaced = state.credential { return .use(replaced) }
             let now = ContinuousClock.now
-            let window = Duration.seconds(refreshWindow.interval)
+            let window = refreshWindow.duration
             state.refreshStarts.removeAll { now - $0 > window }
             guard state.refreshStarts.count < refreshWindow.maximumAttempts else {
                 throw AuthenticationError.excessiveRefresh
