@@ -50,8 +50,12 @@ struct RequestURLTests {
     /// A port beyond 65535 parses but is no port: refused unsent as
     /// `invalidURL`, asked for or redirected to (AsyncHTTPClient trapped on
     /// an IP address's and sent a host name's to the port modulo 65536;
-    /// URLSession failed them as unsupported URLs).
-    @Test(arguments: ["http://127.0.0.1:65536/x", "http://localhost:84437/x", "http://[::1]:70000/x"])
+    /// URLSession failed them as unsupported URLs). A port too large for
+    /// `Int` parses as none (AsyncHTTPClient would use the default port).
+    @Test(arguments: [
+        "http://127.0.0.1:65536/x", "http://localhost:84437/x", "http://[::1]:70000/x",
+        "http://127.0.0.1:99999999999999999999/x", "http://[::1]:99999999999999999999999?q",
+    ])
     func aPortBeyond65535IsRefused(_ target: String) async throws {
         let server = try LoopbackServer { _ in .response(status: 302, headers: [("Location", target)], body: Data()) }
         defer { server.shutdown() }
@@ -97,6 +101,13 @@ struct RequestURLTests {
             #expect(named == target)
         }
         #expect(server.requestCount == 1, "the redirecting request alone")
+    }
+
+    /// Colons that are no port: userinfo's, an IPv6 literal's, an empty port.
+    @Test(arguments: ["http://u:p@example.com/", "http://[::1]/", "http://[fe80::1]", "http://example.com:/x", "http://example.com?a:1", "http://example.com/a:1"])
+    func colonsThatAreNoPortAreSent(_ target: String) throws {
+        let url = try #require(URL(string: target))
+        #expect(url.hasSendablePort, "\(target)")
     }
 
     @Test(arguments: ["127.0.0.1", "10.0.0.255", "0.0.0.0", "example.com", "1e100.net", "cafe.deadbeef", "::1", "::", "fe80::1", "64:ff9b::1.2.3.4", "1.2.3.4."])

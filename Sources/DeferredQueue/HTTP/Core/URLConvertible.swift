@@ -34,8 +34,37 @@ extension URL {
         return components.url.map(SendableForm.lowercased) ?? .refused
     }
 
-    /// Whether the port, if any, is one (0–65535): see ``sendableForm``.
-    var hasSendablePort: Bool { port.map { (0...65_535).contains($0) } ?? true }
+    /// Whether the port, if any, is one (0–65535): see ``sendableForm``. A
+    /// port too large for `Int` parses as none, and AsyncHTTPClient would
+    /// send to the scheme's default port: the URL is read for one too.
+    var hasSendablePort: Bool {
+        if let port { return (0...65_535).contains(port) }
+        return !Self.spellsPort(absoluteString)
+    }
+
+    /// Whether the authority of `url` (as written) has a port after its
+    /// host: digits after a colon past any `]`, before the path. One pass
+    /// over the scheme and authority, no allocation.
+    private static func spellsPort(_ url: String) -> Bool {
+        var url = url
+        return url.withUTF8 { bytes in
+            var index = 0
+            // Past "scheme://".
+            while index < bytes.count, bytes[index] != UInt8(ascii: ":") { index += 1 }
+            index += 3
+            var colonAt: Int?
+            while index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"): return colonAt.map { $0 + 1 < index } ?? false
+                case UInt8(ascii: "@"), UInt8(ascii: "]"): colonAt = nil   // userinfo, or an IPv6 literal, ends here
+                case UInt8(ascii: ":"): colonAt = index
+                default: break
+                }
+                index += 1
+            }
+            return colonAt.map { $0 + 1 < index } ?? false
+        }
+    }
 
     /// Whether the host ends in a number without being an IPv4 address in
     /// dotted decimal (`2130706433`, `0x7f.1`, `127.1`, `0177.0.0.1`): the
