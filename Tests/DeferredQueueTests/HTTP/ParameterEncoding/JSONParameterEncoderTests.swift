@@ -81,6 +81,23 @@ struct JSONParameterEncoderTests {
         #expect(failure.underlyingError is EncodingError)
         #expect(failure.description.hasPrefix("The parameters could not be encoded as JSON:"))
         #expect(failure.description.contains("Double.nan directly in JSON (at .ratio)"))
+        #expect(failure.description.contains("JSON has no NaN or infinity"))
+        #expect(!failure.description.contains(".."))
+    }
+
+    /// The NaN hint only where a NaN or an infinity was refused.
+    @Test func anotherRefusedValueGetsNoNaNHint() throws {
+        struct Refusing: Encodable {
+            func encode(to encoder: any Encoder) throws {
+                throw EncodingError.invalidValue(self, .init(codingPath: [], debugDescription: "Refused."))
+            }
+        }
+        let reason = parameterEncodingFailure {
+            try JSONParameterEncoder.default.encode(Refusing(), into: encodingTestRequest(method: "POST"))
+        }
+        let failure = HTTPError.parameterEncodingFailed(reason: try #require(reason))
+        #expect(!failure.description.contains("NaN"), "\(failure)")
+        #expect(failure.description.contains("Check the values"))
     }
 
     @Test func bothShippedEncodersWorkThroughTheProtocol() throws {

@@ -79,6 +79,25 @@ struct ParameterEncodingTests {
         #expect(array.bodyAsText == "[1,2]")
     }
 
+    /// Each level of nesting recurses: beyond 100 levels the encoding fails
+    /// instead of overflowing the stack (10,000 levels did; 500 prove the limit).
+    @Test func parametersNestedTooDeepFailInsteadOfOverflowingTheStack() throws {
+        var deep: any Any & Sendable = 1
+        for _ in 0..<500 { deep = [deep] as [any Any & Sendable] }
+        for method in ["GET", "POST"] {
+            let reason = parameterEncodingFailure { try URLEncoding.default.encode(encodingTestRequest(method: method), with: ["a": deep]) }
+            guard case .urlEncodingFailed(let error)? = reason else {
+                Issue.record("\(method): \(String(describing: reason))")
+                continue
+            }
+            #expect("\(HTTPError.parameterEncodingFailed(reason: try #require(reason)))".contains("nested more than 100 levels"), "\(error)")
+        }
+        var shallow: any Any & Sendable = 1
+        for _ in 0..<100 { shallow = ["k": shallow] as [String: any Any & Sendable] }
+        let encoded = try URLEncoding.default.encode(encodingTestRequest(), with: ["a": shallow])
+        #expect(encoded.url?.query?.hasSuffix("=1") == true, "100 levels are encoded")
+    }
+
     @Test func valuesJSONCannotHoldFailClearlyInsteadOfCrashing() {
         for parameters: Parameters in [["when": Date()], ["n": Double.nan], ["inf": Double.infinity], ["x": URL(string: "https://a.b")!]] {
             let reason = parameterEncodingFailure { try JSONEncoding.default.encode(encodingTestRequest(method: "POST"), with: parameters) }

@@ -147,4 +147,25 @@ struct URLEncodedFormParameterEncoderTests {
         #expect(HTTPError.parameterEncodingFailed(reason: .missingURL).description.contains("has no URL"))
         #expect(HTTPError.parameterEncodingFailed(reason: .missingURL).underlyingError == nil)
     }
+
+    /// An `Encodable` nested deeper than 100 levels fails instead of
+    /// overflowing the stack (a chain of 6,000 did, on the main thread; 500 prove the limit).
+    @Test func aValueNestedTooDeepFailsInsteadOfOverflowingTheStack() throws {
+        final class Node: Encodable, Sendable {
+            let value = 1
+            let next: Node?
+            init(_ next: Node?) { self.next = next }
+        }
+        var chain: Node? = nil
+        for _ in 0..<500 { chain = Node(chain) }
+        let root = try #require(chain)
+        let reason = parameterEncodingFailure {
+            try URLEncodedFormParameterEncoder.default.encode(root, into: encodingTestRequest(method: "POST"))
+        }
+        guard case .urlEncodingFailed(let error)? = reason else {
+            Issue.record("\(String(describing: reason))")
+            return
+        }
+        #expect("\(HTTPError.parameterEncodingFailed(reason: try #require(reason)))".contains("nested more than 100 levels"), "\(error)")
+    }
 }

@@ -9,6 +9,12 @@ struct FormWriter {
     /// Encodes `value` into `node`: as a scalar when the options give it a text form,
     /// otherwise through its own `encode(to:)`.
     func encode<T: Encodable>(_ value: T, into node: FormNode, at codingPath: [any CodingKey]) throws {
+        // Each level recurses through `encode(to:)`: a deep enough value overflows the stack.
+        guard codingPath.count <= URLEncoding.maximumNesting else {
+            throw EncodingError.invalidValue(value, EncodingError.Context(
+                codingPath: codingPath, debugDescription: "The value is nested more than \(URLEncoding.maximumNesting) levels deep"
+            ))
+        }
         if let text = try options.text(for: value) {
             if !node.set(.scalar(text)) {
                 context.recordMisuse("A value was encoded twice into one single-value container", value: value, at: codingPath)

@@ -48,7 +48,9 @@ extension HTTPError {
                     + "be split into components. Use an absolute http or https URL."
             case .jsonEncodingFailed(let error):
                 return "The parameters could not be encoded as JSON: \(Self.describe(encodingError: error)). "
-                    + "JSON has no NaN or infinity; check the values and any custom encode(to:)."
+                    + (Self.isNonFinite(error)
+                        ? "JSON has no NaN or infinity: replace such values, or set the encoder's nonConformingFloatEncodingStrategy."
+                        : "Check the values and any custom encode(to:).")
             case .urlEncodingFailed(let error):
                 return "The parameters could not be URL-encoded: \(Self.describe(encodingError: error)). "
                     + "Wrap arrays and single values in a struct or dictionary, and check any custom "
@@ -60,11 +62,24 @@ extension HTTPError {
 
         /// `EncodingError`'s own description hides the message and the path; spell them out.
         private static func describe(encodingError error: any Error) -> String {
-            guard case .invalidValue(_, let context) = error as? EncodingError else { return "\(error)" }
+            guard case .invalidValue(_, let context) = error as? EncodingError else {
+                let text = "\(error)"
+                return text.hasSuffix(".") ? String(text.dropLast()) : text
+            }
             let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
             let location = path.isEmpty ? "at the top level" : "at \(path)"
             let message = context.debugDescription.hasSuffix(".") ? String(context.debugDescription.dropLast()) : context.debugDescription
             return "\(message) (\(location))"
+        }
+
+        /// Whether `error` is an encoder's refusal of a NaN or an infinity.
+        private static func isNonFinite(_ error: any Error) -> Bool {
+            guard case .invalidValue(let value, _) = error as? EncodingError else { return false }
+            switch value {
+            case let double as Double: return !double.isFinite
+            case let float as Float: return !float.isFinite
+            default: return false
+            }
         }
     }
 }

@@ -105,7 +105,7 @@ public struct URLEncoding: ParameterEncoding {
             if request.value(forHTTPHeaderField: "Content-Type") == nil {
                 request.setValue("application/x-www-form-urlencoded; charset=utf-8", forHTTPHeaderField: "Content-Type")
             }
-            request.httpBody = Data(query(parameters).utf8)
+            request.httpBody = Data(try query(parameters).utf8)
         }
         return request
     }
@@ -120,9 +120,14 @@ public struct URLEncoding: ParameterEncoding {
     /// - Returns: The pairs, escaped, in order.
     public func queryComponents(fromKey key: String, value: Any) -> [(String, String)] {
         var components: [(String, String)] = []
-        append(value, key: key, to: &components)
+        // Deeper than `maximumNesting`: the pairs above that depth (`encode` throws instead).
+        try? append(value, key: key, to: &components, depth: 0)
         return components
     }
+
+    /// How deep parameters may nest (here and in ``URLEncodedFormEncoder``):
+    /// each level recurses, and a deep enough value overflows the stack.
+    static let maximumNesting = 100
 
     /// `string` percent-escaped for a query key or value.
     ///
@@ -132,23 +137,28 @@ public struct URLEncoding: ParameterEncoding {
         FormSerializer.escape(string, plusForSpace: false)
     }
 
-    private func query(_ parameters: [String: any Any & Sendable]) -> String {
+    private func query(_ parameters: [String: any Any & Sendable]) throws -> String {
         var components: [(String, String)] = []
         for key in parameters.keys.sorted() {
-            if let value = parameters[key] { append(value, key: key, to: &components) }
+            if let value = parameters[key] { try append(value, key: key, to: &components, depth: 0) }
         }
         return components.map { "\($0)=\($1)" }.joined(separator: "&")
     }
 
-    private func append(_ value: Any, key: String, to components: inout [(String, String)]) {
+    private func append(_ value: Any, key: String, to components: inout [(String, String)], depth: Int) throws {
+        guard depth <= Self.maximumNesting else {
+            throw HTTPError.parameterEncodingFailed(reason: .urlEncodingFailed(error: EncodingError.invalidValue(value, EncodingError.Context(
+                codingPath: [], debugDescription: "The value of \"\(key.prefix(40))…\" is nested more than \(Self.maximumNesting) levels deep"
+            ))))
+        }
         switch value {
         case let dictionary as [String: Any]:
             for nestedKey in dictionary.keys.sorted() {
-                if let nested = dictionary[nestedKey] { append(nested, key: "\(key)[\(nestedKey)]", to: &components) }
+                if let nested = dictionary[nestedKey] { try append(nested, key: "\(key)[\(nestedKey)]", to: &components, depth: depth + 1) }
             }
         case let array as [Any]:
             for (index, element) in array.enumerated() {
-                append(element, key: arrayEncoding.encode(key: key, atIndex: index), to: &components)
+                try append(element, key: arrayEncoding.encode(key: key, atIndex: index), to: &components, depth: depth + 1)
             }
         case let bool as Bool where type(of: value) == Bool.self:
             components.append((escape(key), escape(boolEncoding.encode(value: bool))))
