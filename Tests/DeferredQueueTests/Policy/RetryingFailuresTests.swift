@@ -239,6 +239,22 @@ struct RetryingFailuresTests {
         #expect(asked.count == 1, "asked once, by the serializer; its retry is refused")
     }
 
+    /// Past the session's deadline the request is finished with `timedOut`
+    /// and cannot be reopened: its serializer's handler asks no retrier
+    /// about it, so one that never answers cannot leave the handler waiting
+    /// on a request nothing can cancel any more.
+    @Test func pastTheDeadlineASerializerAsksNoRetrier() async throws {
+        let asked = Counter()
+        let silent = Retrier { _, _, _, _ in asked.increment() }
+        let fixture = PolicyFixture { _ in .status(500) }
+        let session = Session(transport: fixture.transport, interceptor: silent, resourceTimeout: 0.5)
+        let request = session.request(fixture.url("/fails"))
+        let result = await response(within: 60) { request.responseString(queue: handlerQueue, completionHandler: $0) }
+        #expect(result?.error?.urlError?.code == .timedOut, "\(String(describing: result?.result))")
+        #expect(asked.count == 1, "asked once, about the attempt, and never answered")
+        #expect(request.state == .finished)
+    }
+
     /// A finished request does not keep its session; once the session is
     /// gone, nothing retries it (Alamofire's request without a delegate).
     @Test func aFinishedRequestWhoseSessionIsGoneIsNotRetriedByItsSerializer() async throws {

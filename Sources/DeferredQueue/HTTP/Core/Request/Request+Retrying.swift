@@ -212,6 +212,14 @@ extension Request {
         return true
     }
 
+    /// Whether the session's deadline for the request has passed: then
+    /// ``reopen(after:parking:)`` refuses, and no retrier is asked (one that
+    /// never answers would leave a request nothing can cancel any more).
+    var isOverdue: Bool {
+        // A request that never started (it could not be built) has no deadline running.
+        mutableState.withLock(owner: self) { $0.startedAt != 0 && registry.isOverdue(startedAt: $0.startedAt) }
+    }
+
     /// Hands a reopened request's outcome to the handler parked on it, on
     /// the queue the (waiting) handler queue targets.
     func resumeParked(_ parked: @escaping RequestStateMachine.ParkedHandler, with outcome: Result<RawResponse, any Error>) {

@@ -57,7 +57,9 @@ final class RetryableHandler<Responder: OutcomeResponder>: Sendable where Respon
         let outcome = received.applyingVerdicts(of: verdicts)
         let request = self.request
         let response = responder.response(to: outcome, of: request, built: built)
-        guard case .success = outcome, let error = response.error, Request.serializerFailureMayRetry(error), let request else {
+        guard case .success = outcome, let error = response.error, Request.serializerFailureMayRetry(error), let request,
+              !request.isOverdue
+        else {
             deliver(response)
             return pass(outcome, queueWaits: queueWaits)
         }
