@@ -243,7 +243,7 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         }
         let outcome = Self.outcome(
             response: response, error: error, url: task?.currentRequest?.url ?? task?.originalRequest?.url,
-            declined: declined, downloadError: downloadError
+            request: task?.originalRequest, declined: declined, downloadError: downloadError
         )
         let body = outcome.response == nil ? nil : collector?.body
         return (outcome.response == nil ? nil : unreported, body, outcome.error)
@@ -253,7 +253,8 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     /// `url` is read only for an error that names it (corelibs copies a
     /// task's request each time it is asked for).
     private static func outcome(
-        response: HTTPURLResponse?, error: (any Error)?, url: @autoclosure () -> URL?, declined: Bool, downloadError: (any Error)?
+        response: HTTPURLResponse?, error: (any Error)?, url: @autoclosure () -> URL?, request: @autoclosure () -> URLRequest?,
+        declined: Bool, downloadError: (any Error)?
     ) -> (response: HTTPURLResponse?, error: (any Error)?) {
         if error == nil, let downloadError {
             return (response, URLError(.cannotMoveFile, userInfo: [NSUnderlyingErrorKey: downloadError]))
@@ -279,9 +280,16 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         }
         // libcurl's generic words for a head line it could not store: a
         // continuation line before any field ("bad argument"), a line past
-        // its 100 KiB cap ("Out of memory"). Before the head is in, no other
-        // step of an HTTP transfer fails with these.
+        // its 100 KiB cap ("Out of memory"); or for a request head past its
+        // 1 MiB cap, which it refuses to build ("Out of memory"): the
+        // request's fault, which no retry mends.
         if response == nil, Self.unstorableHeadLineMessages.contains(message) {
+            if let size = request().map(Self.headSize), size > Self.largestRequestHead {
+                userInfo[NSLocalizedDescriptionKey] = "libcurl refused to build the request's head of about \(size) bytes "
+                    + "(its URL and header fields; libcurl's limit is 1 MiB): \(message). Send less in the URL and "
+                    + "fields (a body carries any size), or use AsyncHTTPClientTransport."
+                return (response, URLError(.dataLengthExceedsMaximum, userInfo: userInfo))
+            }
             userInfo[NSLocalizedDescriptionKey] = "libcurl could not store a line of the response head "
                 + "(a continuation line before any field, or a line over 100 KiB): \(message)."
             return (response, URLError(.badServerResponse, userInfo: userInfo))
@@ -318,6 +326,16 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         "Invalid Content-Length", "Failed writing header", "Too large response headers",
         "Nul byte in header", "Header without colon", "Unsupported HTTP version", "Weird server reply",
     ]
+
+    /// Past this many bytes of URL and fields, libcurl may refuse a request
+    /// head (its cap is 1 MiB with the request line and framing).
+    private static let largestRequestHead = 1_000_000
+
+    /// The bytes of `request`'s URL and header fields (off the usual path).
+    private static func headSize(_ request: URLRequest) -> Int {
+        (request.url?.absoluteString.utf8.count ?? 0)
+            + (request.allHTTPHeaderFields ?? [:]).reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count + 4 }
+    }
 
     /// libcurl's whole messages for a head line it could not store (above).
     private static let unstorableHeadLineMessages: Set = ["A libcurl function was given a bad argument", "Out of memory"]
