@@ -75,8 +75,9 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
             switch self {
             case .unacceptableStatusCode(let code):
                 let phrase = HTTPURLResponse.localizedString(forStatusCode: code)
-                return "The server answered HTTP \(code) (\(phrase)), which the request's validation does not accept "
-                    + "(validate() accepts 200..<300). Check the URL and the request, or pass the codes you expect to validate(statusCode:)."
+                return "The server answered HTTP \(code) (\(phrase)), which is not among the status codes accepted "
+                    + "(by validate(statusCode:), or 200..<300 by validate() and by retriers judging an attempt). "
+                    + "Check the URL and the request, or pass the codes you expect to validate(statusCode:)."
             case .unacceptableContentType(let acceptable, let responseContentType):
                 return "The response has Content-Type \"\(responseContentType)\", which is none of the acceptable types "
                     + "\(acceptable.joined(separator: ", ")). The server may have answered with an error page; check the URL, "
@@ -211,6 +212,10 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
                 + "Check that the destination's directory exists (or pass .createIntermediateDirectories), that no file is "
                 + "in the way (or pass .removePreviousFile), and that there is space on the disk."
         case .uploadFileUnavailable(let url):
+            guard url.isFileURL else {
+                return "The file to upload, \(Redaction.url(url)), is not a file URL, so nothing was sent. "
+                    + "Pass URL(fileURLWithPath:) of the file; to send a body from elsewhere, pass its Data or an InputStream."
+            }
             return "The file to upload, \(url.path), does not exist, is not a regular file (a directory, a device, a FIFO) "
                 + "or cannot be read, so nothing was sent. "
                 + "Check the path (a file URL) and its permissions."

@@ -73,4 +73,17 @@ struct HTTPErrorAccessorTests {
         #expect(move.destinationURL?.path == "/tmp/to")
         #expect(HTTPError.cancelled.sourceURL == nil && HTTPError.cancelled.responseContentType == nil)
     }
+
+    /// A description says what the case knows: a status code's does not name
+    /// 200..<300 as the only accepted range, and a URL that is no file is
+    /// called that, not a missing file.
+    @Test func descriptionsSayWhatTheCaseKnows() {
+        let status = "\(HTTPError.responseValidationFailed(reason: .unacceptableStatusCode(code: 200)))"
+        #expect(status.contains("HTTP 200") && status.contains("validate(statusCode:)"), "\(status)")
+        #expect(!status.contains("validate() accepts 200..<300)"), "\(status)")
+        let notAFile = "\(HTTPError.uploadFileUnavailable(URL(string: "http://example.com/y")!))"
+        #expect(notAFile.contains("is not a file URL") && !notAFile.contains("does not exist"), "\(notAFile)")
+        let missing = "\(HTTPError.uploadFileUnavailable(URL(fileURLWithPath: "/nonexistent/y")))"
+        #expect(missing.contains("does not exist"), "\(missing)")
+    }
 }
