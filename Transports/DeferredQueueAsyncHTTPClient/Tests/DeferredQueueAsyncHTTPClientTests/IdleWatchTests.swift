@@ -54,7 +54,7 @@ struct IdleWatchTests {
         defer { server.shutdown() }
         let transport = AsyncHTTPClientTransport()
         defer { transport.shutdown() }
-        let quiet = start(transport, server.url("/"), timeout: 1.5, collects: false)
+        let quiet = start(transport, server.url("/"), timeout: 4, collects: false)
         #expect(await quiet.log.completed.wait(seconds: 60), "the attempt completed")
         #expect(quiet.log.chunks.reduce(Data(), +) == Data("first".utf8), "\(quiet.log.all)")
         #expect(quiet.log.completions.first?.error?.code == .timedOut, "\(quiet.log.all)")
@@ -63,15 +63,18 @@ struct IdleWatchTests {
     /// Activity keeps an attempt alive past a sweep, while a silent one
     /// next to it times out in that sweep.
     @Test func aTricklingAttemptOutlivesTheSweepThatFailsASilentOne() async throws {
-        let body = Data("0123456789".utf8)
+        // Ten seconds of body, a byte every half second, against a 4 s idle
+        // timeout: the gaps leave a loaded machine (CI, parallel suites)
+        // eight times the margin, and the whole outlasts the timeout twice over.
+        let body = Data("01234567890123456789".utf8)
         let server = try LoopbackServer { request in
-            request.path == "/silent" ? .neverRespond : .trickle(body: body, chunkSize: 1, interval: 0.3)
+            request.path == "/silent" ? .neverRespond : .trickle(body: body, chunkSize: 1, interval: 0.5)
         }
         defer { server.shutdown() }
         let transport = AsyncHTTPClientTransport()
         defer { transport.shutdown() }
-        let silent = start(transport, server.url("/silent"), timeout: 1.5)
-        let trickling = start(transport, server.url("/trickle"), timeout: 1.5)
+        let silent = start(transport, server.url("/silent"), timeout: 4)
+        let trickling = start(transport, server.url("/trickle"), timeout: 4)
         #expect(await silent.log.completed.wait(seconds: 60))
         #expect(await trickling.log.completed.wait(seconds: 60))
         #expect(silent.log.completions.first?.error?.code == .timedOut, "\(silent.log.all)")
