@@ -182,6 +182,33 @@ struct RequestFramingTests {
         }
     }
 
+    /// libcurl sends a `HEAD` without its body, unsaid: refused as a GET's
+    /// is where the transport cannot send one; AsyncHTTPClient sends it.
+    @Test func aHEADWithABodyIsRefusedWhereTheTransportWouldDropIt() async throws {
+        let received = Recorder<Int>()
+        let server = try LoopbackServer { request in
+            received.append(request.body.count)
+            return .text("head")
+        }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let result = await response {
+            session.request(server.url("/"), method: .head, parameters: ["q": "1"], encoding: URLEncoding.httpBody)
+                .response(queue: handlerQueue, completionHandler: $0)
+        }
+        if session.transport.supportsBodyInGETRequests {
+            #expect(result?.error == nil, "\(TestTransport.name): \(String(describing: result?.error))")
+            #expect(received.events == [3], "the body went out")
+        } else {
+            guard case .urlRequestValidationFailed(.bodyDataInGETRequest(let body))? = result?.error else {
+                Issue.record("\(TestTransport.name): \(String(describing: result?.result))")
+                return
+            }
+            #expect(body == Data("q=1".utf8))
+            #expect(server.connectionCount == 0)
+        }
+    }
+
     /// Alamofire's `testThatAdaptedGETRequestsWithBodyDataAreConsideredInvalid`:
     /// a body an adapter gave a GET is the adaptation's failure.
     @Test func aGETBodyAnAdapterAddedIsAnAdaptationFailure() async throws {

@@ -42,7 +42,8 @@ extension HTTPError {
         case invalidTransferEncoding(String)
         /// A `GET` request has a body, which the session's transport cannot
         /// send (URLSession refuses one on every platform); Alamofire's reason
-        /// of the same name. The body (empty when it is a file).
+        /// of the same name. Also a `HEAD` with a body, which libcurl drops
+        /// unsent. The body (empty when it is a file).
         case bodyDataInGETRequest(Data)
         /// A `URLSessionConfiguration`'s `httpAdditionalHeaders` sets a field
         /// that frames the body (`Content-Length`, `Transfer-Encoding`), which
@@ -79,7 +80,7 @@ extension HTTPError {
                     + "read a body's remainder as another request, or wait for bytes that never come. Remove it; the "
                     + "transport frames each body."
             case .bodyDataInGETRequest(let body):
-                return "The GET request has a body (\(body.count) bytes in memory, or a file), which this session's transport "
+                return "The GET (or HEAD) request has a body (\(body.count) bytes in memory, or a file), which this session's transport "
                     + "cannot send, so it was not sent. Send the parameters in the query (URLEncoding.queryString), use "
                     + "another method, or a transport whose supportsBodyInGETRequests is true (AsyncHTTPClientTransport)."
             }

@@ -21,9 +21,10 @@ enum RequestFraming {
     /// - Parameters:
     ///   - checkingFraming: Whether the caller set `Content-Length` or
     ///     `Transfer-Encoding` (known from the fields the session checked).
-    ///   - bodyInGET: Whether the transport can send a `GET` with a body.
+    ///   - bodyInGET: Whether the transport can send a `GET` (or a `HEAD`) with a body.
     static func refusal(of request: URLRequest, bodyFile: URL?, checkingFraming: Bool, bodyInGET: Bool) -> HTTPError? {
-        if !bodyInGET, bodyFile != nil || request.httpBody != nil, request.httpMethod ?? "GET" == "GET" {
+        // libcurl sends no body with a HEAD either: dropped unsaid.
+        if !bodyInGET, bodyFile != nil || request.httpBody != nil, ["GET", "HEAD"].contains(request.httpMethod ?? "GET") {
             return .urlRequestValidationFailed(reason: .bodyDataInGETRequest(request.httpBody ?? Data()))
         }
         guard checkingFraming else { return nil }
