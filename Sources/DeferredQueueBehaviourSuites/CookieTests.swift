@@ -45,6 +45,30 @@ public struct CookieTests {
         #expect(elsewhere?.value == "(none)", "sessions do not share cookies")
     }
 
+    /// Where the transport keeps fields apart (AsyncHTTPClient), each
+    /// `Set-Cookie` field is one cookie: a comma in a value (a server
+    /// reflecting input into it) sets no second one. URLSession joins
+    /// repeated fields with ", ", so there the value is split at a comma
+    /// that starts a `name=` pair. A comma in an `Expires` date is a date's
+    /// on both.
+    @Test func aCommaInACookiesValueSetsNoSecondCookieWhereFieldsStayApart() async throws {
+        let server = try LoopbackServer { request in
+            guard request.path == "/set" else { return .text(request.header("Cookie") ?? "(none)") }
+            return .response(status: 200, headers: [
+                ("Set-Cookie", "reflected=1, injected=2; Path=/"),
+                ("Set-Cookie", "dated=3; Path=/; Expires=Wed, 09 Jun 2100 10:18:14 GMT"),
+            ], body: Data("ok".utf8))
+        }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        _ = await response(within: 120) { session.request(server.url("/set")).response(queue: handlerQueue, completionHandler: $0) }
+        let later = await response(within: 120) { session.request(server.url("/echo")).responseString(queue: handlerQueue, completionHandler: $0) }
+        let sent = (later?.value ?? "").components(separatedBy: "; ").sorted()
+        let expected = session.transport is URLSessionTransport
+            ? ["dated=3", "injected=2", "reflected=1"] : ["dated=3", "reflected=1, injected=2"]
+        #expect(sent == expected, "\(TestTransport.name): \(String(describing: later?.value))")
+    }
+
     @Test func aCallersCookieHeaderWins() async throws {
         let server = try Self.server()
         defer { server.shutdown() }

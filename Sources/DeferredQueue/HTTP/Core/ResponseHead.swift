@@ -144,6 +144,13 @@ public struct ResponseHead: Sendable {
         UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
     }
 
+    /// Whether repeated fields come joined with ", " (as URLSession hands
+    /// them over), not one value each (a head read off the wire).
+    var joinsRepeatedFields: Bool {
+        if case .wire = storage { return false }
+        return true
+    }
+
     /// Whether the head was read off the wire rather than given as a response (tests).
     var isFromTheWire: Bool {
         if case .wire = storage { return true }

@@ -45,8 +45,8 @@ final class SessionCore: Sendable {
     let configuredHeaders: [(name: String, value: String)]
     /// Why `configuredHeaders` may not be sent, if they may not: every request fails with it.
     let configuredHeadersError: HTTPError?
-    /// The credential fields of the transport's configuration (`Authorization`,
-    /// `Cookie`, `Proxy-Authorization`), which URLSession would add to every
+    /// The origin credentials of the transport's configuration (`Authorization`,
+    /// `Cookie`), which URLSession would add to every
     /// task, a redirect hop to another origin's too: the transport leaves them
     /// out, and ``prepare(_:timeoutIsAssigned:crossOrigin:)`` adds them to the
     /// attempts at the request's own origin.

@@ -148,9 +148,11 @@ extension Request {
         var prepared: URLRequest
         let setsFraming: Bool
         do {
-            // The origin check (URL host parsing) only when the configuration has credentials to withhold.
+            // The origin check (URL host parsing) only when the configuration has credentials to
+            // withhold; of the attempt as the adapters got it (a redirect hop's target), as for
+            // the adapters themselves: an adapter that points the request elsewhere is the caller's.
             let crossOrigin = !core.configuredCredentials.isEmpty
-                && !(urlRequest?.url.flatMap { original in adapted.url.map { RedirectRules.isSameOrigin(original, $0) } } ?? true)
+                && !(urlRequest?.url.flatMap { original in base.url.map { RedirectRules.isSameOrigin(original, $0) } } ?? true)
             (prepared, setsFraming) = try core.prepare(adapted, timeoutIsAssigned: timeoutIsAssigned, crossOrigin: crossOrigin)
         } catch {
             guard isRunning else { return }

@@ -25,9 +25,15 @@ protocol CookieStore: AnyObject, Sendable {
 extension CookieStore {
     /// The cookies a response's `Set-Cookie` fields set, parsed by
     /// ``SetCookieParser`` (never by Foundation, whose acceptance rules are
-    /// looser). Every field spelled `Set-Cookie` in any case is read.
+    /// looser). Every field spelled `Set-Cookie` in any case is read. A head
+    /// read off the wire (AsyncHTTPClient) keeps each field apart: each is
+    /// one cookie, and a comma in its value (`a=1, b=2`, a reflected input)
+    /// sets no second one. URLSession joins repeated fields with ", ": they
+    /// are split again at each comma that starts a `name=` pair.
     static func setCookies(in response: ResponseHead) -> [ParsedSetCookie] {
-        response.values(forHTTPHeaderField: "Set-Cookie").flatMap(SetCookieParser.cookies(in:))
+        let values = response.values(forHTTPHeaderField: "Set-Cookie")
+        guard response.joinsRepeatedFields else { return values.compactMap { SetCookieParser.parse($0[...]) } }
+        return values.flatMap(SetCookieParser.cookies(in:))
     }
 }
 

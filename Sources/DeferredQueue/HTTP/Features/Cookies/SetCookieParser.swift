@@ -25,11 +25,12 @@ enum SetCookieParser {
     /// The largest attribute value, in octets; a larger attribute is ignored.
     static let maximumAttributeValueSize = 1024
 
-    /// The cookies of a response's `Set-Cookie` field value. Both transports
-    /// hand over repeated fields joined with ", ", so the value is split
-    /// again at each comma that starts a new `name=` pair; a comma inside an
-    /// `Expires` date (`Wed, 09 Jun 2021 …`) is followed by no `=` before the
-    /// next `;` and stays.
+    /// The cookies of `Set-Cookie` fields joined with ", " (an
+    /// `HTTPURLResponse` joins repeated fields so), split again at each comma
+    /// that starts a new `name=` pair; a comma inside an `Expires` date
+    /// (`Wed, 09 Jun 2021 …`) is followed by no `=` before the next `;` and
+    /// stays. A head read off the wire keeps each field apart and is not
+    /// split (see `CookieStore.setCookies(in:)`).
     static func cookies(in fieldValue: String) -> [ParsedSetCookie] {
         splitJoinedFields(fieldValue).compactMap(parse)
     }

@@ -57,9 +57,9 @@ public final class URLSessionTransport: HTTPTransport {
     /// Why the configuration's `httpAdditionalHeaders`, which URLSession adds
     /// to every request itself, may not be sent: every attempt fails with it.
     let configurationViolation: HTTPError?
-    /// The credential fields of the configuration's `httpAdditionalHeaders`,
-    /// which the transport's `URLSession` does not get: it would add them to a
-    /// redirect hop to another origin too. The session adds them instead, to
+    /// The origin credentials of the configuration's `httpAdditionalHeaders`
+    /// (`Authorization`, `Cookie`), which the transport's `URLSession` does
+    /// not get: it would add them to a redirect hop to another origin too. The session adds them instead, to
     /// the attempts at the request's origin (see `SessionCore.prepare`).
     let configuredCredentials: [(name: String, value: String)]
 
@@ -112,8 +112,10 @@ public final class URLSessionTransport: HTTPTransport {
         return copy
     }
 
+    /// An origin's credential: `Authorization`, `Cookie`. (`Proxy-Authorization`
+    /// is the proxy's, which every hop goes through: URLSession keeps it.)
     private static func isCredential(_ field: (name: String, value: String)) -> Bool {
-        RedirectRules.credentialHeaders.contains { $0.caseInsensitiveCompare(field.name) == .orderedSame }
+        field.name.caseInsensitiveCompare("Authorization") == .orderedSame || field.name.caseInsensitiveCompare("Cookie") == .orderedSame
     }
 
     public func startAttempt(_ attempt: HTTPTransportAttempt, events: any HTTPTransportEvents) -> any HTTPTransportTask {
