@@ -44,7 +44,7 @@ extension URL {
 
     /// Whether the authority of `url` (as written) has a port after its
     /// host: digits after a colon past any `]`, before the path. One pass
-    /// over the scheme and authority, no allocation.
+    /// over the scheme and authority.
     private static func spellsPort(_ url: String) -> Bool {
         var url = url
         return url.withUTF8 { bytes in
@@ -109,7 +109,9 @@ extension URL {
         return withUnsafeBytes(of: &address) { bytes in
             let prefixIsZero = bytes[0..<10].allSatisfy { $0 == 0 }
             let mapped = prefixIsZero && bytes[10] == 0xff && bytes[11] == 0xff
-            let compatible = prefixIsZero && bytes[10] == 0 && bytes[11] == 0 && bytes[12..<15].contains { $0 != 0 }
+            // `::/96`, but for `::` and `::1`.
+            let compatible = prefixIsZero && bytes[10] == 0 && bytes[11] == 0
+                && (bytes[12..<15].contains { $0 != 0 } || bytes[15] > 1)
             return mapped || compatible
         }
     }

@@ -84,8 +84,8 @@ public struct DownloadTask<Value: Sendable>: Sendable {
         get async throws { try await result.get() }
     }
 
-    /// Cancels the download. Its resume data, when the transfer allows one,
-    /// is in the response's `resumeData`.
+    /// Cancels the download, without resume data (as Alamofire's): for
+    /// resume data, call `cancel(producingResumeData: true)` on the request.
     public func cancel() { awaited.request.cancel() }
     /// Starts the download, or lets it go on after ``suspend()``.
     public func resume() { awaited.request.resume() }

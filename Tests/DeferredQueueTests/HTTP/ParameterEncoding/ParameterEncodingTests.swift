@@ -92,6 +92,7 @@ struct ParameterEncodingTests {
             }
             #expect("\(HTTPError.parameterEncodingFailed(reason: try #require(reason)))".contains("nested more than 100 levels"), "\(error)")
         }
+        #expect(URLEncoding.default.queryComponents(fromKey: "a", value: ["x": 1, "y": deep, "z": 2]).isEmpty, "no pairs, not some")
         var shallow: any Any & Sendable = 1
         for _ in 0..<100 { shallow = ["k": shallow] as [String: any Any & Sendable] }
         let encoded = try URLEncoding.default.encode(encodingTestRequest(), with: ["a": shallow])

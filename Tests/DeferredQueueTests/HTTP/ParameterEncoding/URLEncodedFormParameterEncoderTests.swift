@@ -168,4 +168,31 @@ struct URLEncodedFormParameterEncoderTests {
         }
         #expect("\(HTTPError.parameterEncodingFailed(reason: try #require(reason)))".contains("nested more than 100 levels"), "\(error)")
     }
+
+    /// Depth counts `encode(to:)` calls, not the coding path: a value that
+    /// encodes the next through a single-value container lengthens no path.
+    @Test func aValueNestedThroughSingleValueContainersFailsToo() throws {
+        final class Wrapper: Encodable, Sendable {
+            let inner: Wrapper?
+            init(_ inner: Wrapper?) { self.inner = inner }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.singleValueContainer()
+                if let inner { try container.encode(inner) } else { try container.encode("end") }
+            }
+        }
+        struct Root: Encodable, Sendable { let value: Wrapper }
+        var chain: Wrapper? = nil
+        for _ in 0..<500 { chain = Wrapper(chain) }
+        let reason = parameterEncodingFailure {
+            try URLEncodedFormParameterEncoder.default.encode(Root(value: try #require(chain)), into: encodingTestRequest(method: "POST"))
+        }
+        guard case .urlEncodingFailed? = reason else {
+            Issue.record("\(String(describing: reason))")
+            return
+        }
+        var shallow: Wrapper? = nil
+        for _ in 0..<50 { shallow = Wrapper(shallow) }
+        let encoded = try URLEncodedFormParameterEncoder.default.encode(Root(value: try #require(shallow)), into: encodingTestRequest(method: "POST"))
+        #expect(encoded.bodyAsText == "value=end")
+    }
 }

@@ -5,12 +5,15 @@ import Foundation
 struct FormWriter {
     let options: URLEncodedFormEncoder
     let context: FormEncodingContext
+    /// How many `encode(to:)` calls this one is inside: counted here, not
+    /// from the coding path, which a single-value container does not lengthen.
+    var depth = 0
 
     /// Encodes `value` into `node`: as a scalar when the options give it a text form,
     /// otherwise through its own `encode(to:)`.
     func encode<T: Encodable>(_ value: T, into node: FormNode, at codingPath: [any CodingKey]) throws {
         // Each level recurses through `encode(to:)`: a deep enough value overflows the stack.
-        guard codingPath.count <= URLEncoding.maximumNesting else {
+        guard depth <= URLEncoding.maximumNesting else {
             throw EncodingError.invalidValue(value, EncodingError.Context(
                 codingPath: codingPath, debugDescription: "The value is nested more than \(URLEncoding.maximumNesting) levels deep"
             ))
@@ -21,7 +24,9 @@ struct FormWriter {
             }
             return
         }
-        try value.encode(to: FormValueEncoder(node: node, codingPath: codingPath, writer: self))
+        var inner = self
+        inner.depth += 1
+        try value.encode(to: FormValueEncoder(node: node, codingPath: codingPath, writer: inner))
     }
 
     /// The form key for a coding key, after the key encoding.

@@ -120,8 +120,8 @@ public struct URLEncoding: ParameterEncoding {
     /// - Returns: The pairs, escaped, in order.
     public func queryComponents(fromKey key: String, value: Any) -> [(String, String)] {
         var components: [(String, String)] = []
-        // Deeper than `maximumNesting`: the pairs above that depth (`encode` throws instead).
-        try? append(value, key: key, to: &components, depth: 0)
+        // Nested deeper than `maximumNesting`: no pairs (`encode` throws instead).
+        do { try append(value, key: key, to: &components, depth: 0) } catch { return [] }
         return components
     }
 
