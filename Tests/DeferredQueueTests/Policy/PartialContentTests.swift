@@ -30,6 +30,19 @@ struct PartialContentTests {
         #expect(download.error?.urlError?.code == .badServerResponse, "\(download.result)")
     }
 
+    /// Judged on the head: a stream hands none of the part to its reader.
+    @Test func aStreamGetsNoneOfThePart() async throws {
+        var streamed = Data()
+        var failure: (any Error)?
+        do {
+            for try await chunk in fixture.session.streamRequest(fixture.url("/part")).streamingData() { streamed += chunk }
+        } catch {
+            failure = error
+        }
+        #expect(streamed.isEmpty)
+        #expect(failure?.asHTTPError?.urlError?.code == .badServerResponse, "\(String(describing: failure))")
+    }
+
     @Test func aRangeRequestGetsItsPart() async throws {
         let data = await response { handler in
             fixture.session.request(fixture.url("/part"), headers: ["Range": "bytes=100-104"])

@@ -242,6 +242,11 @@ extension Request {
             }
             return action
         }
+        // Judged on the head, before any of the body reaches a stream's handlers or a file.
+        if response.statusCode == 206, let sent = mutableState.withLock(owner: self, { $0.sentRequest(ofAttempt: number) }),
+           let error = Self.unrequestedPart(response, answering: sent) {
+            mutableState.withLock(owner: self) { $0.reject(attempt: number, with: error) }?.cancel()
+        }
         if let headHandler { askDisposition(of: response, attempt: number, from: headHandler) }
         if case .reportAndValidate(let validators, let request) = action,
            let error = (self as? DataStreamRequest)?.headError(validators, request: request, response: response) {
@@ -354,9 +359,6 @@ extension Request {
         guard let response = completed.response else {
             return decideAfterFailure(completed, error: .sessionTaskFailed(URLError(.badServerResponse)))
         }
-        if response.statusCode == 206, let error = Self.unrequestedPart(response, answering: completed.request) {
-            return decideAfterFailure(completed, error: error)
-        }
         let limit = completed.maximumResponseBodySize ?? core.maximumResponseBodySize
         if body != nil, completed.body.count > limit {
             return finish(failingWith: .responseTooLarge(limit: limit))
@@ -390,8 +392,8 @@ extension Request {
     /// delivering it would pass a fragment off as the response (RFC 9110
     /// lets a server send `206` only to a `Range` request).
     @inline(never)
-    private static func unrequestedPart(_ response: ResponseHead, answering sent: URLRequest?) -> HTTPError? {
-        guard sent?.value(forHTTPHeaderField: "Range") == nil else { return nil }
+    private static func unrequestedPart(_ response: ResponseHead, answering sent: URLRequest) -> HTTPError? {
+        guard sent.value(forHTTPHeaderField: "Range") == nil else { return nil }
         let field = response.value(forHTTPHeaderField: "Content-Range")
         if let range = field.flatMap(ContentRange.init), range.first == 0, let complete = range.complete, range.last == complete - 1 {
             return nil
@@ -399,7 +401,7 @@ extension Request {
         return .sessionTaskFailed(URLError(.badServerResponse, userInfo: [
             NSLocalizedDescriptionKey: "the server answered a request for the whole resource with 206 Partial Content "
                 + "(Content-Range: \(field.map { String($0.prefix(80)).debugDescription } ?? "none")): the body is only part of it",
-            NSURLErrorFailingURLErrorKey: sent?.url as Any,
+            NSURLErrorFailingURLErrorKey: sent.url as Any,
         ]))
     }
 

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 // A stream's validators judge the head: a refused head stops the attempt,
 // which then ends with the validation error, so the retriers and the retry
@@ -12,6 +15,12 @@ extension RequestStateMachine {
             if case .sending(let task) = attempt.phase { return task }
             return nil
         } ?? nil
+    }
+
+    /// The request attempt `number` sent, while it runs.
+    func sentRequest(ofAttempt number: Int) -> URLRequest? {
+        guard case .running(let attempt) = state, attempt.number == number else { return nil }
+        return attempt.request
     }
 
     /// The error attempt `number` ends with, when its head was refused.
