@@ -33,6 +33,28 @@ struct StreamSerializerTests {
         #expect(ticks.completions.events.first?.error == nil)
     }
 
+    /// Handlers chained in the statement that starts a stream all get its
+    /// first chunk: the first attempt waits one turn of the callback queue
+    /// (here held still, so the order cannot be luck), where it went out
+    /// from the first handler's thread and could answer before the second
+    /// handler was added.
+    @Test func handlersChainedInOneStatementAllGetTheFirstChunk() async throws {
+        let transport = MockTransport(replying: .chunks([Data("first".utf8), Data("second".utf8)]))
+        let session = Session(transport: transport)
+        let first = StreamEventLog<String, Never>()
+        let second = StreamEventLog<String, Never>()
+        transport.callbackQueue.suspend()
+        session.streamRequest("https://stream.invalid/")
+            .responseStreamString(on: handlerQueue) { first.record($0) }
+            .responseStreamString(on: handlerQueue) { second.record($0) }
+        #expect(transport.requests.isEmpty, "the first attempt waits for the callback queue")
+        transport.callbackQueue.resume()
+        #expect(await first.done.wait())
+        #expect(await second.done.wait())
+        #expect(first.values.events.joined() == "firstsecond")
+        #expect(second.values.events.joined() == "firstsecond")
+    }
+
     @Test func aChunkTheSerializerRefusesIsThatChunksFailureAndMayCancel() async throws {
         let lenient = StreamEventLog<Tick, HTTPError>()
         Self.session([#"{"n":1}"#, "oops", #"{"n":3}"#]).streamRequest("https://stream.invalid/")

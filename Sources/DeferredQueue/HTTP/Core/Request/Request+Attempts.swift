@@ -32,7 +32,10 @@ extension Request {
         }
         // Most kinds have no body to prepare: no closure to allocate.
         guard preparesBody else {
-            return prepareAttempt(from: urlRequest, timeoutIsAssigned: timeoutIsAssigned, onCallbackQueue: false)
+            guard startsOnCallbackQueue else {
+                return prepareAttempt(from: urlRequest, timeoutIsAssigned: timeoutIsAssigned, onCallbackQueue: false)
+            }
+            return callbackQueue.async { self.prepareAttempt(from: urlRequest, timeoutIsAssigned: self.timeoutIsAssigned) }
         }
         prepareBody { prepared in
             let upload = self as? UploadRequest

@@ -598,6 +598,11 @@ public class Request: @unchecked Sendable {
     /// Whether ``prepareBody(_:)`` has anything to do (uploads of a file or a form).
     var preparesBody: Bool { false }
 
+    /// Whether the first attempt waits for one turn of the callback queue
+    /// (streams: see `DataStreamRequest`), rather than going out from the
+    /// thread that started the request.
+    var startsOnCallbackQueue: Bool { false }
+
     /// `rebuilt`, made again from the request's convertible for a retry,
     /// with what the factory added to the request it built.
     func completingRebuilt(_ rebuilt: URLRequest) -> URLRequest { rebuilt }

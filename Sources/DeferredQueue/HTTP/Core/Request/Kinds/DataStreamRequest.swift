@@ -276,6 +276,13 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         })
     }
 
+    /// A chunk goes to the handlers there when it arrives, and is not kept
+    /// for later ones: the first attempt waits one turn of the callback
+    /// queue, so every handler chained in the statement that started the
+    /// stream is there for its first chunk (as in Alamofire, whose tasks
+    /// start a hop later too). A handler added later sees what arrives after.
+    override var startsOnCallbackQueue: Bool { true }
+
     override func addValidation(inline: Bool = true, _ check: @escaping RawValidation) {
         mutableState.withLock(owner: self) { $0.addHeadValidator(check) }
     }
