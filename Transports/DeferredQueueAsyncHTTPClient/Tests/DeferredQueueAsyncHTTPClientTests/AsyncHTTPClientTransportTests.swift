@@ -192,13 +192,15 @@ struct AsyncHTTPClientTransportTests {
     }
 
     @Test func theIdleTimeoutRestartsWithEveryChunk() async throws {
-        // Twenty chunks 0.1 s apart: two seconds in all, never one idle second.
+        // Twenty chunks a quarter second apart: five seconds in all against a
+        // 3 s idle timeout, with twelve times a gap's length to spare on a
+        // loaded machine (a tenth of a second against one failed in CI's load).
         let server = try LoopbackServer { _ in
-            .trickle(body: Data(repeating: 0x62, count: 20), chunkSize: 1, interval: 0.1)
+            .trickle(body: Data(repeating: 0x62, count: 20), chunkSize: 1, interval: 0.25)
         }
         defer { server.shutdown() }
         let transport = AsyncHTTPClientTransport()
-        let log = await run(transport, server.url("/"), collectsBody: true, timeout: 1)
+        let log = await run(transport, server.url("/"), collectsBody: true, timeout: 3)
         #expect(log.completions.first?.error == nil)
         #expect(log.completions.first?.body?.count == 20)
     }
