@@ -75,8 +75,7 @@ extension Request {
         guard core.hasInterceptor || hasRequestInterceptors else {
             return send(base, base: base, timeoutIsAssigned: timeoutIsAssigned)
         }
-        let sameOrigin = urlRequest?.url.flatMap { original in base.url.map { RedirectRules.isSameOrigin(original, $0) } } ?? true
-        let adapters = sameOrigin ? core.adapters(for: self) : []
+        let adapters = isAtItsOrigin(base) ? core.adapters(for: self) : []
         guard !adapters.isEmpty else { return send(base, base: base, timeoutIsAssigned: timeoutIsAssigned) }
         // Adapters are handed the session: a running request holds it, so
         // only a request that ended meanwhile finds it gone.
@@ -89,6 +88,13 @@ extension Request {
             return queue.async { self.adapt(base, base: base, with: adapters[...], state: state) }
         }
         adapt(base, base: base, with: adapters[...], state: state)
+    }
+
+    /// Whether an attempt from `base` goes to the request's own origin (a
+    /// redirect hop may lead elsewhere): what the adapters and the
+    /// configuration's credentials are for. `true` when either has no URL.
+    private func isAtItsOrigin(_ base: URLRequest) -> Bool {
+        urlRequest?.url.flatMap { original in base.url.map { RedirectRules.isSameOrigin(original, $0) } } ?? true
     }
 
     /// Runs `adapters` in order on `request`, then sends it; the first error
@@ -154,8 +160,7 @@ extension Request {
             // The origin check (URL host parsing) only when the configuration has credentials to
             // withhold; of the attempt as the adapters got it (a redirect hop's target), as for
             // the adapters themselves: an adapter that points the request elsewhere is the caller's.
-            let crossOrigin = !core.configuredCredentials.isEmpty
-                && !(urlRequest?.url.flatMap { original in base.url.map { RedirectRules.isSameOrigin(original, $0) } } ?? true)
+            let crossOrigin = !core.configuredCredentials.isEmpty && !isAtItsOrigin(base)
             (prepared, setsFraming) = try core.prepare(adapted, timeoutIsAssigned: timeoutIsAssigned, crossOrigin: crossOrigin)
         } catch {
             guard isRunning else { return }
