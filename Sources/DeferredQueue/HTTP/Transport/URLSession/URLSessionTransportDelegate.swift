@@ -235,6 +235,18 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
         // A head corelibs handed to no delegate method (a declined 401, an
         // Apple download task) is reported now, before the completion.
         if let head = outcome.head { events.didReceive(head: head) }
-        events.didComplete(body: outcome.body, error: outcome.error)
+        events.didComplete(body: outcome.body, error: Self.changedBodyFile(bodyFile, of: task, failedWith: outcome.error) ?? outcome.error)
+    }
+
+    /// The failure of an upload whose file no longer has the length
+    /// announced, when the server ended it before ``urlSession(_:task:didSendBodyData:totalBytesSent:totalBytesExpectedToSend:)``
+    /// saw the excess (an empty reply), or waited for bytes that never came
+    /// (a file that shrank): the file's change is the cause, not the reply.
+    private static func changedBodyFile(_ file: URL?, of task: URLSessionTask, failedWith error: (any Error)?) -> URLError? {
+        guard let file, let error, (error as? URLError)?.code != .cancelled, task.countOfBytesExpectedToSend >= 0,
+              let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int64,
+              size != task.countOfBytesExpectedToSend
+        else { return nil }
+        return HTTPTransportAttempt.bodyFileChangedLength(file, announced: task.countOfBytesExpectedToSend, url: task.currentRequest?.url)
     }
 }
