@@ -32,6 +32,16 @@ import Synchronization
 /// — and succeeds once half of them are: a consumer slower than the network
 /// (a download written to disk, a slow stream handler anywhere) slows the
 /// transfer down instead of letting chunks pile up in memory.
+///
+/// ## A connection the server closed
+/// AsyncHTTPClient may send a request on a kept-alive connection the server
+/// has just closed (HTTP lets a server close an idle connection at any time,
+/// and the client learns of it only when it reads), and fails it. An
+/// attempt that may be sent again without changing anything on the server —
+/// an idempotent method, no body — and that lost its connection before any
+/// byte of a response arrived is sent once more, on a connection the pool
+/// opens or finds alive (``resend``), as libcurl does under URLSession. Its
+/// successor then reports to the session; this attempt reports nothing.
 final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTask {
     typealias Response = Void
 
@@ -56,6 +66,10 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         var decoder: ContentDecoder?
         /// Some of the body arrived: an encoded one must then end where its encoding does.
         var bodyArrived = false
+        /// The attempt sending the request again, once this one lost its connection.
+        var successor: AsyncHTTPClientAttempt?
+        /// `cancel()` came after the attempt ended: a successor started later is cancelled too.
+        var cancelledAfterEnd = false
     }
 
     /// The most decoded bytes one step of a ``ContentDecoder`` hands over:
@@ -87,6 +101,10 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     /// is evaluated: a certificate the handshake refused is then the
     /// evaluation's failure (``HTTPError/ServerTrustFailureReason/defaultEvaluationFailed(output:)``).
     let evaluatedTrust: (host: String, requirements: ServerTrustRequirements)?
+    /// Starts the request again as a new attempt, for an attempt that may
+    /// be sent again (see "A connection the server closed"); `nil` for one
+    /// that may not, or is itself the second.
+    let resend: (@Sendable () -> AsyncHTTPClientAttempt?)?
     /// Told when the attempt ends.
     let affinity: EventLoopAffinity
     /// Keeps the idle timeout, from `attach` to `end`.
@@ -97,8 +115,9 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         url: URL, attempt: HTTPTransportAttempt, asksToUpgrade: Bool = false, decodesBody: Bool, events: any HTTPTransportEvents,
         queue: DispatchQueue, requestBodyWindow: RequestBodyWindow?, requestBodySize: Int64?,
         diagnosis: CertificateDiagnosis? = nil, evaluatedTrust: (host: String, requirements: ServerTrustRequirements)? = nil,
-        affinity: EventLoopAffinity, idleWatch: IdleWatch
+        affinity: EventLoopAffinity, idleWatch: IdleWatch, resend: (@Sendable () -> AsyncHTTPClientAttempt?)? = nil
     ) {
+        self.resend = resend
         self.affinity = affinity
         self.idleWatch = idleWatch
         self.diagnosis = diagnosis
@@ -136,14 +155,18 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     // MARK: - HTTPTransportTask
 
     func cancel() {
-        let task = state.withLock { state -> HTTPClient.Task<Void>? in
-            guard !state.completed else { return nil }
+        let (task, successor) = state.withLock { state -> (HTTPClient.Task<Void>?, AsyncHTTPClientAttempt?) in
+            guard !state.completed else {
+                state.cancelledAfterEnd = true
+                return (nil, state.successor)
+            }
             // Not handed to the client yet: `attach` cancels it.
             if state.task == nil { state.cancelledEarly = true }
-            return state.task
+            return (state.task, nil)
         }
         // Thread-safe in AsyncHTTPClient; the delegate then receives `.cancelled`.
         task?.cancel()
+        successor?.cancel()
     }
 
     // MARK: - Idle timeout (IdleWatch's sweep)
@@ -347,6 +370,14 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     /// Reports the attempt's failure, once.
     private func complete(with error: any Error) {
         guard let ending = end() else { return }
+        if ending.head == nil, Self.lostItsConnection(error), let resend, let successor = resend() {
+            let cancelled = state.withLock { state in
+                state.successor = successor
+                return state.cancelledAfterEnd
+            }
+            if cancelled { successor.cancel() }
+            return
+        }
         if let tooLarge = ending.collector.error { return report(ending, failure: tooLarge) }
         // The evaluator refused the connection's server (ServerTrustClients).
         if let refused = error as? HTTPError { return report(ending, failure: refused) }
@@ -359,6 +390,13 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
             let finer = (try? result.get()) ?? nil
             self.report(ending, failure: self.trustFailure(finer?.refining(failure) ?? failure, error))
         }
+    }
+
+    /// Whether `error` says the connection closed before the response began:
+    /// not a response cut short (the parser's end-of-file error, once bytes
+    /// of it arrived), nor a cancellation, a timeout or a refusal.
+    static func lostItsConnection(_ error: any Error) -> Bool {
+        !(error is HTTPParserError) && ErrorMapping.code(for: error) == .networkConnectionLost
     }
 
     /// A certificate failure of an evaluated attempt as the evaluation's

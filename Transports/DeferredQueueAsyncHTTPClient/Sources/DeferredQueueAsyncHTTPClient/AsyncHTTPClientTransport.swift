@@ -125,6 +125,14 @@ import Synchronization
 /// `.cancelled`, and otherwise `.unknown`; the client's own error is in
 /// `userInfo[NSUnderlyingErrorKey]`.
 ///
+/// A server may close a kept-alive connection at any time, and the client
+/// learns of it only when it reads; AsyncHTTPClient fails a request it sent
+/// there meanwhile. The transport sends such a request again, once, on
+/// another connection, when that changes nothing on the server: an
+/// idempotent method without a body, lost before any byte of a response
+/// (as libcurl does under URLSession). Anything else fails with
+/// `.networkConnectionLost`, which ``RetryPolicy`` retries for idempotent methods.
+///
 /// A TLS failure says so in its description, names the host, and carries
 /// Apple's code for it: `.serverCertificateUntrusted` (self-signed, or not
 /// issued for the URL's host), `.serverCertificateHasUnknownRoot` (issued by
@@ -274,18 +282,35 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                 return CompletedAttemptTask()
             }
         }
-        let running = AsyncHTTPClientAttempt(
-            url: request.url, attempt: attempt, asksToUpgrade: request.headers.contains(name: "upgrade"),
-            decodesBody: decodesBodies, events: events, queue: callbackQueue,
-            requestBodyWindow: window,
-            requestBodySize: attempt.bodyFile.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int64 }
-                ?? attempt.request.httpBody.map { Int64($0.count) },
-            diagnosis: diagnosis, evaluatedTrust: evaluatedTrust, affinity: affinity, idleWatch: idleWatch
-        )
-        let (loop, preference) = affinity.started()
-        let execute: @Sendable () -> Void = { [client] in running.attach(client.execute(request: request, delegate: running, eventLoop: preference)) }
-        if loop.inEventLoop { execute() } else { loop.execute(execute) }
-        return running
+        let requestBodySize = attempt.bodyFile.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int64 }
+            ?? attempt.request.httpBody.map { Int64($0.count) }
+        let launch: @Sendable (_ resend: (@Sendable () -> AsyncHTTPClientAttempt?)?) -> AsyncHTTPClientAttempt = { [client, diagnosis, evaluatedTrust, decodesBodies, callbackQueue, affinity, idleWatch] resend in
+            let running = AsyncHTTPClientAttempt(
+                url: request.url, attempt: attempt, asksToUpgrade: request.headers.contains(name: "upgrade"),
+                decodesBody: decodesBodies, events: events, queue: callbackQueue,
+                requestBodyWindow: window, requestBodySize: requestBodySize,
+                diagnosis: diagnosis, evaluatedTrust: evaluatedTrust, affinity: affinity, idleWatch: idleWatch, resend: resend
+            )
+            let (loop, preference) = affinity.started()
+            let execute: @Sendable () -> Void = { running.attach(client.execute(request: request, delegate: running, eventLoop: preference)) }
+            if loop.inEventLoop { execute() } else { loop.execute(execute) }
+            return running
+        }
+        // Sent once more if its connection was closed under it (see
+        // `AsyncHTTPClientAttempt`); not once the transport shut down.
+        let resend: (@Sendable () -> AsyncHTTPClientAttempt?)? = Self.mayResend(attempt.request, bodyFile: attempt.bodyFile)
+            ? { @Sendable [weak self] in self?.isShutDown.load(ordering: .acquiring) == false ? launch(nil) : nil }
+            : nil
+        return launch(resend)
+    }
+
+    /// Whether a request may be sent again when its connection closed before
+    /// any byte of a response arrived: sending it twice must change nothing
+    /// on the server (an idempotent method, RFC 9110 §9.2.2), and it has no
+    /// body to send again.
+    static func mayResend(_ request: URLRequest, bodyFile: URL?) -> Bool {
+        guard bodyFile == nil, request.httpBody?.isEmpty ?? true, request.httpBodyStream == nil else { return false }
+        return ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"].contains(request.httpMethod ?? "GET")
     }
 
     /// Shuts down ``client`` if the transport created it (never

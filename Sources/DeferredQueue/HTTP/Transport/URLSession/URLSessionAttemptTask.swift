@@ -34,6 +34,8 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         var framingViolation: String?
         /// The server's credentials were refused (Apple platforms) and the task was stopped.
         var trustFailure: HTTPError?
+        /// libcurl was about to send the request again with no body, and the task was stopped.
+        var lostConnection = false
         /// The body's chunks so far, and their bytes (see ``countChunk(_:)``).
         var chunks = 0
         var chunkBytes = 0
@@ -160,6 +162,18 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         state.withLock(owner: self) { $0.trustFailure = error }
     }
 
+    /// Stops a task whose request libcurl is sending again, on a new
+    /// connection, because the kept-alive one closed before any byte of a
+    /// response arrived (a server may close an idle connection at any
+    /// time). corelibs cannot give libcurl the body again: the new request
+    /// would carry its head and no body, and wait for the timeout. (A
+    /// request without a body libcurl sends again without asking.) The
+    /// attempt fails with `networkConnectionLost` instead.
+    func stopResend() {
+        state.withLock(owner: self) { $0.lostConnection = true }
+        cancel()
+    }
+
     /// Records that a download's file could not be taken over (on the delegate queue).
     func failDownload(_ error: any Error) {
         state.withLock(owner: self) { $0.downloadError = error }
@@ -221,11 +235,20 @@ final class URLSessionAttemptTask: HTTPTransportTask {
             defer { (state.task, state.collector) = (nil, nil) }
             return state.reportedCompletion ? nil : (
                 state.task, state.declinedChallenge, state.downloadError, state.collector, state.reportedHead,
-                state.framingViolation, state.trustFailure
+                state.framingViolation, state.trustFailure, state.lostConnection
             )
         }
-        guard let (task, declined, downloadError, collector, reported, framing, trustFailure) = ending else { return nil }
+        guard let (task, declined, downloadError, collector, reported, framing, trustFailure, lost) = ending else { return nil }
         if let trustFailure { return (nil, nil, trustFailure) }
+        if lost, (error as? URLError)?.code == .cancelled {
+            let url = task?.originalRequest?.url
+            return (nil, nil, URLError(.networkConnectionLost, userInfo: [
+                NSLocalizedDescriptionKey: "The server closed the kept-alive connection before it answered. URLSession on Linux "
+                    + "cannot send a request's body again, so the request was not sent again; a retry policy retries "
+                    + "idempotent requests.",
+                NSURLErrorFailingURLErrorKey: url as Any,
+            ]))
+        }
         let response = (response ?? task?.response) as? HTTPURLResponse
         if let framing {
             return (nil, nil, Self.badServerResponse(framing, url: response?.url ?? task?.originalRequest?.url))

@@ -238,6 +238,15 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
         events.didComplete(body: outcome.body, error: Self.changedBodyFile(bodyFile, of: task, failedWith: outcome.error) ?? outcome.error)
     }
 
+    #if canImport(FoundationNetworking)
+    /// libcurl asks for the body again to send the request on a new
+    /// connection: refused (see ``URLSessionAttemptTask/stopResend()``).
+    func urlSession(_ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping (InputStream?) -> Void) {
+        completionHandler(nil)
+        handle.stopResend()
+    }
+    #endif
+
     /// The failure of an upload whose file no longer has the length
     /// announced, when the server ended it before ``urlSession(_:task:didSendBodyData:totalBytesSent:totalBytesExpectedToSend:)``
     /// saw the excess (an empty reply), or waited for bytes that never came

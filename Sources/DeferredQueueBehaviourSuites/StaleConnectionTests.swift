@@ -1,0 +1,92 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LoopbackServer
+import TestSupport
+import DeferredQueueTesting
+import Testing
+@testable import DeferredQueue
+
+/// A server may close a kept-alive connection at any time, and a client learns
+/// of it only when it reads: a request sent there in the meantime is lost
+/// before any byte of a response. One that changes nothing on the server
+/// when sent twice is sent again on another connection, once (libcurl does
+/// it under URLSession; the AsyncHTTPClient transport does it itself).
+@Suite("Transports: a request lost with a kept-alive connection is sent again, when that is safe")
+struct StaleConnectionTests {
+    let session = TestTransport.makeSession()
+
+    /// Answers requests in turn with `replies`, then with the last one; records them.
+    private final class Script: Sendable {
+        let received: Recorder<String>
+        let server: LoopbackServer
+
+        init(_ replies: [Reply]) throws {
+            let received = Recorder<String>()
+            self.received = received
+            server = try LoopbackServer { request in
+                received.append("\(request.method) \(request.path)")
+                return replies[min(received.count, replies.count) - 1]
+            }
+        }
+
+        deinit { server.shutdown() }
+    }
+
+    @Test func aGETWhoseConnectionTheServerClosedUnansweredIsSentAgain() async throws {
+        let script = try Script([.text("first"), .close, .text("again")])
+        let first = await response { session.request(script.server.url("/a")).responseString(queue: handlerQueue, completionHandler: $0) }
+        #expect(first?.value == "first")
+        let second = await response { session.request(script.server.url("/a")).responseString(queue: handlerQueue, completionHandler: $0) }
+        #expect(second?.value == "again", "\(String(describing: second?.error))")
+        #expect(script.received.events == ["GET /a", "GET /a", "GET /a"])
+    }
+
+    /// Not a POST (it may not be idempotent), nor a body: libcurl would send
+    /// the head again without the body, and wait for the timeout.
+    @Test(arguments: [HTTPMethod.post, .put, .patch])
+    func aRequestWithABodyWhoseConnectionTheServerClosedUnansweredIsNotSentAgain(_ method: HTTPMethod) async throws {
+        let script = try Script([.text("first"), .close, .text("again")])
+        let first = await response { session.request(script.server.url("/a")).responseString(queue: handlerQueue, completionHandler: $0) }
+        #expect(first?.value == "first")
+        let sent = await response {
+            session.request(script.server.url("/a"), method: method, parameters: ["n": "1"]).responseString(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(sent?.error?.urlError?.code == .networkConnectionLost, "\(String(describing: sent?.error))")
+        #expect(script.received.events == ["GET /a", "\(method.rawValue) /a"])
+    }
+
+    @Test func aRequestWhoseConnectionAlwaysClosesIsSentAgainAtMostOnce() async throws {
+        let script = try Script([.close])
+        let result = await response { session.request(script.server.url("/a")).responseString(queue: handlerQueue, completionHandler: $0) }
+        let error = try #require(result?.error)
+        #expect(error.urlError?.code == .networkConnectionLost || error.urlError?.code == .badServerResponse, "\(error)")
+        #expect((1...2).contains(script.received.count), "\(script.received.events)")
+    }
+
+    @Test func cancellingARequestWhileItIsSentAgainStopsIt() async throws {
+        let script = try Script([.text("first"), .close, .neverRespond])
+        let first = await response { session.request(script.server.url("/a")).responseString(queue: handlerQueue, completionHandler: $0) }
+        #expect(first?.value == "first")
+        let done = Latch()
+        let outcome = Recorder<DataResponse<String, HTTPError>>()
+        let request = session.request(script.server.url("/a"), timeout: 60).responseString(queue: handlerQueue) {
+            outcome.append($0)
+            done.arrive()
+        }
+        #expect(await eventually { script.received.count == 3 })
+        request.cancel()
+        #expect(await done.wait())
+        #expect(outcome.events.first?.error?.isExplicitlyCancelledError == true, "\(String(describing: outcome.events.first?.error))")
+        // The transport stopped the request sent again: its connection closes.
+        #expect(await eventually(within: 30) { script.server.openConnectionCount == 0 }, "\(script.server.openConnectionCount) open")
+    }
+
+    @Test func aResponseCutShortIsNotSentAgain() async throws {
+        let script = try Script([.closeAfterHeaders(declaredLength: 100), .text("again")])
+        let result = await response { session.request(script.server.url("/a")).responseString(queue: handlerQueue, completionHandler: $0) }
+        #expect(result?.error?.urlError != nil, "\(String(describing: result))")
+        #expect(script.received.events == ["GET /a"])
+    }
+}
