@@ -57,6 +57,19 @@ struct StaleConnectionTests {
         #expect(script.received.events == ["GET /a", "\(method.rawValue) /a"])
     }
 
+    @Test func aFileUploadWhoseConnectionTheServerClosedUnansweredIsNotSentAgain() async throws {
+        let script = try Script([.text("first"), .close, .text("again")])
+        let file = try patternFile(length: 10_000)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let first = await response { session.request(script.server.url("/a")).responseString(queue: handlerQueue, completionHandler: $0) }
+        #expect(first?.value == "first")
+        let sent = await response {
+            session.upload(file, to: script.server.url("/a"), method: .put).responseString(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(sent?.error?.urlError?.code == .networkConnectionLost, "\(String(describing: sent?.error))")
+        #expect(script.received.events == ["GET /a", "PUT /a"])
+    }
+
     @Test func aRequestWhoseConnectionAlwaysClosesIsSentAgainAtMostOnce() async throws {
         let script = try Script([.close])
         let result = await response { session.request(script.server.url("/a")).responseString(queue: handlerQueue, completionHandler: $0) }
