@@ -47,6 +47,21 @@ struct RequestURLTests {
         #expect(server.connectionCount == 0)
     }
 
+    /// `Location` is a singleton field: with two, which one the server meant
+    /// is unknown (both transports joined them into one URL, `/a,%20/b`,
+    /// and followed it). The response is delivered as it is, unfollowed.
+    @Test func aRedirectWithTwoLocationsIsNotFollowed() async throws {
+        let server = try LoopbackServer { request in
+            request.path == "/" ? .response(status: 302, headers: [("Location", "/a"), ("Location", "/b")], body: Data("moved".utf8)) : .text("followed")
+        }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let result = await response { session.request(server.url("/")).responseString(queue: handlerQueue, completionHandler: $0) }
+        #expect(result?.response?.statusCode == 302, "\(String(describing: result))")
+        #expect(result?.value == "moved")
+        #expect(server.requestCount == 1)
+    }
+
     /// A port beyond 65535 parses but is no port: refused unsent as
     /// `invalidURL`, asked for or redirected to (AsyncHTTPClient trapped on
     /// an IP address's and sent a host name's to the port modulo 65536;

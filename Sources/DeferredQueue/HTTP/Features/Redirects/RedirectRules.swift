@@ -24,15 +24,16 @@ enum RedirectRules {
     /// redirect status with a `Location`): `onHTTPResponse` handlers hear
     /// only final responses, as URLSession's delegates do.
     static func isRedirect(_ response: ResponseHead) -> Bool {
-        redirectStatuses.contains(response.statusCode) && response.value(forHTTPHeaderField: "Location") != nil
+        redirectStatuses.contains(response.statusCode) && soleLocation(of: response) != nil
     }
 
     /// The next request when `response` redirects `sent`; built from `base`
     /// (the attempt before session defaults and adapters). `nil` when the
-    /// response is no redirect or its `Location` is not an http(s) URL.
+    /// response is no redirect, its `Location` is not an http(s) URL, or it
+    /// has more than one `Location`.
     static func nextRequest(after sent: URLRequest, base: URLRequest?, response: ResponseHead) -> URLRequest? {
         guard redirectStatuses.contains(response.statusCode),
-              let location = response.value(forHTTPHeaderField: "Location"),
+              let location = soleLocation(of: response),
               let from = sent.url,
               let resolved = URL(string: location, relativeTo: from)?.absoluteURL,
               resolved.isHTTPURLWithHost
@@ -53,6 +54,20 @@ enum RedirectRules {
             removeFields(credentialHeaders, from: &next)
         }
         return next
+    }
+
+    /// The head's one `Location`; `nil` for none, or for more than one
+    /// (the field is a singleton, RFC 9110 §10.2.2: which one the server
+    /// meant is unknown, and followed as one URL they named another). A
+    /// head read off the wire shows each field; URLSession joins repeated
+    /// fields with ", ", which a URL never holds unencoded.
+    private static func soleLocation(of response: ResponseHead) -> String? {
+        guard response.joinsRepeatedFields else {
+            let values = response.values(forHTTPHeaderField: "Location")
+            return values.count == 1 ? values[0] : nil
+        }
+        guard let location = response.value(forHTTPHeaderField: "Location"), !location.contains(", ") else { return nil }
+        return location
     }
 
     /// Removes every field of `request` named one of `names`, in any casing.
