@@ -255,6 +255,47 @@ struct RetryingFailuresTests {
         #expect(request.state == .finished)
     }
 
+    /// A retrier asked about a serializer's failure before the deadline that
+    /// never answers: the session's deadline for the request still ends the
+    /// wait, as it ends a running request, and the handler receives `timedOut`.
+    @Test func aRetrierThatNeverAnswersAboutASerializerFailureMeetsTheDeadline() async throws {
+        let asked = Counter()
+        let silent = Retrier { _, _, _, _ in asked.increment() }
+        let fixture = PolicyFixture { _ in .json("[not json") }
+        let session = Session(transport: fixture.transport, interceptor: silent, resourceTimeout: 1)
+        let request = session.request(fixture.url("/json"))
+        let result = await response(within: 30) {
+            request.responseDecodable(of: [String].self, queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(result?.error?.urlError?.code == .timedOut, "\(String(describing: result?.result))")
+        #expect(asked.count == 1, "asked once, by the serializer, and never answered")
+    }
+
+    /// ``Request/cancel()`` ends a serializer's wait for a retrier that
+    /// never answers, on a request that has finished (without a deadline
+    /// nothing else would): its handler, and those after it, receive `cancelled`.
+    @Test func cancellingEndsASerializersWaitForARetrierThatNeverAnswers() async throws {
+        let asked = Counter()
+        let silent = Retrier { _, _, _, _ in asked.increment() }
+        let fixture = PolicyFixture { _ in .json("[not json") }
+        let session = Session(transport: fixture.transport, interceptor: silent)
+        let outcomes = Recorder<String>()
+        let done = Latch()
+        let request = session.request(fixture.url("/json"))
+            .responseDecodable(of: [String].self, queue: handlerQueue) { outcomes.append($0.error?.kind ?? "ok") }
+            .responseString(queue: handlerQueue) { response in
+                outcomes.append(response.value ?? "failed")
+                done.arrive()
+            }
+        #expect(await eventually { asked.count == 1 })
+        #expect(request.state == .finished)
+        request.cancel()
+        #expect(await done.wait(seconds: 30))
+        #expect(outcomes.events == ["cancelled", "[not json"])
+        // Answering late changes nothing.
+        #expect(request.state == .finished)
+    }
+
     /// A finished request does not keep its session; once the session is
     /// gone, nothing retries it (Alamofire's request without a delegate).
     @Test func aFinishedRequestWhoseSessionIsGoneIsNotRetriedByItsSerializer() async throws {

@@ -59,8 +59,12 @@ final class RequestRegistry: Sendable {
         DispatchTime.now().uptimeNanoseconds >= deadline(startedAt: start)
     }
 
-    /// The deadline (uptime nanoseconds) of a request that started at `start`.
-    private func deadline(startedAt start: UInt64) -> UInt64 {
+    /// Whether requests have a deadline (the session has a resource timeout).
+    var hasDeadlines: Bool { timeout != nil }
+
+    /// The deadline (uptime nanoseconds) of a request that started at `start`;
+    /// `UInt64.max` for none.
+    func deadline(startedAt start: UInt64) -> UInt64 {
         timeout.map { start &+ UInt64($0 * 1e9) } ?? .max
     }
 

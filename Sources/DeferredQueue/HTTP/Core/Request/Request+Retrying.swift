@@ -220,6 +220,32 @@ extension Request {
         mutableState.withLock(owner: self) { $0.startedAt != 0 && registry.isOverdue(startedAt: $0.startedAt) }
     }
 
+    /// The function a finished request's retriers hand their decision on a
+    /// response serializer's failure to: it passes the first decision to
+    /// `decided`, and so does ``cancel()`` (``HTTPError/cancelled``) and the
+    /// session's deadline for the request (`URLError.timedOut`, as for a
+    /// running request), so that a retrier that never answers leaves no
+    /// handler waiting for ever.
+    func awaitingRetryDecision(_ decided: @escaping @Sendable (RetryDecision) -> Void) -> @Sendable (RetryDecision) -> Void {
+        let timer = registry.hasDeadlines ? OneShotTimer() : nil
+        let once = CompletionOnce<RetryDecision> { [weak self] decision in
+            timer?.cancel()
+            if let self { self.mutableState.withLock(owner: self) { $0.abandonRetryDecision = nil } }
+            decided(decision)
+        }
+        let startedAt = mutableState.withLock(owner: self) { state in
+            state.abandonRetryDecision = { once(.doNotRetryWithError(.cancelled)) }
+            return state.startedAt
+        }
+        // A request that never started (it could not be built) has no deadline running.
+        if let timer, startedAt != 0 {
+            timer.start(at: DispatchTime(uptimeNanoseconds: registry.deadline(startedAt: startedAt)), on: callbackQueue) {
+                once(.doNotRetryWithError(.sessionTaskFailed(URLError(.timedOut))))
+            }
+        }
+        return { once($0) }
+    }
+
     /// Hands a reopened request's outcome to the handler parked on it, on
     /// the queue the (waiting) handler queue targets.
     func resumeParked(_ parked: @escaping RequestStateMachine.ParkedHandler, with outcome: Result<RawResponse, any Error>) {

@@ -379,7 +379,9 @@ public class Request: @unchecked Sendable {
     /// Every handler that has not run yet receives ``HTTPError/cancelled``;
     /// the running attempt is cancelled, and no adapter, retrier, retry delay
     /// or redirect starts another one. Idempotent, and does nothing once the
-    /// request has finished.
+    /// request has finished — except while the retriers decide on a response
+    /// serializer's failure: that handler then receives ``HTTPError/cancelled``
+    /// without waiting for them.
     ///
     /// - Returns: The request, for chaining (as Alamofire's).
     @discardableResult
@@ -402,7 +404,7 @@ public class Request: @unchecked Sendable {
                     monitor.request(self, didCompleteTask: task, with: .cancelled)
                 }
                 tellFinished(monitor)
-            case .none:
+            case .abandonRetryDecision, .none:
                 break
             }
             return action
@@ -424,6 +426,8 @@ public class Request: @unchecked Sendable {
             } else {
                 outcome.settle(.failure(DeferredError.cancelled), givingUp: true)
             }
+        case .abandonRetryDecision(let abandon):
+            abandon()
         case .none:
             break
         }

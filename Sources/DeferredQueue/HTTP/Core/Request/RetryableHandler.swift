@@ -64,20 +64,21 @@ final class RetryableHandler<Responder: OutcomeResponder>: Sendable where Respon
             return pass(outcome, queueWaits: queueWaits)
         }
         if !queueWaits { handlerQueue.suspend() }
+        let decide = request.awaitingRetryDecision { decision in
+            switch decision {
+            case .retry(let seconds):
+                if request.reopen(after: seconds, parking: { self.run(on: $0, queueWaits: true) }) { return }
+                self.deliver(response)
+            case .doNotRetry:
+                self.deliver(response)
+            case .doNotRetryWithError(let retryError):
+                self.deliver(response.replacingFailure(with: retryError))
+            }
+            self.pass(outcome, queueWaits: true)
+        }
         // Retriers decide on the transport's callback queue, as for an attempt's failure.
         request.callbackQueue.async {
-            request.decideRetry(dueTo: error) { decision in
-                switch decision {
-                case .retry(let seconds):
-                    if request.reopen(after: seconds, parking: { self.run(on: $0, queueWaits: true) }) { return }
-                    self.deliver(response)
-                case .doNotRetry:
-                    self.deliver(response)
-                case .doNotRetryWithError(let retryError):
-                    self.deliver(response.replacingFailure(with: retryError))
-                }
-                self.pass(outcome, queueWaits: true)
-            }
+            request.decideRetry(dueTo: error, decide)
         }
     }
 

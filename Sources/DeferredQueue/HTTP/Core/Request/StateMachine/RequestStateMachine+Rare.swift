@@ -19,6 +19,9 @@ extension RequestStateMachine {
         /// to it instead of the (once-settled) outcome; the handler queue waits
         /// meanwhile. `nil` when nothing is parked.
         var parked: ParkedHandler?
+        /// Ends the wait of a response serializer whose failure the retriers
+        /// are deciding on (the request finished): `cancel()` calls it.
+        var abandonRetryDecision: (@Sendable () -> Void)?
         /// The attempt a suspension stopped before it was sent, for `resume()`.
         var waitingForResume: (@Sendable () -> Void)?
         /// A resumed download's partial file and offset, until an attempt takes
@@ -73,6 +76,11 @@ extension RequestStateMachine {
     var parked: ParkedHandler? {
         get { rare?.fields.parked }
         set { setRare(\.parked, newValue) }
+    }
+
+    var abandonRetryDecision: (@Sendable () -> Void)? {
+        get { rare?.fields.abandonRetryDecision }
+        set { setRare(\.abandonRetryDecision, newValue) }
     }
 
     var waitingForResume: (@Sendable () -> Void)? {

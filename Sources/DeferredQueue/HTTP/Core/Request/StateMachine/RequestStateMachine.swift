@@ -372,6 +372,9 @@ struct RequestStateMachine: Sendable {
         /// Cancelled while running: cancel the leftover task, settle the
         /// outcome as cancelled, release the rest and leave the registry.
         case settleAndStop(Leftovers)
+        /// Over, but a response serializer's failure waits for the retriers:
+        /// end that wait (its handler receives the cancellation).
+        case abandonRetryDecision(@Sendable () -> Void)
         /// Already over.
         case none
     }
@@ -391,7 +394,11 @@ struct RequestStateMachine: Sendable {
             state = .cancelled(request: attempt.request, response: attempt.response)
             lastAttemptNumber = attempt.number
             return .settleAndStop(end(attempt))
-        case .finished, .cancelled:
+        case .finished:
+            guard let abandon = abandonRetryDecision else { return .none }
+            abandonRetryDecision = nil
+            return .abandonRetryDecision(abandon)
+        case .cancelled:
             return .none
         case .modifying:
             preconditionFailure("state observed mid-transition")
