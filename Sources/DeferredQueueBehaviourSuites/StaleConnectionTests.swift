@@ -11,8 +11,9 @@ import Testing
 /// A server may close a kept-alive connection at any time, and a client learns
 /// of it only when it reads: a request sent there in the meantime is lost
 /// before any byte of a response. One that changes nothing on the server
-/// when sent twice is sent again on another connection, once (libcurl does
-/// it under URLSession; the AsyncHTTPClient transport does it itself).
+/// when sent twice is sent again on another connection (libcurl does it
+/// under URLSession, for any request without a body; the AsyncHTTPClient
+/// transport does it itself, once); one with a body never is.
 @Suite("Transports: a request lost with a kept-alive connection is sent again, when that is safe")
 struct StaleConnectionTests {
     let session = TestTransport.makeSession()
@@ -55,6 +56,40 @@ struct StaleConnectionTests {
         }
         #expect(sent?.error?.urlError?.code == .networkConnectionLost, "\(String(describing: sent?.error))")
         #expect(script.received.events == ["GET /a", "\(method.rawValue) /a"])
+    }
+
+    /// A streamed body, sent chunked: libcurl went on with the spent stream
+    /// and ended the chunks, so the server received the request a second
+    /// time, complete, with an empty body.
+    @Test func aStreamedBodyWhoseConnectionTheServerClosedUnansweredIsNotSentAgain() async throws {
+        let script = try Script([.text("first"), .close, .text("again")])
+        let first = await response { session.request(script.server.url("/a")).responseString(queue: handlerQueue, completionHandler: $0) }
+        #expect(first?.value == "first")
+        var post = URLRequest(url: script.server.url("/a"))
+        post.httpMethod = "POST"
+        post.httpBodyStream = InputStream(data: Data("hello world".utf8))
+        let sent = await response { session.request(post).responseString(queue: handlerQueue, completionHandler: $0) }
+        #expect(sent?.error?.urlError?.code == .networkConnectionLost, "\(String(describing: sent?.result))")
+        // A second request that reached the server would be recorded by now.
+        let check = await response { session.request(script.server.url("/a")).responseString(queue: handlerQueue, completionHandler: $0) }
+        #expect(check?.value == "again")
+        #expect(script.received.events == ["GET /a", "POST /a", "GET /a"])
+    }
+
+    /// A request without a body: libcurl sends it again whatever its method
+    /// (nothing in URLSession's API can stop it); the AsyncHTTPClient
+    /// transport only when the method is idempotent.
+    @Test func aBodilessPOSTIsSentAgainOnlyByLibcurl() async throws {
+        let script = try Script([.text("first"), .close, .text("again")])
+        _ = await response { session.request(script.server.url("/a")).responseString(queue: handlerQueue, completionHandler: $0) }
+        let sent = await response { session.request(script.server.url("/a"), method: .post).responseString(queue: handlerQueue, completionHandler: $0) }
+        if TestTransport.name == "URLSession" {
+            #expect(sent?.value == "again", "\(String(describing: sent?.result))")
+            #expect(script.received.events == ["GET /a", "POST /a", "POST /a"])
+        } else {
+            #expect(sent?.error?.urlError?.code == .networkConnectionLost, "\(String(describing: sent?.result))")
+            #expect(script.received.events == ["GET /a", "POST /a"])
+        }
     }
 
     @Test func aFileUploadWhoseConnectionTheServerClosedUnansweredIsNotSentAgain() async throws {

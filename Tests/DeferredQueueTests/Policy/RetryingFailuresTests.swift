@@ -262,7 +262,8 @@ struct RetryingFailuresTests {
         let asked = Counter()
         let silent = Retrier { _, _, _, _ in asked.increment() }
         let fixture = PolicyFixture { _ in .json("[not json") }
-        let session = Session(transport: fixture.transport, interceptor: silent, resourceTimeout: 1)
+        // Seconds: the attempt must end, and the serializer ask, before it.
+        let session = Session(transport: fixture.transport, interceptor: silent, resourceTimeout: 5)
         let request = session.request(fixture.url("/json"))
         let result = await response(within: 30) {
             request.responseDecodable(of: [String].self, queue: handlerQueue, completionHandler: $0)
@@ -273,7 +274,8 @@ struct RetryingFailuresTests {
 
     /// ``Request/cancel()`` ends a serializer's wait for a retrier that
     /// never answers, on a request that has finished (without a deadline
-    /// nothing else would): its handler, and those after it, receive `cancelled`.
+    /// nothing else would): that handler receives `cancelled`, those after it
+    /// the response they would have seen; the request stays finished.
     @Test func cancellingEndsASerializersWaitForARetrierThatNeverAnswers() async throws {
         let asked = Counter()
         let silent = Retrier { _, _, _, _ in asked.increment() }
@@ -292,8 +294,36 @@ struct RetryingFailuresTests {
         request.cancel()
         #expect(await done.wait(seconds: 30))
         #expect(outcomes.events == ["cancelled", "[not json"])
-        // Answering late changes nothing.
         #expect(request.state == .finished)
+    }
+
+    /// A retrier that answers `retry` after ``Request/cancel()`` ended the
+    /// wait does not reopen the request: nothing is sent again.
+    @Test func aRetryAnsweredAfterTheCancelSendsNothing() async throws {
+        let completions = Recorder<@Sendable (RetryResult) -> Void>()
+        let late = Retrier { _, _, _, completion in completions.append(completion) }
+        let hits = Counter()
+        let fixture = PolicyFixture { _ in
+            hits.increment()
+            return .json("[not json")
+        }
+        let session = Session(transport: fixture.transport, interceptor: late)
+        let done = Latch()
+        let outcome = Recorder<String>()
+        let request = session.request(fixture.url("/json"))
+            .responseDecodable(of: [String].self, queue: handlerQueue) {
+                outcome.append($0.error?.kind ?? "ok")
+                done.arrive()
+            }
+        #expect(await eventually { completions.count == 1 })
+        request.cancel()
+        #expect(await done.wait(seconds: 30))
+        completions.events.first?(.retry)
+        await drained(handlerQueue)
+        #expect(outcome.events == ["cancelled"])
+        #expect(request.state == .finished)
+        #expect(request.retryCount == 0)
+        #expect(hits.count == 1)
     }
 
     /// A finished request does not keep its session; once the session is

@@ -67,9 +67,9 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         /// Some of the body arrived: an encoded one must then end where its encoding does.
         var bodyArrived = false
         /// The attempt sending the request again, once this one lost its connection.
-        var successor: AsyncHTTPClientAttempt?
-        /// `cancel()` came after the attempt ended: a successor started later is cancelled too.
-        var cancelledAfterEnd = false
+        var successor: (any HTTPTransportTask)?
+        /// `cancel()` was called: the request is not sent again, and a successor is cancelled.
+        var cancelRequested = false
     }
 
     /// The most decoded bytes one step of a ``ContentDecoder`` hands over:
@@ -101,10 +101,10 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     /// is evaluated: a certificate the handshake refused is then the
     /// evaluation's failure (``HTTPError/ServerTrustFailureReason/defaultEvaluationFailed(output:)``).
     let evaluatedTrust: (host: String, requirements: ServerTrustRequirements)?
-    /// Starts the request again as a new attempt, for an attempt that may
-    /// be sent again (see "A connection the server closed"); `nil` for one
-    /// that may not, or is itself the second.
-    let resend: (@Sendable () -> AsyncHTTPClientAttempt?)?
+    /// What sends the request again, for an attempt that may be (see "A
+    /// connection the server closed"); `nil` for one that may not, or is
+    /// itself the second.
+    let resend: AsyncHTTPClientTransport.Resend?
     /// Told when the attempt ends.
     let affinity: EventLoopAffinity
     /// Keeps the idle timeout, from `attach` to `end`.
@@ -115,7 +115,7 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         url: URL, attempt: HTTPTransportAttempt, asksToUpgrade: Bool = false, decodesBody: Bool, events: any HTTPTransportEvents,
         queue: DispatchQueue, requestBodyWindow: RequestBodyWindow?, requestBodySize: Int64?,
         diagnosis: CertificateDiagnosis? = nil, evaluatedTrust: (host: String, requirements: ServerTrustRequirements)? = nil,
-        affinity: EventLoopAffinity, idleWatch: IdleWatch, resend: (@Sendable () -> AsyncHTTPClientAttempt?)? = nil
+        affinity: EventLoopAffinity, idleWatch: IdleWatch, resend: AsyncHTTPClientTransport.Resend? = nil
     ) {
         self.resend = resend
         self.affinity = affinity
@@ -155,11 +155,9 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     // MARK: - HTTPTransportTask
 
     func cancel() {
-        let (task, successor) = state.withLock { state -> (HTTPClient.Task<Void>?, AsyncHTTPClientAttempt?) in
-            guard !state.completed else {
-                state.cancelledAfterEnd = true
-                return (nil, state.successor)
-            }
+        let (task, successor) = state.withLock { state -> (HTTPClient.Task<Void>?, (any HTTPTransportTask)?) in
+            state.cancelRequested = true
+            guard !state.completed else { return (nil, state.successor) }
             // Not handed to the client yet: `attach` cancels it.
             if state.task == nil { state.cancelledEarly = true }
             return (state.task, nil)
@@ -370,13 +368,9 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     /// Reports the attempt's failure, once.
     private func complete(with error: any Error) {
         guard let ending = end() else { return }
-        if ending.head == nil, Self.lostItsConnection(error), let resend, let successor = resend() {
-            let cancelled = state.withLock { state in
-                state.successor = successor
-                return state.cancelledAfterEnd
-            }
-            if cancelled { successor.cancel() }
-            return
+        if ending.head == nil, !ending.cancelRequested, let resend, Self.lostItsConnection(error) {
+            // Off the event loop, whose delegate call this is.
+            return queue.async { self.sendAgain(with: resend, orFailWith: error, ending) }
         }
         if let tooLarge = ending.collector.error { return report(ending, failure: tooLarge) }
         // The evaluator refused the connection's server (ServerTrustClients).
@@ -390,6 +384,20 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
             let finer = (try? result.get()) ?? nil
             self.report(ending, failure: self.trustFailure(finer?.refining(failure) ?? failure, error))
         }
+    }
+
+    /// Sends the request again as this attempt's successor, unless the
+    /// transport shut down (then reports `error`); a `cancel()` that came
+    /// meanwhile cancels the successor.
+    private func sendAgain(with resend: AsyncHTTPClientTransport.Resend, orFailWith error: any Error, _ ending: Ending) {
+        guard let successor = resend.start(events: events) else {
+            return report(ending, failure: ErrorMapping.urlError(for: error, url: url))
+        }
+        let cancelled = state.withLock { state in
+            state.successor = successor
+            return state.cancelRequested
+        }
+        if cancelled { successor.cancel() }
     }
 
     /// Whether `error` says the connection closed before the response began:
@@ -435,6 +443,8 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     private struct Ending {
         var head: HTTPResponseHead?
         var collector: HTTPBodyCollector
+        /// `cancel()` was called before the attempt ended.
+        var cancelRequested = false
     }
 
     /// Marks the attempt completed and returns what it received; `nil` if
@@ -445,7 +455,7 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
             guard !state.completed else { return nil }
             state.completed = true
             // Moved out, not copied: the body's only reference leaves with it.
-            var ending = Ending(head: nil, collector: HTTPBodyCollector(limit: 0))
+            var ending = Ending(head: nil, collector: HTTPBodyCollector(limit: 0), cancelRequested: state.cancelRequested)
             swap(&ending.head, &state.head)
             swap(&ending.collector, &state.collector)
             swap(&gate, &state.readGate)

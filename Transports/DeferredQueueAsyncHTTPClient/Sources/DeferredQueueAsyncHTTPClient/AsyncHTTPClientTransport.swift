@@ -253,6 +253,12 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     public func startAttempt(_ attempt: HTTPTransportAttempt, events: any HTTPTransportEvents) -> any HTTPTransportTask {
+        startAttempt(attempt, events: events, mayResend: true)
+    }
+
+    /// `mayResend`: whether the attempt may be sent again if its connection
+    /// closed under it (not the second time).
+    func startAttempt(_ attempt: HTTPTransportAttempt, events: any HTTPTransportEvents, mayResend: Bool) -> any HTTPTransportTask {
         // Refused here, as on URLSession, rather than by whichever of the client's own checks it meets.
         if let violation = attempt.requestSyntaxViolation {
             callbackQueue.async { events.didComplete(body: nil, error: violation) }
@@ -282,26 +288,34 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                 return CompletedAttemptTask()
             }
         }
-        let requestBodySize = attempt.bodyFile.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int64 }
-            ?? attempt.request.httpBody.map { Int64($0.count) }
-        let launch: @Sendable (_ resend: (@Sendable () -> AsyncHTTPClientAttempt?)?) -> AsyncHTTPClientAttempt = { [client, diagnosis, evaluatedTrust, decodesBodies, callbackQueue, affinity, idleWatch] resend in
-            let running = AsyncHTTPClientAttempt(
-                url: request.url, attempt: attempt, asksToUpgrade: request.headers.contains(name: "upgrade"),
-                decodesBody: decodesBodies, events: events, queue: callbackQueue,
-                requestBodyWindow: window, requestBodySize: requestBodySize,
-                diagnosis: diagnosis, evaluatedTrust: evaluatedTrust, affinity: affinity, idleWatch: idleWatch, resend: resend
-            )
-            let (loop, preference) = affinity.started()
-            let execute: @Sendable () -> Void = { running.attach(client.execute(request: request, delegate: running, eventLoop: preference)) }
-            if loop.inEventLoop { execute() } else { loop.execute(execute) }
-            return running
+        let running = AsyncHTTPClientAttempt(
+            url: request.url, attempt: attempt, asksToUpgrade: request.headers.contains(name: "upgrade"),
+            decodesBody: decodesBodies, events: events, queue: callbackQueue,
+            requestBodyWindow: window,
+            requestBodySize: attempt.bodyFile.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int64 }
+                ?? attempt.request.httpBody.map { Int64($0.count) },
+            diagnosis: diagnosis, evaluatedTrust: evaluatedTrust, affinity: affinity, idleWatch: idleWatch,
+            resend: mayResend && Self.mayResend(attempt.request, bodyFile: attempt.bodyFile) ? Resend(transport: self, attempt: attempt) : nil
+        )
+        let (loop, preference) = affinity.started()
+        let execute: @Sendable () -> Void = { [client] in running.attach(client.execute(request: request, delegate: running, eventLoop: preference)) }
+        if loop.inEventLoop { execute() } else { loop.execute(execute) }
+        return running
+    }
+
+    /// What an attempt that may be sent again keeps to send it (see
+    /// "A connection the server closed" in `AsyncHTTPClientAttempt`).
+    struct Resend: Sendable {
+        /// Weak: a transport that went away sends nothing again.
+        weak var transport: AsyncHTTPClientTransport?
+        let attempt: HTTPTransportAttempt
+
+        /// Starts the attempt again, unless the transport shut down; the new
+        /// attempt is not sent a third time.
+        func start(events: any HTTPTransportEvents) -> (any HTTPTransportTask)? {
+            guard let transport, !transport.isShutDown.load(ordering: .acquiring) else { return nil }
+            return transport.startAttempt(attempt, events: events, mayResend: false)
         }
-        // Sent once more if its connection was closed under it (see
-        // `AsyncHTTPClientAttempt`); not once the transport shut down.
-        let resend: (@Sendable () -> AsyncHTTPClientAttempt?)? = Self.mayResend(attempt.request, bodyFile: attempt.bodyFile)
-            ? { @Sendable [weak self] in self?.isShutDown.load(ordering: .acquiring) == false ? launch(nil) : nil }
-            : nil
-        return launch(resend)
     }
 
     /// Whether a request may be sent again when its connection closed before

@@ -230,8 +230,9 @@ extension Request {
         let timer = registry.hasDeadlines ? OneShotTimer() : nil
         let once = CompletionOnce<RetryDecision> { [weak self] decision in
             timer?.cancel()
-            if let self { self.mutableState.withLock(owner: self) { $0.abandonRetryDecision = nil } }
+            // Cleared after: a `cancel()` until then still stops a reopen it decided.
             decided(decision)
+            if let self { self.mutableState.withLock(owner: self) { $0.abandonRetryDecision = nil } }
         }
         let startedAt = mutableState.withLock(owner: self) { state in
             state.abandonRetryDecision = { once(.doNotRetryWithError(.cancelled)) }

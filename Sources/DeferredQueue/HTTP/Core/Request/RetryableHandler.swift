@@ -64,10 +64,11 @@ final class RetryableHandler<Responder: OutcomeResponder>: Sendable where Respon
             return pass(outcome, queueWaits: queueWaits)
         }
         if !queueWaits { handlerQueue.suspend() }
-        let decide = request.awaitingRetryDecision { decision in
+        // Weak: the request holds this closure while it waits (for `cancel()`).
+        let decide = request.awaitingRetryDecision { [weak request] decision in
             switch decision {
             case .retry(let seconds):
-                if request.reopen(after: seconds, parking: { self.run(on: $0, queueWaits: true) }) { return }
+                if let request, request.reopen(after: seconds, parking: { self.run(on: $0, queueWaits: true) }) { return }
                 self.deliver(response)
             case .doNotRetry:
                 self.deliver(response)

@@ -56,15 +56,16 @@ enum RedirectRules {
         return next
     }
 
-    /// The head's one `Location`; `nil` for none, or for more than one
+    /// The head's one `Location`; `nil` for none, or for two that differ
     /// (the field is a singleton, RFC 9110 §10.2.2: which one the server
     /// meant is unknown, and followed as one URL they named another). A
-    /// head read off the wire shows each field; URLSession joins repeated
-    /// fields with ", ", which a URL never holds unencoded.
+    /// head read off the wire shows each field (the same value repeated is
+    /// one, as browsers take it); URLSession joins repeated fields with
+    /// ", ", which a URL never holds unencoded.
     private static func soleLocation(of response: ResponseHead) -> String? {
         guard response.joinsRepeatedFields else {
             let values = response.values(forHTTPHeaderField: "Location")
-            return values.count == 1 ? values[0] : nil
+            return values.first.flatMap { first in values.allSatisfy { $0 == first } ? first : nil }
         }
         guard let location = response.value(forHTTPHeaderField: "Location"), !location.contains(", ") else { return nil }
         return location

@@ -240,7 +240,8 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         }
         guard let (task, declined, downloadError, collector, reported, framing, trustFailure, lost) = ending else { return nil }
         if let trustFailure { return (nil, nil, trustFailure) }
-        if lost, (error as? URLError)?.code == .cancelled {
+        // Cancelled, or aborted by the unreadable stream (`URLError.unknown`).
+        if lost, let code = (error as? URLError)?.code, code == .cancelled || code == .unknown {
             let url = task?.originalRequest?.url
             return (nil, nil, URLError(.networkConnectionLost, userInfo: [
                 NSLocalizedDescriptionKey: "The server closed the kept-alive connection before it answered. URLSession on Linux "

@@ -240,9 +240,14 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
 
     #if canImport(FoundationNetworking)
     /// libcurl asks for the body again to send the request on a new
-    /// connection: refused (see ``URLSessionAttemptTask/stopResend()``).
+    /// connection: refused (see ``URLSessionAttemptTask/stopResend()``). A
+    /// streamed body (sent chunked) gets a stream that fails at its first
+    /// read, so libcurl stops at once: with none it went on with what was
+    /// left of the spent stream, nothing, and ended the chunks, a complete
+    /// request with an empty body. (A `Data` or file body must get none:
+    /// corelibs stops the process for a stream there.)
     func urlSession(_ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping (InputStream?) -> Void) {
-        completionHandler(nil)
+        completionHandler(task.originalRequest?.httpBodyStream == nil ? nil : UnreadableStream())
         handle.stopResend()
     }
     #endif
@@ -259,3 +264,12 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
         return HTTPTransportAttempt.bodyFileChangedLength(file, announced: task.countOfBytesExpectedToSend, url: task.currentRequest?.url)
     }
 }
+
+#if canImport(FoundationNetworking)
+/// A stream whose first read fails: libcurl then aborts the transfer it reads for.
+final class UnreadableStream: InputStream {
+    init() { super.init(data: Data()) }
+    override var hasBytesAvailable: Bool { true }
+    override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int { -1 }
+}
+#endif

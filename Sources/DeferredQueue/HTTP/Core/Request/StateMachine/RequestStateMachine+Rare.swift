@@ -22,6 +22,9 @@ extension RequestStateMachine {
         /// Ends the wait of a response serializer whose failure the retriers
         /// are deciding on (the request finished): `cancel()` calls it.
         var abandonRetryDecision: (@Sendable () -> Void)?
+        /// `cancel()` ended such a wait: a retrier that answers `retry` all
+        /// the same does not reopen the request.
+        var cancelledRetryDecision: Bool?
         /// The attempt a suspension stopped before it was sent, for `resume()`.
         var waitingForResume: (@Sendable () -> Void)?
         /// A resumed download's partial file and offset, until an attempt takes
@@ -81,6 +84,11 @@ extension RequestStateMachine {
     var abandonRetryDecision: (@Sendable () -> Void)? {
         get { rare?.fields.abandonRetryDecision }
         set { setRare(\.abandonRetryDecision, newValue) }
+    }
+
+    var cancelledRetryDecision: Bool {
+        get { rare?.fields.cancelledRetryDecision ?? false }
+        set { setRare(\.cancelledRetryDecision, newValue ? true : nil) }
     }
 
     var waitingForResume: (@Sendable () -> Void)? {

@@ -350,16 +350,17 @@ struct RequestStateMachine: Sendable {
     /// retriers decided to retry. `handler` is parked until the retried
     /// request ends; the failure it finished with is forgotten, and the
     /// retry counted; the running request keeps `session` alive again.
-    /// `false` (nothing changes) unless the request finished and nothing
-    /// else is parked.
+    /// `false` (nothing changes) unless the request finished, nothing
+    /// else is parked, and `cancel()` did not end a wait for the retriers.
     mutating func reopen(parking handler: @escaping ParkedHandler, session: Session? = nil) -> Bool {
-        guard case .finished(let request, _) = state, parked == nil else { return false }
+        guard case .finished(let request, _) = state, parked == nil, !cancelledRetryDecision else { return false }
         if lastAttemptNumber > 0 { earlierTasks.append(RequestTask(attempt: lastAttemptNumber, request: request)) }
         owner = session
         let attempt = Attempt()
         attempt.number = lastAttemptNumber
         state = .running(attempt)
         parked = handler
+        abandonRetryDecision = nil
         failure = nil
         retryCount += 1
         return true
@@ -397,6 +398,7 @@ struct RequestStateMachine: Sendable {
         case .finished:
             guard let abandon = abandonRetryDecision else { return .none }
             abandonRetryDecision = nil
+            cancelledRetryDecision = true
             return .abandonRetryDecision(abandon)
         case .cancelled:
             return .none
