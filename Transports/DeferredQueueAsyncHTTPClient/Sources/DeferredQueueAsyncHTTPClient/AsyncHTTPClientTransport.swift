@@ -295,7 +295,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             requestBodySize: attempt.bodyFile.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int64 }
                 ?? attempt.request.httpBody.map { Int64($0.count) },
             diagnosis: diagnosis, evaluatedTrust: evaluatedTrust, affinity: affinity, idleWatch: idleWatch,
-            resend: mayResend && Self.mayResend(attempt.request, bodyFile: attempt.bodyFile) ? Resend(transport: self, attempt: attempt) : nil
+            resend: mayResend && Self.isResendable(attempt.request, bodyFile: attempt.bodyFile) ? Resend(transport: self, attempt: attempt) : nil
         )
         let (loop, preference) = affinity.started()
         let execute: @Sendable () -> Void = { [client] in running.attach(client.execute(request: request, delegate: running, eventLoop: preference)) }
@@ -322,9 +322,13 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// any byte of a response arrived: sending it twice must change nothing
     /// on the server (an idempotent method, RFC 9110 §9.2.2), and it has no
     /// body to send again.
-    static func mayResend(_ request: URLRequest, bodyFile: URL?) -> Bool {
+    static func isResendable(_ request: URLRequest, bodyFile: URL?) -> Bool {
         guard bodyFile == nil, request.httpBody?.isEmpty ?? true, request.httpBodyStream == nil else { return false }
-        return ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"].contains(request.httpMethod ?? "GET")
+        // A switch, not an array literal: this runs for every attempt.
+        switch request.httpMethod ?? "GET" {
+        case "GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE": return true
+        default: return false
+        }
     }
 
     /// Shuts down ``client`` if the transport created it (never
