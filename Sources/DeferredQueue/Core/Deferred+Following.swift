@@ -45,12 +45,32 @@ extension Deferred {
         // reads the other's under that one's lock, so at least one of them
         // sees the whole loop. Not giving up on `inner`: it waits on this
         // deferred, so it settles with `.cycle` too rather than `.cancelled`.
-        // A settled `inner` waits on nothing: one atomic load, no walk.
-        if inner.isPending, inner.waits(on: self) {
+        // A settled `inner` waits on nothing: one atomic load, no walk. Nor
+        // can a loop pass through a deferred nothing waits on: whatever links
+        // to this one counted itself as its consumer first (see `waitedOn`).
+        if inner.isPending, waitedOn, inner.waits(on: self) {
             settle(.failure(DeferredError.cycle))
             return
         }
         inner.whenSettled { self.settle($0) }
+    }
+
+    /// Whether some pending deferred may link to this one, read after this
+    /// one's own link was stored.
+    ///
+    /// Every link to a deferred (a `then`, a `timeout`, a `follow`) is made
+    /// after counting a consumer, and the count drops only once that
+    /// consumer settled and unlinked. With no consumer, nothing can close a
+    /// loop through this deferred yet: the step that later links to it
+    /// counts first and walks itself, and a walk that crosses this
+    /// deferred's lock after the link above sees it. (If another step's walk
+    /// crossed it before, the lock orders that step's count before this
+    /// load, which then sees it.) So a chain of steps adopting one another
+    /// innermost first, none with a consumer yet, walks nothing, instead of
+    /// the whole chain below each step.
+    @usableFromInline
+    var waitedOn: Bool {
+        consumers.load(ordering: .sequentiallyConsistent) > 0
     }
 
     /// Whether `target` is reachable from this deferred through the links of

@@ -1,3 +1,4 @@
+import DeferredQueueTesting
 import Dispatch
 import TestSupport
 import Testing
@@ -87,6 +88,24 @@ struct ChainingCycleTests {
         }
     }
 
+    @Test func aThreeStepLoopClosedFromThreeThreadsAtOnceRejectsWithCycle() async {
+        // Whichever step adopts last, or the one whose walk crosses another's
+        // link after it was stored, sees the loop, whatever each step's count
+        // of consumers read when it adopted.
+        for _ in 0..<200 {
+            let cells = Recorder<Deferred<Int>>()
+            let pairs = (0..<3).map { _ in Deferred<Int>.pending() }
+            let steps = (0..<3).map { index in
+                pairs[index].deferred.then { _ in cells.events[(index + 1) % 3].then { $0 + 1 } }
+            }
+            for step in steps { cells.append(step) }
+            DispatchQueue.concurrentPerform(iterations: 3) { index in pairs[index].resolver.fulfill(index) }
+            for step in steps {
+                #expect(await settled(step, within: 120) == cycle)
+            }
+        }
+    }
+
     @Test func followingADeferredThatIsNotInALoopStillWorks() async {
         // A recursive loop of flattening steps, each adopting a fresh chain.
         @Sendable func countdown(_ n: Int) -> Deferred<Int> {
@@ -99,6 +118,29 @@ struct ChainingCycleTests {
         resolver.fulfill(21)
         #expect(await settled(a) == .value(21))
         #expect(await settled(b) == .value(42))
+    }
+
+    @Test func aLongChainOfStepsAdoptingTheOneBeforeThemSettlesInLinearTime() async {
+        // Each step adopts the step registered before it, innermost first
+        // (one queue runs them in registration order), all of them pending:
+        // the cycle check walked the whole chain below every step, n²/2
+        // links in all (five billion here: far past the deadline). A hundred
+        // MiB of deferreds: not beside the tests that measure memory.
+        await MemoryHeavyWork.exclusively {
+            let (gate, open) = Deferred<Void>.pending()
+            let (leaf, settleLeaf) = Deferred<Int>.pending()
+            var chain = leaf
+            for _ in 0..<100_000 {
+                let inner = chain
+                chain = gate.then { _ in inner }
+            }
+            // Registered last on the gate's queue: runs once every step adopted.
+            let adopted = gate.then { _ in 0 }
+            open.fulfill(())
+            #expect(await settled(adopted, within: 60) == .value(0), "the steps did not all adopt within the deadline")
+            settleLeaf.fulfill(7)
+            #expect(await settled(chain, within: 60) == .value(7))
+        }
     }
 
     @Test func theWalkStopsAtALoopThatDoesNotContainItsTarget() {
