@@ -23,4 +23,18 @@ struct OversizedRequestHeadTests {
         #expect(request.retryCount == 0)
         #expect(server.requestCount == 0)
     }
+
+    /// The configuration's fields are part of the head libcurl builds.
+    @Test func aHeadPastLibcurlsLimitThroughTheConfigurationsFieldsIsTheRequestsFault() async throws {
+        let server = try LoopbackServer { _ in .text("reached") }
+        defer { server.shutdown() }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpAdditionalHeaders = ["X-Big": String(repeating: "a", count: 600_000)]
+        let session = Session(configuration: configuration)
+        let request = session.request(server.url("/"), headers: ["X-Also-Big": String(repeating: "b", count: 500_000)])
+        let result = await response(within: 120) { request.responseData(queue: handlerQueue, completionHandler: $0) }
+        #expect(result?.error?.urlError?.code == .dataLengthExceedsMaximum, "\(String(describing: result?.result))")
+        #expect(result?.error?.description.contains("request's head of about 1100") == true, "\(String(describing: result?.error))")
+        #expect(server.requestCount == 0)
+    }
 }

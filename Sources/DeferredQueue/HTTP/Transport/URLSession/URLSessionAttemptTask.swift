@@ -226,9 +226,11 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     ///   `response` is used.
     /// `head`: a head no delegate method reported, to report now (read
     /// and judged here). `nil` when the completion was reported already (a
-    /// body past its limit).
+    /// body past its limit). `configuredFields`: the session configuration's
+    /// `httpAdditionalHeaders`, which libcurl adds to the head (read only to
+    /// explain a head it refused).
     func complete(
-        response: URLResponse?, error: (any Error)?
+        response: URLResponse?, error: (any Error)?, configuredFields: @autoclosure () -> [AnyHashable: Any]?
     ) -> (head: ResponseHead?, body: Data?, error: (any Error)?)? {
         let ending = state.withLock(owner: self) { state in
             state.completed = true
@@ -267,7 +269,8 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         }
         let outcome = Self.outcome(
             response: response, error: error, url: task?.currentRequest?.url ?? task?.originalRequest?.url,
-            request: task?.originalRequest, declined: declined, downloadError: downloadError
+            headSize: task?.originalRequest.map { Self.headSize($0, configuredFields: configuredFields()) },
+            declined: declined, downloadError: downloadError
         )
         let body = outcome.response == nil ? nil : collector?.body
         return (outcome.response == nil ? nil : unreported, body, outcome.error)
@@ -277,7 +280,7 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     /// `url` is read only for an error that names it (corelibs copies a
     /// task's request each time it is asked for).
     private static func outcome(
-        response: HTTPURLResponse?, error: (any Error)?, url: @autoclosure () -> URL?, request: @autoclosure () -> URLRequest?,
+        response: HTTPURLResponse?, error: (any Error)?, url: @autoclosure () -> URL?, headSize: @autoclosure () -> Int?,
         declined: Bool, downloadError: (any Error)?
     ) -> (response: HTTPURLResponse?, error: (any Error)?) {
         if error == nil, let downloadError {
@@ -308,7 +311,7 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         // 1 MiB cap, which it refuses to build ("Out of memory"): the
         // request's fault, which no retry mends.
         if response == nil, Self.unstorableHeadLineMessages.contains(message) {
-            if let size = request().map(Self.headSize), size > Self.largestRequestHead {
+            if let size = headSize(), size > Self.largestRequestHead {
                 userInfo[NSLocalizedDescriptionKey] = "libcurl refused to build the request's head of about \(size) bytes "
                     + "(its URL and header fields; libcurl's limit is 1 MiB): \(message). Send less in the URL and "
                     + "fields (a body carries any size), or use AsyncHTTPClientTransport."
@@ -355,9 +358,11 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     /// head (its cap is 1 MiB with the request line and framing).
     private static let largestRequestHead = 1_000_000
 
-    /// The bytes of `request`'s URL and header fields (off the usual path).
-    private static func headSize(_ request: URLRequest) -> Int {
-        (request.url?.absoluteString.utf8.count ?? 0)
+    /// The bytes of `request`'s URL and header fields, the configuration's
+    /// included (off the usual path).
+    private static func headSize(_ request: URLRequest, configuredFields: [AnyHashable: Any]?) -> Int {
+        let configured = (configuredFields ?? [:]).reduce(0) { $0 + "\($1.key)".utf8.count + "\($1.value)".utf8.count + 4 }
+        return (request.url?.absoluteString.utf8.count ?? 0) + configured
             + (request.allHTTPHeaderFields ?? [:]).reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count + 4 }
     }
 

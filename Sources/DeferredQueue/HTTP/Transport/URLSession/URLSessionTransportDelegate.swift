@@ -231,7 +231,9 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let outcome = handle.complete(response: task.response, error: error) else { return }
+        guard let outcome = handle.complete(
+            response: task.response, error: error, configuredFields: session.configuration.httpAdditionalHeaders
+        ) else { return }
         // A head corelibs handed to no delegate method (a declined 401, an
         // Apple download task) is reported now, before the completion.
         if let head = outcome.head { events.didReceive(head: head) }
