@@ -114,8 +114,42 @@ struct RequestURLTests {
                 continue
             }
             #expect(named == target)
+            #expect(result?.error?.description.contains("not an IPv4 address in dotted decimal") == true, "\(String(describing: result?.error))")
         }
         #expect(server.requestCount == 1, "the redirecting request alone")
+    }
+
+    /// A host written percent-encoded: Foundation decodes it before a
+    /// transport sees it, `%00` into a NUL that a C resolver ends the name
+    /// at (`127.0.0.1`), `%2F` into a slash. Refused unsent as `invalidURL`,
+    /// asked for or redirected to, with a description that says why.
+    @Test(arguments: ["127.0.0.1%00.evil", "127.0.0.1%2F.evil", "127%2E0.0.1", "[::1%2500%00]", "[fe80::1%25]"])
+    func aPercentEncodedHostIsRefused(_ host: String) async throws {
+        let server = try LoopbackServer { request in
+            request.path == "/redirect" ? .response(status: 302, headers: [("Location", "http://\(host):\(request.header("Host")?.split(separator: ":").last ?? "")/x")], body: Data())
+                : .text("reached")
+        }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let target = "http://\(host):\(server.port)/x"
+        let asked = await response { session.request(target).responseString(queue: handlerQueue, completionHandler: $0) }
+        let redirected = await response { session.request(server.url("/redirect")).responseString(queue: handlerQueue, completionHandler: $0) }
+        for result in [asked, redirected] {
+            guard case .invalidURL(let named)? = result?.error else {
+                Issue.record("\(TestTransport.name), \(host): \(String(describing: result?.result))")
+                continue
+            }
+            #expect(named == target)
+            #expect(result?.error?.description.contains("is percent-encoded") == true, "\(String(describing: result?.error))")
+        }
+        #expect(server.requestCount == 1, "the redirecting request alone")
+    }
+
+    /// An IPv6 literal's zone (RFC 6874) is the one percent-encoding a host may have.
+    @Test(arguments: ["fe80::1%25eth0", "fe80::1%25en0.1"])
+    func anIPv6ZoneIsNoEncodedHost(_ host: String) throws {
+        let url = try #require(URL(string: "http://[\(host)]:8080/"))
+        if case .refused = url.sendableForm { Issue.record("\(host) refused") }
     }
 
     /// Colons that are no port: userinfo's, an IPv6 literal's, an empty port.

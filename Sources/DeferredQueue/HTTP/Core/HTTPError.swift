@@ -180,6 +180,7 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
     private var plainDescription: String {
         switch self {
         case .invalidURL(let url):
+            if let reason = URL(string: url)?.refusalReason { return "\"\(url)\" is not sent: \(reason)." }
             return "\"\(url)\" is not a valid URL: it needs an http or https scheme and a host, "
                 + "e.g. \"https://example.com/path\". Percent-encode spaces and other special characters."
         case .sessionTaskFailed(let error):

@@ -25,9 +25,11 @@ extension URL {
     /// A port beyond 65535 parses, and AsyncHTTPClient traps on it (an IP
     /// address's) or sends to it modulo 65536 (a host name's): checked on
     /// every attempt, a redirect's included, with the host
-    /// (``hasAmbiguousIPv4Host``).
+    /// (``hasAmbiguousIPv4Host``), and a host written percent-encoded
+    /// (``isEncodedHost(_:)``).
     var sendableForm: SendableForm {
-        guard let (isLowercase, host) = httpForm, hasSendablePort, !Self.isAmbiguousIPv4Host(host) else { return .refused }
+        guard let (isLowercase, host) = httpForm, hasSendablePort, !Self.isAmbiguousIPv4Host(host), !Self.isEncodedHost(host)
+        else { return .refused }
         if isLowercase { return .asIs }
         guard let scheme, var components = URLComponents(url: self, resolvingAgainstBaseURL: true) else { return .refused }
         components.scheme = scheme.lowercased()
@@ -76,7 +78,7 @@ extension URL {
 
     /// See ``hasAmbiguousIPv4Host``: one pass over the bytes, no allocation
     /// (it runs before every attempt).
-    private static func isAmbiguousIPv4Host(_ host: String) -> Bool {
+    static func isAmbiguousIPv4Host(_ host: String) -> Bool {
         var host = host
         return host.withUTF8 { bytes in
             var end = bytes.count
@@ -157,7 +159,7 @@ extension URL {
     /// non-empty host; otherwise whether the scheme is already in lower case.
     /// The scheme is read once, and the common lower-case spelling compared
     /// without lowercasing (an allocation).
-    private var httpForm: (schemeIsLowercase: Bool, host: String)? {
+    var httpForm: (schemeIsLowercase: Bool, host: String)? {
         guard let scheme else { return nil }
         let isLowercase = scheme == "http" || scheme == "https"
         if !isLowercase {
