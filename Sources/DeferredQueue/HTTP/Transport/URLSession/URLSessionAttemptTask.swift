@@ -99,9 +99,15 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         }
     }
 
-    /// Records that the task is being stopped because it sent more body
-    /// than it announced; `false` when that was recorded already.
-    func stopOvergrownBody() -> Bool {
+    /// Whether the task's completion was reported (or is being).
+    var hasCompleted: Bool {
+        state.withLock(owner: self) { $0.completed || $0.reportedCompletion }
+    }
+
+    /// Records that the task is being stopped because its body's file
+    /// changed length (``BodyFileWatch``); `false` when that, or the
+    /// completion, was recorded already.
+    func stopChangedBodyFile() -> Bool {
         state.withLock(owner: self) { state in
             defer { state.reportedCompletion = true }
             return !state.reportedCompletion && !state.completed

@@ -161,8 +161,12 @@ public final class URLSessionTransport: HTTPTransport {
         // corelibs routes only redirects and challenges to a task's own
         // delegate (response, data and completion go to the session's, which
         // forwards them here); Apple platforms route everything to it.
-        task.delegate = URLSessionAttemptDelegate(events: events, handle: handle, bodyFile: attempt.bodyFile)
+        let delegate = URLSessionAttemptDelegate(
+            events: events, handle: handle, bodyFileWatch: attempt.bodyFile.map { BodyFileWatch(file: $0, url: request.url) }
+        )
+        task.delegate = delegate
         task.resume()
+        delegate.watchBodyFile(on: callbackQueue)
         return handle
     }
 

@@ -87,13 +87,32 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
 final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate, Sendable {
     let events: any HTTPTransportEvents
     let handle: URLSessionAttemptTask
-    /// The file the body is read from, if any.
-    let bodyFile: URL?
+    /// The file the body is read from, if any, and its watch.
+    let bodyFileWatch: BodyFileWatch?
+    var bodyFile: URL? { bodyFileWatch?.file }
 
-    init(events: any HTTPTransportEvents, handle: URLSessionAttemptTask, bodyFile: URL? = nil) {
+    init(events: any HTTPTransportEvents, handle: URLSessionAttemptTask, bodyFileWatch: BodyFileWatch? = nil) {
         self.events = events
         self.handle = handle
-        self.bodyFile = bodyFile
+        self.bodyFileWatch = bodyFileWatch
+    }
+
+    /// Starts watching the body's file, if any (``BodyFileWatch``), on the
+    /// delegate queue.
+    func watchBodyFile(on queue: DispatchQueue) {
+        bodyFileWatch?.start(on: queue) { [weak self] watch in
+            guard let self, !self.handle.hasCompleted, !watch.isRead else { return false }
+            guard let announced = watch.changedLength else { return true }
+            self.stopChangedBodyFile(watch.file, announced: announced, url: watch.url)
+            return false
+        }
+    }
+
+    /// Stops the task and reports its body's file changed, once.
+    private func stopChangedBodyFile(_ file: URL, announced: Int64, url: URL?) {
+        guard handle.stopChangedBodyFile() else { return }
+        handle.cancel()
+        events.didComplete(body: nil, error: HTTPTransportAttempt.bodyFileChangedLength(file, announced: announced, url: url))
     }
 
     /// Whether `challenge` asks for HTTP authentication (rather than for
@@ -201,13 +220,11 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
         // A file that grew after corelibs measured it is read to its end,
         // past the `Content-Length` sent: stop it (the request asked to
         // close the connection, so the rest is not read as a request).
-        if totalBytesExpectedToSend >= 0, totalBytesSent > totalBytesExpectedToSend, let file = bodyFile {
-            guard handle.stopOvergrownBody() else { return }
-            handle.cancel()
-            let url = task.currentRequest?.url
-            return events.didComplete(
-                body: nil, error: HTTPTransportAttempt.bodyFileChangedLength(file, announced: totalBytesExpectedToSend, url: url)
-            )
+        if let watch = bodyFileWatch {
+            if totalBytesExpectedToSend >= 0, totalBytesSent > totalBytesExpectedToSend {
+                return stopChangedBodyFile(watch.file, announced: totalBytesExpectedToSend, url: task.currentRequest?.url)
+            }
+            watch.didSend(totalBytesSent, of: totalBytesExpectedToSend)
         }
         events.didSend(bytes: totalBytesSent, of: totalBytesExpectedToSend >= 0 ? totalBytesExpectedToSend : nil)
     }
