@@ -97,6 +97,7 @@ struct RequestURLTests {
     @Test(arguments: [
         "2130706433", "0x7f.1", "127.1", "0177.0.0.1", "127.0.0.01", "127.0.0.1.1",
         "[::ffff:127.0.0.1]", "[::FFFF:7f00:1]", "[0:0:0:0:0:ffff:127.0.0.1]", "[::127.0.0.1]",
+        "[::ffff:127.0.0.1%251]", "[::127.0.0.1%25lo]",
     ])
     func anIPv4AddressNotInDottedDecimalIsRefused(_ host: String) async throws {
         let server = try LoopbackServer { request in
@@ -145,11 +146,13 @@ struct RequestURLTests {
         #expect(server.requestCount == 1, "the redirecting request alone")
     }
 
-    /// An IPv6 literal's zone (RFC 6874) is the one percent-encoding a host may have.
-    @Test(arguments: ["fe80::1%25eth0", "fe80::1%25en0.1"])
-    func anIPv6ZoneIsNoEncodedHost(_ host: String) throws {
-        let url = try #require(URL(string: "http://[\(host)]:8080/"))
-        if case .refused = url.sendableForm { Issue.record("\(host) refused") }
+    /// An IPv6 literal's zone (RFC 6874), and a name's UTF-8 bytes (which
+    /// Foundation writes encoded for a name given as itself, and sends in
+    /// punycode), are the percent-encodings a host may have.
+    @Test(arguments: ["http://[fe80::1%25eth0]:8080/", "http://[fe80::1%25en0.1]/", "http://bücher.de/", "http://例え.jp/x", "http://b%C3%BCcher.de/"])
+    func anIPv6ZoneOrANonASCIINameIsNoEncodedHost(_ target: String) throws {
+        let url = try #require(URL(string: target))
+        if case .refused = url.sendableForm { Issue.record("\(target) refused") }
     }
 
     /// Colons that are no port: userinfo's, an IPv6 literal's, an empty port.

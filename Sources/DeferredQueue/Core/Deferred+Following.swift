@@ -70,7 +70,11 @@ extension Deferred {
     /// the whole chain below each step.
     @usableFromInline
     var waitedOn: Bool {
-        consumers.load(ordering: .sequentiallyConsistent) > 0
+        // Between this deferred's link (stored under its lock) and the load:
+        // of two steps each counting itself on the other and then reading
+        // its own count, one sees the other's.
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        return consumers.load(ordering: .sequentiallyConsistent) > 0
     }
 
     /// Whether `target` is reachable from this deferred through the links of

@@ -79,6 +79,10 @@ extension URL {
     /// See ``hasAmbiguousIPv4Host``: one pass over the bytes, no allocation
     /// (it runs before every attempt).
     static func isAmbiguousIPv4Host(_ host: String) -> Bool {
+        // An IPv6 literal's zone is not part of its address (`inet_pton` refuses it).
+        if let zone = host.utf8.firstIndex(of: UInt8(ascii: "%")), host.utf8.contains(UInt8(ascii: ":")) {
+            return isAmbiguousIPv4Host(String(host[..<zone]))
+        }
         var host = host
         return host.withUTF8 { bytes in
             var end = bytes.count

@@ -367,9 +367,15 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     /// The bytes of `request`'s URL and header fields, the configuration's
     /// included (off the usual path).
     private static func headSize(_ request: URLRequest, configuredFields: [AnyHashable: Any]?) -> Int {
-        let configured = (configuredFields ?? [:]).reduce(0) { $0 + "\($1.key)".utf8.count + "\($1.value)".utf8.count + 4 }
+        let fields = request.allHTTPHeaderFields ?? [:]
+        let own = Set(fields.keys.map { $0.lowercased() })
+        // A configured field the request sets itself is sent once, as the request's.
+        let configured = (configuredFields ?? [:]).reduce(0) { size, field in
+            let name = "\(field.key)"
+            return own.contains(name.lowercased()) ? size : size + name.utf8.count + "\(field.value)".utf8.count + 4
+        }
         return (request.url?.absoluteString.utf8.count ?? 0) + configured
-            + (request.allHTTPHeaderFields ?? [:]).reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count + 4 }
+            + fields.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count + 4 }
     }
 
     /// libcurl's whole messages for a head line it could not store (above).
