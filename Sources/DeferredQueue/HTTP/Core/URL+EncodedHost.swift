@@ -1,45 +1,51 @@
 import Foundation
 
 extension URL {
-    /// Whether `host`, as written, percent-encodes an ASCII byte outside an
-    /// IPv6 literal's zone (`[fe80::1%25eth0]`, RFC 6874, whose zone is then
-    /// unreserved characters alone).
+    /// Whether this URL's host is written percent-encoded outside an IPv6
+    /// literal's zone (`[fe80::1%25eth0]`, RFC 6874, whose zone is then
+    /// unreserved characters alone). `host`: the host as
+    /// `host(percentEncoded: true)` gives it.
     ///
     /// Foundation decodes such a host before a transport sees it, and the
     /// transports disagree on what comes out: `127.0.0.1%00.evil` decodes to
     /// a name with a NUL in it, which a C resolver reads as `127.0.0.1`
-    /// (unseen by a check of the host as text), and `%2F` to a name with a
-    /// slash. Encoded bytes from 0x80 up are a name's UTF-8 (Foundation
-    /// writes `bücher.de` as `b%C3%BCcher.de` here, and sends it as
-    /// `xn--bcher-kva.de`): kept. One scan for `%`, nothing more, for every
+    /// (unseen by a check of the host as text), `%2F` to a name with a
+    /// slash, and `%EF%BC%90x7f.1` to `０x7f.1`, which IDNA maps to
+    /// `0x7f.1`. A name written in Unicode is not: Foundation gives it
+    /// encoded here (`b%C3%BCcher.de`) but writes it in punycode in the URL
+    /// the transports send to (`xn--bcher-kva.de`), which is what is read
+    /// when `host` has a `%`. One scan for `%`, nothing more, for every
     /// host without one.
-    static func isEncodedHost(_ host: String) -> Bool {
+    func isEncodedHost(_ host: String) -> Bool {
         guard let percent = host.utf8.firstIndex(of: UInt8(ascii: "%")) else { return false }
         let bytes = host.utf8
         if bytes.contains(UInt8(ascii: ":")) {
             // An IPv6 literal: one "%25", then a non-empty zone of unreserved characters.
             let zone = bytes[percent...].dropFirst(3)
-            return !bytes[percent...].starts(with: "%25".utf8) || zone.isEmpty || !zone.allSatisfy(isUnreserved)
+            return !bytes[percent...].starts(with: "%25".utf8) || zone.isEmpty || !zone.allSatisfy(Self.isUnreserved)
         }
-        var index = percent
-        while index < bytes.endIndex {
-            if bytes[index] == UInt8(ascii: "%") {
-                // Two hexadecimal digits, the first 8 or more: a UTF-8 byte.
-                let digits = bytes[bytes.index(after: index)...].prefix(2)
-                guard digits.count == 2, let high = digits.first.flatMap(hexValue), high >= 8, digits.last.flatMap(hexValue) != nil
-                else { return true }
-            }
-            index = bytes.index(after: index)
-        }
-        return false
+        return Self.authorityHasPercent(absoluteString)
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
+    /// Whether `url`'s authority, past any userinfo, has a `%`.
+    private static func authorityHasPercent(_ url: String) -> Bool {
+        var url = url
+        return url.withUTF8 { bytes in
+            var index = 0
+            // Past "scheme://".
+            while index < bytes.count, bytes[index] != UInt8(ascii: ":") { index += 1 }
+            index += 3
+            var percent = false
+            while index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"): return percent
+                case UInt8(ascii: "@"): percent = false   // userinfo ends here
+                case UInt8(ascii: "%"): percent = true
+                default: break
+                }
+                index += 1
+            }
+            return percent
         }
     }
 
@@ -58,7 +64,7 @@ extension URL {
     /// description; `nil` when it has no such scheme or host, or is sent.
     var refusalReason: String? {
         guard let (_, host) = httpForm else { return nil }
-        if Self.isEncodedHost(host) {
+        if isEncodedHost(host) {
             return "its host \"\(host)\" is percent-encoded, and the transports would each decode it "
                 + "differently (a %00 ends the name early for the resolver); write the host name itself"
         }

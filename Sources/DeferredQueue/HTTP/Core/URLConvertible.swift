@@ -28,7 +28,7 @@ extension URL {
     /// (``hasAmbiguousIPv4Host``), and a host written percent-encoded
     /// (``isEncodedHost(_:)``).
     var sendableForm: SendableForm {
-        guard let (isLowercase, host) = httpForm, hasSendablePort, !Self.isAmbiguousIPv4Host(host), !Self.isEncodedHost(host)
+        guard let (isLowercase, host) = httpForm, hasSendablePort, !Self.isAmbiguousIPv4Host(host), !isEncodedHost(host)
         else { return .refused }
         if isLowercase { return .asIs }
         guard let scheme, var components = URLComponents(url: self, resolvingAgainstBaseURL: true) else { return .refused }
