@@ -155,6 +155,42 @@ struct RequestURLTests {
         if case .refused = url.sendableForm { Issue.record("\(target) refused") }
     }
 
+    /// An address a check of the host as text misreads: the unspecified
+    /// address (`0.0.0.0/8`, `::`), which Linux connects to this machine, and
+    /// an IPv6 literal not in its RFC 5952 form or with a zone off
+    /// link-local (`[0:0:0:0:0:0:0:1]` is `::1`). Both transports reached a
+    /// loopback server through `0.0.0.0`, AsyncHTTPClient through the IPv6
+    /// spellings. Refused unsent, asked for or redirected to.
+    @Test(arguments: [
+        "0.0.0.0", "0.1.2.3", "0.0.0.0.", "[::]", "[0:0:0:0:0:0:0:0]", "[0:0:0:0:0:0:0:1]", "[::0:1]",
+        "[0000::0001]", "[::0.0.0.1]", "[::1%251]", "[2001:DB8:0::1]",
+    ])
+    func anAddressTextWouldMisreadIsRefused(_ host: String) async throws {
+        let server = try LoopbackServer { request in
+            request.path == "/redirect" ? .response(status: 302, headers: [("Location", "http://\(host):\(request.header("Host")?.split(separator: ":").last ?? "")/x")], body: Data())
+                : .text("reached")
+        }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let target = "http://\(host):\(server.port)/x"
+        let asked = await response { session.request(target).responseString(queue: handlerQueue, completionHandler: $0) }
+        let redirected = await response { session.request(server.url("/redirect")).responseString(queue: handlerQueue, completionHandler: $0) }
+        for result in [asked, redirected] {
+            guard case .invalidURL(let named)? = result?.error else {
+                Issue.record("\(TestTransport.name), \(host): \(String(describing: result?.result))")
+                continue
+            }
+            #expect(named == target)
+            #expect(result?.error?.description.contains("is not sent: its host") == true, "\(String(describing: result?.error))")
+        }
+        #expect(server.requestCount == 1, "the redirecting request alone")
+    }
+
+    @Test(arguments: ["0.pool.ntp.org", "0.example", "10.0.0.1", "100.0.0.0", "::1", "2001:db8::1", "2001:DB8::1", "fe80::1%25eth0", "FE80::a%25en0", "2001:db8::a:1"])
+    func anAddressWrittenAsItIsIsNotMisread(_ host: String) {
+        #expect(!URL.isMisreadAddress(host), "\(host)")
+    }
+
     /// Colons that are no port: userinfo's, an IPv6 literal's, an empty port.
     @Test(arguments: ["http://u:p@example.com/", "http://[::1]/", "http://[fe80::1]", "http://example.com:/x", "http://example.com?a:1", "http://example.com/a:1"])
     func colonsThatAreNoPortAreSent(_ target: String) throws {

@@ -58,24 +58,4 @@ extension URL {
             return false
         }
     }
-
-    /// Why a session refuses this `http(s)` URL with a host
-    /// (``sendableForm``), in words for ``HTTPError/invalidURL(_:)``'s
-    /// description; `nil` when it has no such scheme or host, or is sent.
-    var refusalReason: String? {
-        guard let (_, host) = httpForm else { return nil }
-        if isEncodedHost(host) {
-            return "its host \"\(host)\" is percent-encoded, and the transports would each decode it "
-                + "differently (a %00 ends the name early for the resolver); write the host name itself"
-        }
-        if !hasSendablePort {
-            return "its port is not a number from 0 to 65535"
-        }
-        if Self.isAmbiguousIPv4Host(host) {
-            return "its host \"\(host)\" ends in a number but is not an IPv4 address in dotted decimal "
-                + "(an IPv6 address embedding an IPv4 one is refused too); write the address as four "
-                + "decimal numbers, e.g. \"127.0.0.1\""
-        }
-        return nil
-    }
 }

@@ -25,10 +25,12 @@ extension URL {
     /// A port beyond 65535 parses, and AsyncHTTPClient traps on it (an IP
     /// address's) or sends to it modulo 65536 (a host name's): checked on
     /// every attempt, a redirect's included, with the host
-    /// (``hasAmbiguousIPv4Host``), and a host written percent-encoded
-    /// (``isEncodedHost(_:)``).
+    /// (``hasAmbiguousIPv4Host``), a host written percent-encoded
+    /// (``isEncodedHost(_:)``), and an address misread as text
+    /// (``isMisreadAddress(_:)``).
     var sendableForm: SendableForm {
-        guard let (isLowercase, host) = httpForm, hasSendablePort, !Self.isAmbiguousIPv4Host(host), !isEncodedHost(host)
+        guard let (isLowercase, host) = httpForm, hasSendablePort, !Self.isAmbiguousIPv4Host(host), !isEncodedHost(host),
+              !Self.isMisreadAddress(host)
         else { return .refused }
         if isLowercase { return .asIs }
         guard let scheme, var components = URLComponents(url: self, resolvingAgainstBaseURL: true) else { return .refused }
