@@ -142,6 +142,35 @@ struct UploadTests {
         #expect(server.requestCount == 0)
     }
 
+    /// On Linux, corelibs read a file body asynchronously and un-paused
+    /// libcurl when a read completed, `try!`ing a call that fails once the
+    /// transfer ended meanwhile: a file upload cancelled, timed out or
+    /// answered while a read was pending stopped the process
+    /// (`EasyHandle.swift: 'try!' … libcurl.Easy Code=43`). Hundreds of
+    /// uploads cancelled at their start, and half again as their body goes,
+    /// must all end cancelled, in this process.
+    @Test func fileUploadsCancelledAsTheyStartAllEndCancelled() async throws {
+        let server = try Self.echoServer()
+        defer { server.shutdown() }
+        let file = try patternFile(length: 4 << 20)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let session = TestTransport.makeSession()
+        let count = 300
+        let kinds = Recorder<String>()
+        let done = Latch(count: count)
+        for index in 0..<count {
+            let request = session.upload(file, to: server.url("/"))
+            request.response(queue: handlerQueue) { kinds.append($0.error?.kind ?? "ok"); done.arrive() }
+            if index.isMultiple(of: 2) {
+                request.cancel()
+            } else {
+                request.uploadProgress(queue: handlerQueue) { _ in request.cancel() }
+            }
+        }
+        #expect(await done.wait(seconds: 120))
+        #expect(Set(kinds.events).isSubset(of: ["cancelled", "ok"]), "\(Set(kinds.events))")
+    }
+
     @Test func aMultipartFormArrivesPartByPart() async throws {
         let server = try Self.echoServer()
         defer { server.shutdown() }

@@ -99,13 +99,8 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         }
     }
 
-    /// Whether the task's completion was reported (or is being).
-    var hasCompleted: Bool {
-        state.withLock(owner: self) { $0.completed || $0.reportedCompletion }
-    }
-
     /// Records that the task is being stopped because its body's file
-    /// changed length (``BodyFileWatch``); `false` when that, or the
+    /// changed length; `false` when that, or the
     /// completion, was recorded already.
     func stopChangedBodyFile() -> Bool {
         state.withLock(owner: self) { state in

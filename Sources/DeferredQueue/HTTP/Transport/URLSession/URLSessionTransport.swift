@@ -134,17 +134,32 @@ public final class URLSessionTransport: HTTPTransport {
         // it (so no limit could stop a huge or compressed one in time), and
         // on corelibs it loses the body of a declined 401.
         let task: URLSessionTask
+        var announcedFileLength: Int64?
         if attempt.downloadsToFile {
             task = urlSession.downloadTask(with: request)
         } else if let file = attempt.bodyFile {
             #if canImport(FoundationNetworking)
-            // corelibs reads the file to its end, whatever length it sent:
-            // bytes a writer appends meanwhile follow the body on the
-            // connection, where a server would read them as a request of
-            // their own unless this one asked to close it.
-            request.setValue("close", forHTTPHeaderField: "Connection")
-            #endif
+            guard let length = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int64 else {
+                let missing = URLError(.fileDoesNotExist, userInfo: [NSFilePathErrorKey: file.path, NSURLErrorFailingURLErrorKey: request.url as Any])
+                callbackQueue.async { events.didComplete(body: nil, error: missing) }
+                return RefusedAttemptTask()
+            }
+            // Read by libcurl in its callback (see `FileBodyStream`), with the
+            // length announced here. A blank field is one libcurl neither
+            // adds nor sends: `Transfer-Encoding`, which it would make
+            // `chunked` for a stream of unknown length, and `Content-Type`,
+            // which corelibs would make a form's for a streamed `POST`.
+            // (A task made with the stream in its request: a streamed-request
+            // task asks the delegate for it, which refuses a new stream.)
+            announcedFileLength = length
+            request.setValue(String(length), forHTTPHeaderField: "Content-Length")
+            request.setValue(" ", forHTTPHeaderField: "Transfer-Encoding")
+            if request.value(forHTTPHeaderField: "Content-Type") == nil { request.setValue(" ", forHTTPHeaderField: "Content-Type") }
+            request.httpBodyStream = FileBodyStream(file: file, length: length)
+            task = urlSession.dataTask(with: request)
+            #else
             task = urlSession.uploadTask(with: request, fromFile: file)
+            #endif
         } else if let body = request.httpBody {
             // An upload task, not a data task with `httpBody`: corelibs gives
             // the latter libcurl's `application/x-www-form-urlencoded` when
@@ -161,12 +176,10 @@ public final class URLSessionTransport: HTTPTransport {
         // corelibs routes only redirects and challenges to a task's own
         // delegate (response, data and completion go to the session's, which
         // forwards them here); Apple platforms route everything to it.
-        let delegate = URLSessionAttemptDelegate(
-            events: events, handle: handle, bodyFileWatch: attempt.bodyFile.map { BodyFileWatch(file: $0, url: request.url) }
+        task.delegate = URLSessionAttemptDelegate(
+            events: events, handle: handle, bodyFile: attempt.bodyFile.map { UploadedFile(url: $0, announcedLength: announcedFileLength) }
         )
-        task.delegate = delegate
         task.resume()
-        delegate.watchBodyFile(on: callbackQueue)
         return handle
     }
 

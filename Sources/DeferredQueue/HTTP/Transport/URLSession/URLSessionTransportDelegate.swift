@@ -87,25 +87,13 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
 final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate, Sendable {
     let events: any HTTPTransportEvents
     let handle: URLSessionAttemptTask
-    /// The file the body is read from, if any, and its watch.
-    let bodyFileWatch: BodyFileWatch?
-    var bodyFile: URL? { bodyFileWatch?.file }
+    /// The file the body is read from, if any.
+    let bodyFile: UploadedFile?
 
-    init(events: any HTTPTransportEvents, handle: URLSessionAttemptTask, bodyFileWatch: BodyFileWatch? = nil) {
+    init(events: any HTTPTransportEvents, handle: URLSessionAttemptTask, bodyFile: UploadedFile? = nil) {
         self.events = events
         self.handle = handle
-        self.bodyFileWatch = bodyFileWatch
-    }
-
-    /// Starts watching the body's file, if any (``BodyFileWatch``), on the
-    /// delegate queue.
-    func watchBodyFile(on queue: DispatchQueue) {
-        bodyFileWatch?.start(on: queue) { [weak self] watch in
-            guard let self, !self.handle.hasCompleted, !watch.isRead else { return false }
-            guard let announced = watch.changedLength else { return true }
-            self.stopChangedBodyFile(watch.file, announced: announced, url: watch.url)
-            return false
-        }
+        self.bodyFile = bodyFile
     }
 
     /// Stops the task and reports its body's file changed, once.
@@ -217,14 +205,15 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
         _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
         totalBytesSent: Int64, totalBytesExpectedToSend: Int64
     ) {
-        // A file that grew after corelibs measured it is read to its end,
-        // past the `Content-Length` sent: stop it (the request asked to
-        // close the connection, so the rest is not read as a request).
-        if let watch = bodyFileWatch {
+        // A file that grew after URLSession measured it, read past the
+        // `Content-Length` sent (Apple platforms; on Linux the transport's
+        // stream stops at it): stop it.
+        var totalBytesExpectedToSend = totalBytesExpectedToSend
+        if let file = bodyFile {
+            totalBytesExpectedToSend = file.announcedLength ?? totalBytesExpectedToSend
             if totalBytesExpectedToSend >= 0, totalBytesSent > totalBytesExpectedToSend {
-                return stopChangedBodyFile(watch.file, announced: totalBytesExpectedToSend, url: task.currentRequest?.url)
+                return stopChangedBodyFile(file.url, announced: totalBytesExpectedToSend, url: task.currentRequest?.url)
             }
-            watch.didSend(totalBytesSent, of: totalBytesExpectedToSend)
         }
         events.didSend(bytes: totalBytesSent, of: totalBytesExpectedToSend >= 0 ? totalBytesExpectedToSend : nil)
     }
@@ -275,12 +264,13 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
     /// announced, when the server ended it before ``urlSession(_:task:didSendBodyData:totalBytesSent:totalBytesExpectedToSend:)``
     /// saw the excess (an empty reply), or waited for bytes that never came
     /// (a file that shrank): the file's change is the cause, not the reply.
-    private static func changedBodyFile(_ file: URL?, of task: URLSessionTask, failedWith error: (any Error)?) -> URLError? {
-        guard let file, let error, (error as? URLError)?.code != .cancelled, task.countOfBytesExpectedToSend >= 0,
-              let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int64,
-              size != task.countOfBytesExpectedToSend
+    private static func changedBodyFile(_ file: UploadedFile?, of task: URLSessionTask, failedWith error: (any Error)?) -> URLError? {
+        guard let file, let error, (error as? URLError)?.code != .cancelled else { return nil }
+        let announced = file.announcedLength ?? task.countOfBytesExpectedToSend
+        guard announced >= 0, let size = (try? FileManager.default.attributesOfItem(atPath: file.url.path))?[.size] as? Int64,
+              size != announced
         else { return nil }
-        return HTTPTransportAttempt.bodyFileChangedLength(file, announced: task.countOfBytesExpectedToSend, url: task.currentRequest?.url)
+        return HTTPTransportAttempt.bodyFileChangedLength(file.url, announced: announced, url: task.currentRequest?.url)
     }
 }
 
