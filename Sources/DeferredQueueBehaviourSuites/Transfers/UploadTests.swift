@@ -8,6 +8,18 @@ import TestSupport
 import Testing
 @testable import DeferredQueue
 
+/// Replaces the request's file with a FIFO before the attempt is sent,
+/// after the session checked the file as the request was made.
+private struct FIFOSwappingAdapter: RequestAdapter {
+    let file: URL
+
+    func adapt(_ urlRequest: URLRequest, for session: Session) async throws -> URLRequest {
+        try FileManager.default.removeItem(at: file)
+        guard mkfifo(file.path, 0o600) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        return urlRequest
+    }
+}
+
 /// What `Reply.echo` says about a body.
 private struct BodyEcho: Decodable, Sendable {
     let method: String
@@ -169,6 +181,40 @@ struct UploadTests {
         }
         #expect(await done.wait(seconds: 120))
         #expect(Set(kinds.events).isSubset(of: ["cancelled", "ok"]), "\(Set(kinds.events))")
+    }
+
+    /// A file that became a FIFO after the request was made: libcurl's
+    /// thread blocked opening it, and with it the whole URLSession (its
+    /// cancels and its next tasks). Refused unsent, at once.
+    @Test func aFileThatBecameAFIFOFailsUnsentAndTheSessionGoesOn() async throws {
+        let server = try Self.echoServer()
+        defer { server.shutdown() }
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("body")
+        try Data("body".utf8).write(to: file)
+        let session = TestTransport.makeSession(interceptor: Interceptor(adapters: [FIFOSwappingAdapter(file: file)]))
+        let result = await response(within: 60) { session.upload(file, to: server.url("/")).responseData(queue: handlerQueue, completionHandler: $0) }
+        #expect(result?.error != nil, "\(TestTransport.name): \(String(describing: result?.result))")
+        #expect(server.requestCount == 0)
+        let next = await response(within: 60) { session.upload(Data("next".utf8), to: server.url("/")).responseData(queue: handlerQueue, completionHandler: $0) }
+        #expect(next?.value != nil, "\(TestTransport.name): \(String(describing: next?.result))")
+    }
+
+    /// A link to a file uploads the file (its length, not the link's).
+    @Test func aLinkToAFileUploadsTheFile() async throws {
+        let server = try Self.echoServer()
+        defer { server.shutdown() }
+        let file = try patternFile(length: 100_000)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let link = file.deletingLastPathComponent().appendingPathComponent("link-\(UUID().uuidString)")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: file)
+        defer { try? FileManager.default.removeItem(at: link) }
+        let result = await response {
+            TestTransport.makeSession().upload(link, to: server.url("/")).responseDecodable(of: BodyEcho.self, queue: handlerQueue, completionHandler: $0)
+        }
+        let echo = try #require(result?.value, "\(TestTransport.name): \(String(describing: result?.error))")
+        #expect(echo.bodyLength == 100_000)
+        #expect(echo.bodyDigest == BodyDigest.hexadecimal(try BodyDigest.ofFile(at: file)))
     }
 
     @Test func aMultipartFormArrivesPartByPart() async throws {

@@ -48,7 +48,16 @@ enum RequestConversion {
     /// - Note: The reads are blocking file reads on the connection's event
     ///   loop; a file on a slow disk holds that loop up for each read.
     static func fileBody(_ file: URL, url: URL? = nil, window: RequestBodyWindow) throws -> HTTPClient.Body {
-        let size = try (FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? 0
+        // Through a link: the file's attributes, not the link's. Only a
+        // regular file's bytes: a FIFO (made after the session checked the
+        // file) measures 0 and would block the event loop opening it.
+        let attributes = try FileManager.default.attributesOfItem(atPath: file.resolvingSymlinksInPath().path)
+        guard attributes[.type] as? FileAttributeType == .typeRegular else {
+            throw URLError(.cannotOpenFile, userInfo: [
+                NSFilePathErrorKey: file.path, NSLocalizedDescriptionKey: "\(file.path) is not a regular file; only a file's bytes are uploaded.",
+            ])
+        }
+        let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
         let piece: Int64 = 256 << 10
         return .stream(contentLength: size) { writer in
             @Sendable func finish(_ handle: FileHandle, after written: EventLoopFuture<Void>) -> EventLoopFuture<Void> {

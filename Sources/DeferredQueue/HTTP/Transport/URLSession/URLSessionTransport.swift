@@ -57,6 +57,10 @@ public final class URLSessionTransport: HTTPTransport {
     /// Why the configuration's `httpAdditionalHeaders`, which URLSession adds
     /// to every request itself, may not be sent: every attempt fails with it.
     let configurationViolation: HTTPError?
+
+    /// Whether the configuration's `httpAdditionalHeaders` name a
+    /// `Content-Type`, which a file upload then keeps (see `startAttempt`).
+    let configurationSetsContentType: Bool
     /// The origin credentials of the configuration's `httpAdditionalHeaders`
     /// (`Authorization`, `Cookie`), which the transport's `URLSession` does
     /// not get: it would add them to a redirect hop to another origin too. The session adds them instead, to
@@ -77,6 +81,7 @@ public final class URLSessionTransport: HTTPTransport {
         let delegateQueue = BoundedDelegateQueue(runningOn: queue)
         callbackQueue = queue
         configurationViolation = RequestSyntax.configurationViolation(in: configuration.additionalHeaderFields)
+        configurationSetsContentType = configuration.additionalHeaderFields.contains { HTTPHeaders.namesMatch($0.name, "Content-Type") }
         configuredCredentials = configuration.additionalHeaderFields.filter(Self.isCredential)
         urlSession = URLSession(
             configuration: Self.transportConfiguration(configuration),
@@ -134,14 +139,17 @@ public final class URLSessionTransport: HTTPTransport {
         // it (so no limit could stop a huge or compressed one in time), and
         // on corelibs it loses the body of a declined 401.
         let task: URLSessionTask
-        var announcedFileLength: Int64?
+        var uploadedFile: UploadedFile?
         if attempt.downloadsToFile {
             task = urlSession.downloadTask(with: request)
         } else if let file = attempt.bodyFile {
             #if canImport(FoundationNetworking)
-            guard let length = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int64 else {
-                let missing = URLError(.fileDoesNotExist, userInfo: [NSFilePathErrorKey: file.path, NSURLErrorFailingURLErrorKey: request.url as Any])
-                callbackQueue.async { events.didComplete(body: nil, error: missing) }
+            let reader: FileBodyReader
+            switch FileBodyReader.open(file) {
+            case .success(let opened):
+                reader = opened
+            case .failure(let unreadable):
+                callbackQueue.async { events.didComplete(body: nil, error: unreadable) }
                 return RefusedAttemptTask()
             }
             // Read by libcurl in its callback (see `FileBodyStream`), with the
@@ -151,13 +159,16 @@ public final class URLSessionTransport: HTTPTransport {
             // which corelibs would make a form's for a streamed `POST`.
             // (A task made with the stream in its request: a streamed-request
             // task asks the delegate for it, which refuses a new stream.)
-            announcedFileLength = length
-            request.setValue(String(length), forHTTPHeaderField: "Content-Length")
+            uploadedFile = UploadedFile(url: file, reader: reader)
+            request.setValue(String(reader.length), forHTTPHeaderField: "Content-Length")
             request.setValue(" ", forHTTPHeaderField: "Transfer-Encoding")
-            if request.value(forHTTPHeaderField: "Content-Type") == nil { request.setValue(" ", forHTTPHeaderField: "Content-Type") }
-            request.httpBodyStream = FileBodyStream(file: file, length: length)
+            if !configurationSetsContentType, request.value(forHTTPHeaderField: "Content-Type") == nil {
+                request.setValue(" ", forHTTPHeaderField: "Content-Type")
+            }
+            request.httpBodyStream = FileBodyStream(reader)
             task = urlSession.dataTask(with: request)
             #else
+            uploadedFile = UploadedFile(url: file)
             task = urlSession.uploadTask(with: request, fromFile: file)
             #endif
         } else if let body = request.httpBody {
@@ -177,7 +188,7 @@ public final class URLSessionTransport: HTTPTransport {
         // delegate (response, data and completion go to the session's, which
         // forwards them here); Apple platforms route everything to it.
         task.delegate = URLSessionAttemptDelegate(
-            events: events, handle: handle, bodyFile: attempt.bodyFile.map { UploadedFile(url: $0, announcedLength: announcedFileLength) }
+            events: events, handle: handle, bodyFile: uploadedFile
         )
         task.resume()
         return handle

@@ -267,9 +267,13 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
     private static func changedBodyFile(_ file: UploadedFile?, of task: URLSessionTask, failedWith error: (any Error)?) -> URLError? {
         guard let file, let error, (error as? URLError)?.code != .cancelled else { return nil }
         let announced = file.announcedLength ?? task.countOfBytesExpectedToSend
-        guard announced >= 0, let size = (try? FileManager.default.attributesOfItem(atPath: file.url.path))?[.size] as? Int64,
-              size != announced
-        else { return nil }
+        guard announced >= 0 else { return nil }
+        if !file.changedLength {
+            // Through a link: the size of the file read, not the link's.
+            let path = file.url.resolvingSymlinksInPath().path
+            guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int64, size != announced
+            else { return nil }
+        }
         return HTTPTransportAttempt.bodyFileChangedLength(file.url, announced: announced, url: task.currentRequest?.url)
     }
 }
