@@ -20,6 +20,30 @@ private struct RetargetingAdapter: RequestAdapter {
 
 @Suite("Requests: the URL each attempt sends to")
 struct RequestURLTests {
+    /// Asks for `http://host:port/x`, and is redirected to it: both fail
+    /// unsent with `invalidURL` naming it, with a description that says
+    /// `reason`; the server sees the redirecting request alone.
+    private func expectRefusedUnsent(_ host: String, saying reason: String) async throws {
+        let server = try LoopbackServer { request in
+            request.path == "/redirect" ? .response(status: 302, headers: [("Location", "http://\(host):\(request.header("Host")?.split(separator: ":").last ?? "")/x")], body: Data())
+                : .text("reached")
+        }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let target = "http://\(host):\(server.port)/x"
+        let asked = await response { session.request(target).responseString(queue: handlerQueue, completionHandler: $0) }
+        let redirected = await response { session.request(server.url("/redirect")).responseString(queue: handlerQueue, completionHandler: $0) }
+        for result in [asked, redirected] {
+            guard case .invalidURL(let named)? = result?.error else {
+                Issue.record("\(TestTransport.name), \(host): \(String(describing: result?.result))")
+                continue
+            }
+            #expect(named == target)
+            #expect(result?.error?.description.contains(reason) == true, "\(String(describing: result?.error))")
+        }
+        #expect(server.requestCount == 1, "the redirecting request alone")
+    }
+
     /// An adapter or a modifier may only send to `http(s)` with a host, as
     /// the request's own URL must: refused unsent as `invalidURL` (URLSession
     /// failed these as unsupported URLs, a transport error, after a task).
@@ -100,24 +124,7 @@ struct RequestURLTests {
         "[::ffff:127.0.0.1%251]", "[::127.0.0.1%25lo]",
     ])
     func anIPv4AddressNotInDottedDecimalIsRefused(_ host: String) async throws {
-        let server = try LoopbackServer { request in
-            request.path == "/redirect" ? .response(status: 302, headers: [("Location", "http://\(host):\(request.header("Host")?.split(separator: ":").last ?? "")/x")], body: Data())
-                : .text("reached")
-        }
-        defer { server.shutdown() }
-        let session = TestTransport.makeSession()
-        let target = "http://\(host):\(server.port)/x"
-        let asked = await response { session.request(target).responseString(queue: handlerQueue, completionHandler: $0) }
-        let redirected = await response { session.request(server.url("/redirect")).responseString(queue: handlerQueue, completionHandler: $0) }
-        for result in [asked, redirected] {
-            guard case .invalidURL(let named)? = result?.error else {
-                Issue.record("\(TestTransport.name), \(host): \(String(describing: result?.result))")
-                continue
-            }
-            #expect(named == target)
-            #expect(result?.error?.description.contains("not an IPv4 address in dotted decimal") == true, "\(String(describing: result?.error))")
-        }
-        #expect(server.requestCount == 1, "the redirecting request alone")
+        try await expectRefusedUnsent(host, saying: "not an IPv4 address in dotted decimal")
     }
 
     /// A host written percent-encoded: Foundation decodes it before a
@@ -126,24 +133,7 @@ struct RequestURLTests {
     /// asked for or redirected to, with a description that says why.
     @Test(arguments: ["127.0.0.1%00.evil", "127.0.0.1%2F.evil", "127%2E0.0.1", "%EF%BC%90x7f.1", "b%C3%BCcher.de", "[::1%2500%00]", "[fe80::1%25]"])
     func aPercentEncodedHostIsRefused(_ host: String) async throws {
-        let server = try LoopbackServer { request in
-            request.path == "/redirect" ? .response(status: 302, headers: [("Location", "http://\(host):\(request.header("Host")?.split(separator: ":").last ?? "")/x")], body: Data())
-                : .text("reached")
-        }
-        defer { server.shutdown() }
-        let session = TestTransport.makeSession()
-        let target = "http://\(host):\(server.port)/x"
-        let asked = await response { session.request(target).responseString(queue: handlerQueue, completionHandler: $0) }
-        let redirected = await response { session.request(server.url("/redirect")).responseString(queue: handlerQueue, completionHandler: $0) }
-        for result in [asked, redirected] {
-            guard case .invalidURL(let named)? = result?.error else {
-                Issue.record("\(TestTransport.name), \(host): \(String(describing: result?.result))")
-                continue
-            }
-            #expect(named == target)
-            #expect(result?.error?.description.contains("is percent-encoded") == true, "\(String(describing: result?.error))")
-        }
-        #expect(server.requestCount == 1, "the redirecting request alone")
+        try await expectRefusedUnsent(host, saying: "is percent-encoded")
     }
 
     /// An IPv6 literal's zone (RFC 6874) is the one percent-encoding a host
@@ -166,24 +156,7 @@ struct RequestURLTests {
         "[0000::0001]", "[::0.0.0.1]", "[::1%251]", "[2001:DB8:0::1]",
     ])
     func anAddressTextWouldMisreadIsRefused(_ host: String) async throws {
-        let server = try LoopbackServer { request in
-            request.path == "/redirect" ? .response(status: 302, headers: [("Location", "http://\(host):\(request.header("Host")?.split(separator: ":").last ?? "")/x")], body: Data())
-                : .text("reached")
-        }
-        defer { server.shutdown() }
-        let session = TestTransport.makeSession()
-        let target = "http://\(host):\(server.port)/x"
-        let asked = await response { session.request(target).responseString(queue: handlerQueue, completionHandler: $0) }
-        let redirected = await response { session.request(server.url("/redirect")).responseString(queue: handlerQueue, completionHandler: $0) }
-        for result in [asked, redirected] {
-            guard case .invalidURL(let named)? = result?.error else {
-                Issue.record("\(TestTransport.name), \(host): \(String(describing: result?.result))")
-                continue
-            }
-            #expect(named == target)
-            #expect(result?.error?.description.contains("is not sent: its host") == true, "\(String(describing: result?.error))")
-        }
-        #expect(server.requestCount == 1, "the redirecting request alone")
+        try await expectRefusedUnsent(host, saying: "is not sent: its host")
     }
 
     @Test(arguments: ["0.pool.ntp.org", "0.example", "10.0.0.1", "100.0.0.0", "::1", "2001:db8::1", "2001:DB8::1", "fe80::1%25eth0", "FE80::a%25en0", "2001:db8::a:1"])
