@@ -216,6 +216,10 @@ final class Listener: Sendable {
             state.sweep?.cancel()
             state.sweep = nil
         }
+        // Cancelling does not stop a sweep already running, which accepts
+        // until the backlog is empty: a connection made right after this
+        // returned would be counted as swept. Wait for that sweep to end.
+        acceptQueue.sync {}
     }
 
     /// Stops the sweep once a connection's sweep has replaced a source, so

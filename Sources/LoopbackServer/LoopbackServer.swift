@@ -197,8 +197,9 @@ public final class LoopbackServer: Sendable {
         listener.silenceSource()
     }
 
-    /// Stops the sweep: from now on only the listening socket's read source
-    /// accepts (for a test that the source the sweep installed works).
+    /// Stops the sweep, waiting for one already running to end: from now on
+    /// only the listening socket's read source accepts (for a test that the
+    /// source the sweep installed works).
     func stopSweep() {
         listener.stopSweep()
     }
