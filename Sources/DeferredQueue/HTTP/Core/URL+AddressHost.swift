@@ -23,7 +23,7 @@ extension URL {
             let last = bytes.last == UInt8(ascii: ".") ? bytes.dropLast().last : bytes.last
             return last.map { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } ?? false
         }
-        guard bytes.contains(UInt8(ascii: ":")) else { return false }
+        guard host.utf8Offset(of: UInt8(ascii: ":")) != nil else { return false }
         return canonicalIPv6(host) == nil
     }
 

@@ -17,9 +17,10 @@ extension URL {
     /// when `host` has a `%`. One scan for `%`, nothing more, for every
     /// host without one.
     func isEncodedHost(_ host: String) -> Bool {
-        guard let percent = host.utf8.firstIndex(of: UInt8(ascii: "%")) else { return false }
+        guard let percentOffset = host.utf8Offset(of: UInt8(ascii: "%")) else { return false }
         let bytes = host.utf8
-        if bytes.contains(UInt8(ascii: ":")) {
+        let percent = bytes.index(bytes.startIndex, offsetBy: percentOffset)
+        if host.utf8Offset(of: UInt8(ascii: ":")) != nil {
             // An IPv6 literal: one "%25", then a non-empty zone of unreserved characters.
             let zone = bytes[percent...].dropFirst(3)
             return !bytes[percent...].starts(with: "%25".utf8) || zone.isEmpty || !zone.allSatisfy(Self.isUnreserved)

@@ -82,8 +82,8 @@ extension URL {
     /// (it runs before every attempt).
     static func isAmbiguousIPv4Host(_ host: String) -> Bool {
         // An IPv6 literal's zone is not part of its address (`inet_pton` refuses it).
-        if let zone = host.utf8.firstIndex(of: UInt8(ascii: "%")), host.utf8.contains(UInt8(ascii: ":")) {
-            return isAmbiguousIPv4Host(String(host[..<zone]))
+        if let zone = host.utf8Offset(of: UInt8(ascii: "%")), host.utf8Offset(of: UInt8(ascii: ":")) != nil {
+            return isAmbiguousIPv4Host(String(decoding: host.utf8.prefix(zone), as: UTF8.self))
         }
         var host = host
         return host.withUTF8 { bytes in
