@@ -50,28 +50,26 @@ enum RequestConversion {
     static func fileBody(_ file: URL, url: URL? = nil, window: RequestBodyWindow) throws -> HTTPClient.Body {
         // Through a link: the file's attributes, not the link's. Only a
         // regular file's bytes: a FIFO (made after the session checked the
-        // file) measures 0 and would block the event loop opening it.
+        // file) measures 0. Checked again through the descriptor when the
+        // body is sent (`openForSending`).
         let attributes = try FileManager.default.attributesOfItem(atPath: file.resolvingSymlinksInPath().path)
-        guard attributes[.type] as? FileAttributeType == .typeRegular else {
-            throw URLError(.cannotOpenFile, userInfo: [
-                NSFilePathErrorKey: file.path, NSLocalizedDescriptionKey: "\(file.path) is not a regular file; only a file's bytes are uploaded.",
-            ])
-        }
+        guard attributes[.type] as? FileAttributeType == .typeRegular else { throw notRegularFile(file) }
         let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
+        let identity = FileIdentity(attributes)
         let piece: Int64 = 256 << 10
         return .stream(contentLength: size) { writer in
             @Sendable func finish(_ handle: FileHandle, after written: EventLoopFuture<Void>) -> EventLoopFuture<Void> {
                 written.always { _ in try? handle.close() }
             }
+            let changed = HTTPTransportAttempt.bodyFileChangedLength(file, announced: size, url: url)
             let handle: FileHandle
             let first: Data
             do {
-                handle = try FileHandle(forReadingFrom: file)
+                handle = try openForSending(file, identity: identity, length: size, changed: changed)
                 first = try handle.read(upToCount: Int(min(piece, size))) ?? Data()
             } catch {
                 return writer.write(.byteBuffer(ByteBuffer())).flatMapThrowing { throw error }
             }
-            let changed = HTTPTransportAttempt.bodyFileChangedLength(file, announced: size, url: url)
             /// Writes `chunk`, then the next piece of the `left` bytes after it.
             @Sendable func write(_ chunk: Data, leaving left: Int64) -> EventLoopFuture<Void> {
                 let taken = writer.write(.byteBuffer(ByteBuffer(bytes: chunk)))
@@ -91,6 +89,44 @@ enum RequestConversion {
             }
             return finish(handle, after: write(first, leaving: size - Int64(first.count)))
         }
+    }
+
+    /// `file`, opened to be sent: without blocking, so that a FIFO swapped
+    /// in since the file was measured cannot hold up the event loop in
+    /// `open` (waiting for a writer), and checked through the descriptor
+    /// to be the regular file that was measured (`identity`), still
+    /// `length` bytes long: what is read is that file's bytes, whatever
+    /// the path names now (another file moved or linked there).
+    ///
+    /// - Throws: The error for a file that is not regular,
+    ///   `URLError.cannotOpenFile` for another file or one that cannot be
+    ///   opened, `changed` for one of another length.
+    static func openForSending(_ file: URL, identity: FileIdentity?, length: Int64, changed: URLError) throws -> FileHandle {
+        let descriptor = open(file.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw URLError(.cannotOpenFile, userInfo: [
+                NSFilePathErrorKey: file.path, NSLocalizedDescriptionKey: "\(file.path) could not be opened to be uploaded: \(reason).",
+            ])
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { throw notRegularFile(file) }
+        if let identity, identity != FileIdentity(status) {
+            throw URLError(.cannotOpenFile, userInfo: [
+                NSFilePathErrorKey: file.path,
+                NSLocalizedDescriptionKey: "\(file.path) was replaced by another file after it was measured; upload a file nothing replaces meanwhile.",
+            ])
+        }
+        guard Int64(status.st_size) == length else { throw changed }
+        return handle
+    }
+
+    /// Why `file` is not uploaded: it is not a regular file.
+    static func notRegularFile(_ file: URL) -> URLError {
+        URLError(.cannotOpenFile, userInfo: [
+            NSFilePathErrorKey: file.path, NSLocalizedDescriptionKey: "\(file.path) is not a regular file; only a file's bytes are uploaded.",
+        ])
     }
 
     /// A body read from a request's body stream 64 KiB at a time, each
