@@ -210,7 +210,8 @@ final class Listener: Sendable {
     }
 
     /// Stops the sweep, so only the read source accepts from now on (for a
-    /// test that the source the sweep installed reports connections).
+    /// test that the source the sweep installed reports connections). Not
+    /// on `acceptQueue`: it waits for that queue.
     func stopSweep() {
         state.withLock(owner: self) { state in
             state.sweep?.cancel()

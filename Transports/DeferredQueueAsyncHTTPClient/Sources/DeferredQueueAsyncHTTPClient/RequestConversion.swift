@@ -98,14 +98,17 @@ enum RequestConversion {
     /// `length` bytes long: what is read is that file's bytes, whatever
     /// the path names now (another file moved or linked there).
     ///
-    /// - Throws: The error for a file that is not regular,
-    ///   `URLError.cannotOpenFile` for another file or one that cannot be
-    ///   opened, `changed` for one of another length.
+    /// - Throws: `URLError.cannotOpenFile` for a file that is not regular
+    ///   or another file; `fileDoesNotExist` or `noPermissionsToReadFile`
+    ///   for one that cannot be opened; `changed` for one of another length.
     static func openForSending(_ file: URL, identity: FileIdentity?, length: Int64, changed: URLError) throws -> FileHandle {
-        let descriptor = open(file.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        // Not a controlling terminal either, should a terminal be swapped in.
+        let descriptor = open(file.path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard descriptor >= 0 else {
+            // The codes the URLSession transport gives for the same failures.
+            let code: URLError.Code = errno == ENOENT ? .fileDoesNotExist : .noPermissionsToReadFile
             let reason = String(cString: strerror(errno))
-            throw URLError(.cannotOpenFile, userInfo: [
+            throw URLError(code, userInfo: [
                 NSFilePathErrorKey: file.path, NSLocalizedDescriptionKey: "\(file.path) could not be opened to be uploaded: \(reason).",
             ])
         }

@@ -71,9 +71,10 @@ struct FileBodyTests {
         }
     }
 
-    /// Replaced by a file of another length after it was measured: that
-    /// file is not sent, and the attempt fails before a byte goes.
-    @Test func aFileReplacedByAnotherLengthFailsAtOnceUnsent() throws {
+    /// Rewritten in place to another length after it was measured (the
+    /// same inode: `write(to:)` without `.atomic`): the attempt fails
+    /// before a byte goes.
+    @Test func aFileRewrittenToAnotherLengthFailsAtOnceUnsent() throws {
         let file = try file(holding: Array(repeating: 7, count: 1_000))
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         let body = try RequestConversion.fileBody(file, window: RequestBodyWindow())
@@ -110,6 +111,22 @@ struct FileBodyTests {
             #expect(error.localizedDescription.contains("replaced by another file"))
         } else {
             Issue.record("expected the replaced-file error, got \(result.outcome)")
+        }
+    }
+
+    /// Removed after it was measured: the error URLSession's transport
+    /// gives for a missing file.
+    @Test func aFileRemovedAfterItWasMeasuredFailsAsMissing() throws {
+        let file = try file(holding: Array(repeating: 7, count: 1_000))
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let body = try RequestConversion.fileBody(file, window: RequestBodyWindow())
+        try FileManager.default.removeItem(at: file)
+        let result = try #require(send(body) {}, "the stream did not end")
+        #expect(result.bytes.count == 0, "bytes were sent")
+        if case .failure(let error as URLError) = result.outcome {
+            #expect(error.code == .fileDoesNotExist)
+        } else {
+            Issue.record("expected fileDoesNotExist, got \(result.outcome)")
         }
     }
 

@@ -110,7 +110,7 @@ final class FileBodyReader: Sendable {
 }
 
 #if canImport(Glibc)
-private func systemOpen(_ path: String) -> Int32 { Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
+private func systemOpen(_ path: String) -> Int32 { Glibc.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) }
 private func systemClose(_ descriptor: Int32) { _ = Glibc.close(descriptor) }
 /// read(2), again when a signal interrupted it.
 private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
@@ -120,7 +120,7 @@ private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, 
     }
 }
 #elseif canImport(Musl)
-private func systemOpen(_ path: String) -> Int32 { Musl.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
+private func systemOpen(_ path: String) -> Int32 { Musl.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) }
 private func systemClose(_ descriptor: Int32) { _ = Musl.close(descriptor) }
 private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
     while true {
