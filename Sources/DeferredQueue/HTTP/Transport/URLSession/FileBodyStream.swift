@@ -109,24 +109,15 @@ final class FileBodyReader: Sendable {
     }
 }
 
-#if canImport(Glibc)
-private func systemOpen(_ path: String) -> Int32 { Glibc.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) }
-private func systemClose(_ descriptor: Int32) { _ = Glibc.close(descriptor) }
+// At file scope, where `open`, `close` and `read` name the C functions (Glibc's
+// or Musl's, whichever is imported above), not `FileBodyReader`'s own methods.
+private func systemOpen(_ path: String) -> Int32 { open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) }
+private func systemClose(_ descriptor: Int32) { _ = close(descriptor) }
 /// read(2), again when a signal interrupted it.
 private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
     while true {
-        let result = Glibc.read(descriptor, buffer, count)
+        let result = read(descriptor, buffer, count)
         if result >= 0 || errno != EINTR { return result }
     }
 }
-#elseif canImport(Musl)
-private func systemOpen(_ path: String) -> Int32 { Musl.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) }
-private func systemClose(_ descriptor: Int32) { _ = Musl.close(descriptor) }
-private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
-    while true {
-        let result = Musl.read(descriptor, buffer, count)
-        if result >= 0 || errno != EINTR { return result }
-    }
-}
-#endif
 #endif
