@@ -48,6 +48,19 @@ struct FileBodyTests {
         return (written.withLock { $0 }, outcome.withLock { $0! })
     }
 
+    /// Expects `outcome` to be a `URLError` with `code`, whose description has `words` if given.
+    private func expect(
+        _ outcome: Result<Void, any Error>, failsWith code: URLError.Code, saying words: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        guard case .failure(let error as URLError) = outcome else {
+            Issue.record("expected URLError \(code), got \(outcome)", sourceLocation: sourceLocation)
+            return
+        }
+        #expect(error.code == code, sourceLocation: sourceLocation)
+        if let words { #expect(error.localizedDescription.contains(words), "\(error.localizedDescription)", sourceLocation: sourceLocation) }
+    }
+
     /// Swapped for a FIFO after it was measured: a blocking `open` would
     /// wait for a writer, holding the event loop, and then send nothing.
     @Test func aFileSwappedForAFIFOFailsAtOnceUnsent() throws {
@@ -63,12 +76,7 @@ struct FileBodyTests {
         }
         let result = try #require(sent, "the stream blocked opening the FIFO")
         #expect(result.bytes.count == 0, "bytes were sent")
-        #expect(throws: URLError.self) { try result.outcome.get() }
-        #expect((try? result.outcome.get()) == nil)
-        if case .failure(let error as URLError) = result.outcome {
-            #expect(error.code == .cannotOpenFile)
-            #expect(error.localizedDescription.contains("not a regular file"))
-        }
+        expect(result.outcome, failsWith: .cannotOpenFile, saying: "not a regular file")
     }
 
     /// Rewritten in place to another length after it was measured (the
@@ -81,11 +89,7 @@ struct FileBodyTests {
         try Data(repeating: 9, count: 10).write(to: file)
         let result = try #require(send(body) {}, "the stream did not end")
         #expect(result.bytes.count == 0, "bytes were sent")
-        if case .failure(let error as URLError) = result.outcome {
-            #expect(error.code == .requestBodyStreamExhausted)
-        } else {
-            Issue.record("expected the changed-length error, got \(result.outcome)")
-        }
+        expect(result.outcome, failsWith: .requestBodyStreamExhausted)
     }
 
     /// Replaced by another file of the same length (moved over it, or a
@@ -106,12 +110,7 @@ struct FileBodyTests {
         }
         let result = try #require(send(body) {}, "the stream did not end")
         #expect(result.bytes.count == 0, "bytes were sent")
-        if case .failure(let error as URLError) = result.outcome {
-            #expect(error.code == .cannotOpenFile)
-            #expect(error.localizedDescription.contains("replaced by another file"))
-        } else {
-            Issue.record("expected the replaced-file error, got \(result.outcome)")
-        }
+        expect(result.outcome, failsWith: .cannotOpenFile, saying: "replaced by another file")
     }
 
     /// Removed after it was measured: the error URLSession's transport
@@ -123,11 +122,7 @@ struct FileBodyTests {
         try FileManager.default.removeItem(at: file)
         let result = try #require(send(body) {}, "the stream did not end")
         #expect(result.bytes.count == 0, "bytes were sent")
-        if case .failure(let error as URLError) = result.outcome {
-            #expect(error.code == .fileDoesNotExist)
-        } else {
-            Issue.record("expected fileDoesNotExist, got \(result.outcome)")
-        }
+        expect(result.outcome, failsWith: .fileDoesNotExist)
     }
 
     /// Unchanged, it is sent whole.
