@@ -292,8 +292,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             url: request.url, attempt: attempt, asksToUpgrade: request.headers.contains(name: "upgrade"),
             decodesBody: decodesBodies, events: events, queue: callbackQueue,
             requestBodyWindow: window,
-            requestBodySize: attempt.bodyFile.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.resolvingSymlinksInPath().path)[.size] as? Int64 }
-                ?? attempt.request.httpBody.map { Int64($0.count) },
+            // As the conversion measured it (a file's, once), or the data's.
+            requestBodySize: request.body?.contentLength,
             diagnosis: diagnosis, evaluatedTrust: evaluatedTrust, affinity: affinity, idleWatch: idleWatch,
             resend: mayResend && Self.isResendable(attempt.request, bodyFile: attempt.bodyFile) ? Resend(transport: self, attempt: attempt) : nil
         )
