@@ -9,8 +9,8 @@ import Testing
 @testable import DeferredQueue
 
 /// Where a request's handler queue runs (``HandlerLane``): on the queue its
-/// handlers named when each runs only the library's serializers on a small
-/// body, on the global pool otherwise. Seen from outside: while that queue
+/// handlers named when each runs only the library's serializers (on a small
+/// body, for those that decode it), on the global pool otherwise. Seen from outside: while that queue
 /// is blocked, a handler added on another queue after the request finished
 /// waits for it exactly when the handler queue follows it (the later
 /// handler's turn comes after the earlier ones', on the same lane).
@@ -73,12 +73,27 @@ struct HandlerLaneTests {
         #expect(result.all)
     }
 
-    @Test func aBodyAboveTheLimitIsServedOnThePool() async {
+    /// A serializer that decodes the body keeps a large one on the pool, so
+    /// that many requests naming one queue still decode in parallel.
+    @Test func aBodyAboveTheLimitToDecodeIsServedOnThePool() async {
         let body = Data(repeating: 0x61, count: HandlerLane.bodyLimit + 1)
         let result = await lateHandlerRunsWhileHeld(reply: .status(200, body: body), patience: 60) { request, queue, ran in
             request.responseData(queue: queue) { _ in ran.arrive() }
+                .responseString(queue: queue) { _ in ran.arrive() }
         }
         #expect(result.whileHeld)
+        #expect(result.all)
+    }
+
+    /// Handing the body over as it is costs the same at any size: a large
+    /// body for `Data` handlers follows their queue too.
+    @Test func aBodyAboveTheLimitHandedOverAsItIsIsServedOnThatQueue() async {
+        let body = Data(repeating: 0x61, count: HandlerLane.bodyLimit + 1)
+        let result = await lateHandlerRunsWhileHeld(reply: .status(200, body: body), patience: 0.5, handlers: { request, queue, ran in
+            request.responseData(queue: queue) { _ in ran.arrive() }
+                .response(queue: queue) { _ in ran.arrive() }
+        }, handlerCount: 2)
+        #expect(!result.whileHeld, "the later handler's turn ran before the blocked queue's: the handler queue did not follow it")
         #expect(result.all)
     }
 
@@ -176,5 +191,17 @@ struct HandlerLaneTests {
         unfit.add(handlerOn: nil)
         #expect(unfit.target(forBodyOf: 0) == nil, "a handler that cannot follow")
         #expect(HandlerLane.unchosen.target(forBodyOf: 0) == nil)
+
+        var anySize = HandlerLane.unchosen
+        anySize.add(handlerOn: queue, growsWithBody: false)
+        anySize.add(handlerOn: queue, growsWithBody: false)
+        #expect(anySize.target(forBodyOf: HandlerLane.bodyLimit + 1) === queue, "nothing grows with the body")
+        anySize.add(handlerOn: queue)
+        #expect(anySize.target(forBodyOf: HandlerLane.bodyLimit) === queue)
+        #expect(anySize.target(forBodyOf: HandlerLane.bodyLimit + 1) == nil, "one handler decodes the body")
+        var decodingFirst = HandlerLane.unchosen
+        decodingFirst.add(handlerOn: queue)
+        decodingFirst.add(handlerOn: queue, growsWithBody: false)
+        #expect(decodingFirst.target(forBodyOf: HandlerLane.bodyLimit + 1) == nil, "whichever handler came first")
     }
 }

@@ -20,10 +20,16 @@ protocol OutcomeResponder: Sendable {
     /// Whether building the response runs the library's code alone, so the
     /// handler queue may run on the handler's queue (``HandlerLane``).
     var runsOnlyLibraryCode: Bool { get }
+
+    /// Whether building the response does work that grows with the body
+    /// (decoding it), which ``HandlerLane`` keeps off a shared queue for a
+    /// large body.
+    var serializingGrowsWithBody: Bool { get }
 }
 
 extension OutcomeResponder {
     var runsOnlyLibraryCode: Bool { false }
+    var serializingGrowsWithBody: Bool { true }
 
     /// The handler's response to the request's outcome: the raw response it
     /// settled with, or — for a request that ended before (cancelled,

@@ -63,8 +63,9 @@ extension Request {
         handlerOn queue: DispatchQueue?, of responder: Responder, _ add: (inout RequestStateMachine) -> Void
     ) {
         let lane = responder.runsOnlyLibraryCode ? queue : nil
+        let growsWithBody = responder.serializingGrowsWithBody
         addHandler { state in
-            state.handlerLane.add(handlerOn: lane)
+            state.handlerLane.add(handlerOn: lane, growsWithBody: growsWithBody)
             add(&state)
         }
         if !outcome.isPending { keepAliveForHandlers() }

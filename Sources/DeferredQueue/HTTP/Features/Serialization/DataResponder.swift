@@ -13,6 +13,7 @@ struct DataResponder<Serializer: DataResponseSerializerProtocol>: OutcomeRespond
     let monitor: CompositeEventMonitor?
 
     var runsOnlyLibraryCode: Bool { (serializer as? any LibrarySerializer)?.runsOnlyLibraryCode ?? false }
+    var serializingGrowsWithBody: Bool { (serializer as? any LibrarySerializer)?.workGrowsWithBody ?? true }
 
     func response(to raw: RawResponse, settled: Bool, of request: Request?) -> DataResponse<Serializer.SerializedObject, HTTPError> {
         let began = DispatchTime.now()

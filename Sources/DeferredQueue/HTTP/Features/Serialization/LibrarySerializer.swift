@@ -6,14 +6,24 @@ protocol LibrarySerializer {
     /// Whether serializing runs the library's code alone (the preprocessor
     /// is the default passthrough).
     var runsOnlyLibraryCode: Bool { get }
+    /// Whether its work grows with the body: it decodes the body rather
+    /// than handing it over as it is.
+    var workGrowsWithBody: Bool { get }
+}
+
+extension LibrarySerializer {
+    var workGrowsWithBody: Bool { true }
 }
 
 extension RawBodySerializer: LibrarySerializer {
     var runsOnlyLibraryCode: Bool { true }
+    var workGrowsWithBody: Bool { false }
 }
 
 extension DataResponseSerializer: LibrarySerializer {
     var runsOnlyLibraryCode: Bool { dataPreprocessor is PassthroughPreprocessor }
+    /// Only with the passthrough preprocessor (``runsOnlyLibraryCode``), which it needs to follow at all.
+    var workGrowsWithBody: Bool { false }
 }
 
 extension StringResponseSerializer: LibrarySerializer {

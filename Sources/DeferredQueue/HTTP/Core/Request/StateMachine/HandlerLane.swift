@@ -5,35 +5,41 @@ import Dispatch
 /// By default it targets the global pool: every request serializes on a
 /// thread of its own, in parallel, then hands each response to the queue
 /// its handler named — a second thread to wake. When every handler of the
-/// request named the same queue (not the main queue), runs only the
-/// library's serializers, and the body is small, the handler queue targets
-/// that queue instead: its turn and the handler it enqueues run on one
-/// thread, back to back, with no wake-up between them. The handlers still
-/// run once each, in registration order, each on the queue it named; what
-/// moves is the serializing of a small body, onto the queue that receives it.
+/// request named the same queue (not the main queue) and runs only the
+/// library's serializers, the handler queue targets that queue instead: its
+/// turn and the handler it enqueues run on one thread, back to back, with no
+/// wake-up between them. The handlers still run once each, in registration
+/// order, each on the queue it named; what moves is the serializing, onto
+/// the queue that receives it. Serializing whose work grows with the body
+/// (a string, JSON, a `Decodable`) moves only for a small body, so that
+/// large ones are still decoded in parallel when many requests name one
+/// queue; handing the body over as it is (`Data`) moves at any size.
 /// The choice is frozen when the request finishes: handlers chained after
 /// that run where it points.
 enum HandlerLane: Sendable {
     /// No handler yet.
     case unchosen
     /// Every handler so far runs on this queue and only the library's code
-    /// on the handler queue.
-    case follows(DispatchQueue)
+    /// on the handler queue; `anySize`: none of that code's work grows with
+    /// the body.
+    case follows(DispatchQueue, anySize: Bool)
     /// The global pool: a handler ran elsewhere or ran caller code on the
     /// handler queue, or the session has a `serializationQueue`.
     case shared
 
-    /// The largest body whose serializing moves onto the handlers' queue.
+    /// The largest body whose serializing moves onto the handlers' queue
+    /// when its work grows with the body.
     static let bodyLimit = 64 << 10
 
     /// Takes a handler into account: `queue` is where it runs, `nil` when it
-    /// cannot follow (it runs on the handler queue, or runs caller code there).
-    mutating func add(handlerOn queue: DispatchQueue?) {
+    /// cannot follow (it runs on the handler queue, or runs caller code there);
+    /// `growsWithBody`: its serializing's work grows with the body.
+    mutating func add(handlerOn queue: DispatchQueue?, growsWithBody: Bool = true) {
         switch (self, queue) {
         case (.unchosen, let queue?) where !Self.isMain(queue):
-            self = .follows(queue)
-        case (.follows(let chosen), let queue?) where chosen === queue:
-            break
+            self = .follows(queue, anySize: !growsWithBody)
+        case (.follows(let chosen, let anySize), let queue?) where chosen === queue:
+            self = .follows(chosen, anySize: anySize && !growsWithBody)
         default:
             self = .shared
         }
@@ -54,7 +60,7 @@ enum HandlerLane: Sendable {
 
     /// The queue to target for a settled outcome with a body of `bodySize` bytes.
     func target(forBodyOf bodySize: Int) -> DispatchQueue? {
-        guard case .follows(let queue) = self, bodySize <= Self.bodyLimit else { return nil }
+        guard case .follows(let queue, let anySize) = self, anySize || bodySize <= Self.bodyLimit else { return nil }
         return queue
     }
 }
