@@ -20,9 +20,13 @@ enum HandlerLane: Sendable {
     /// No handler yet.
     case unchosen
     /// Every handler so far runs on this queue and only the library's code
-    /// on the handler queue; `anySize`: none of that code's work grows with
-    /// the body.
-    case follows(DispatchQueue, anySize: Bool)
+    /// on the handler queue, which hands the body over as it is: followed
+    /// whatever the body's size.
+    case followsAnySize(DispatchQueue)
+    /// The same, but some of that code decodes the body: followed for a
+    /// body of at most ``bodyLimit``. (Two cases rather than a flag beside
+    /// the queue: the enum stays one word in every request's state.)
+    case follows(DispatchQueue)
     /// The global pool: a handler ran elsewhere or ran caller code on the
     /// handler queue, or the session has a `serializationQueue`.
     case shared
@@ -37,9 +41,11 @@ enum HandlerLane: Sendable {
     mutating func add(handlerOn queue: DispatchQueue?, growsWithBody: Bool = true) {
         switch (self, queue) {
         case (.unchosen, let queue?) where !Self.isMain(queue):
-            self = .follows(queue, anySize: !growsWithBody)
-        case (.follows(let chosen, let anySize), let queue?) where chosen === queue:
-            self = .follows(chosen, anySize: anySize && !growsWithBody)
+            self = growsWithBody ? .follows(queue) : .followsAnySize(queue)
+        case (.followsAnySize(let chosen), let queue?) where chosen === queue:
+            if growsWithBody { self = .follows(chosen) }
+        case (.follows(let chosen), let queue?) where chosen === queue:
+            break
         default:
             self = .shared
         }
@@ -60,7 +66,10 @@ enum HandlerLane: Sendable {
 
     /// The queue to target for a settled outcome with a body of `bodySize` bytes.
     func target(forBodyOf bodySize: Int) -> DispatchQueue? {
-        guard case .follows(let queue, let anySize) = self, anySize || bodySize <= Self.bodyLimit else { return nil }
-        return queue
+        switch self {
+        case .followsAnySize(let queue): queue
+        case .follows(let queue) where bodySize <= Self.bodyLimit: queue
+        default: nil
+        }
     }
 }
