@@ -14,7 +14,7 @@ import Testing
 /// is blocked, a handler added on another queue after the request finished
 /// waits for it exactly when the handler queue follows it (the later
 /// handler's turn comes after the earlier ones', on the same lane).
-@Suite("Handler lane: small responses for handlers on one queue are served on that queue")
+@Suite("Handler lane: responses for handlers on one queue are served on that queue")
 struct HandlerLaneTests {
     /// A serial queue blocked by its first block until `release()` (or, should
     /// a test never release it, for longer than any test waits).
@@ -203,5 +203,38 @@ struct HandlerLaneTests {
         decodingFirst.add(handlerOn: queue)
         decodingFirst.add(handlerOn: queue, growsWithBody: false)
         #expect(decodingFirst.target(forBodyOf: HandlerLane.bodyLimit + 1) == nil, "whichever handler came first")
+        for leave in [DispatchQueue(label: "HandlerLaneTests.third"), nil, .main] as [DispatchQueue?] {
+            var left = HandlerLane.unchosen
+            left.add(handlerOn: queue, growsWithBody: false)
+            left.add(handlerOn: leave, growsWithBody: false)
+            #expect(left.target(forBodyOf: 0) == nil, "another queue, a handler that cannot follow, or main: the pool")
+        }
+    }
+
+    /// A decoding serializer with a large body keeps the pool, each of
+    /// the library's; with a small body, each follows.
+    @Test(arguments: ["json", "decodable", "string"])
+    func eachDecodingSerializerKeepsThePoolForALargeBody(_ serializer: String) async {
+        let padding = String(repeating: " ", count: HandlerLane.bodyLimit + 1)
+        let result = await lateHandlerRunsWhileHeld(reply: .json(#"{"ok":true}"# + padding), patience: 60) { request, queue, ran in
+            switch serializer {
+            case "json": request.responseJSON(queue: queue) { _ in ran.arrive() }
+            case "decodable": request.responseDecodable(of: [String: Bool].self, queue: queue) { _ in ran.arrive() }
+            default: request.responseString(queue: queue) { _ in ran.arrive() }
+            }
+        }
+        #expect(result.whileHeld)
+        #expect(result.all)
+    }
+
+    /// A preprocessor of the caller's on `responseData` keeps the pool
+    /// whatever the body's size: it is the caller's code.
+    @Test func aDataPreprocessorOfTheCallersKeepsThePoolForALargeBody() async {
+        let body = Data(repeating: 0x61, count: HandlerLane.bodyLimit + 1)
+        let result = await lateHandlerRunsWhileHeld(reply: .status(200, body: body), patience: 60) { request, queue, ran in
+            request.responseData(queue: queue, dataPreprocessor: GoogleXSSIPreprocessor()) { _ in ran.arrive() }
+        }
+        #expect(result.whileHeld)
+        #expect(result.all)
     }
 }

@@ -17,19 +17,13 @@ protocol OutcomeResponder: Sendable {
     /// `request` is `nil` once the request is gone.
     func response(to raw: RawResponse, settled: Bool, of request: Request?) -> Response
 
-    /// Whether building the response runs the library's code alone, so the
-    /// handler queue may run on the handler's queue (``HandlerLane``).
-    var runsOnlyLibraryCode: Bool { get }
-
-    /// Whether building the response does work that grows with the body
-    /// (decoding it), which ``HandlerLane`` keeps off a shared queue for a
-    /// large body.
-    var serializingGrowsWithBody: Bool { get }
+    /// What building the response runs on the handler queue, which decides
+    /// whether that queue may run on the handler's queue (``HandlerLane``).
+    var serializing: SerializingWork { get }
 }
 
 extension OutcomeResponder {
-    var runsOnlyLibraryCode: Bool { false }
-    var serializingGrowsWithBody: Bool { true }
+    var serializing: SerializingWork { .callersCode }
 
     /// The handler's response to the request's outcome: the raw response it
     /// settled with, or — for a request that ended before (cancelled,

@@ -62,10 +62,10 @@ extension Request {
     private func enqueue<Responder: OutcomeResponder>(
         handlerOn queue: DispatchQueue?, of responder: Responder, _ add: (inout RequestStateMachine) -> Void
     ) {
-        let lane = responder.runsOnlyLibraryCode ? queue : nil
-        let growsWithBody = responder.serializingGrowsWithBody
+        let work = responder.serializing
+        let lane = work == .callersCode ? nil : queue
         addHandler { state in
-            state.handlerLane.add(handlerOn: lane, growsWithBody: growsWithBody)
+            state.handlerLane.add(handlerOn: lane, growsWithBody: work != .handsBodyOver)
             add(&state)
         }
         if !outcome.isPending { keepAliveForHandlers() }

@@ -12,8 +12,7 @@ struct DataResponder<Serializer: DataResponseSerializerProtocol>: OutcomeRespond
     /// The session's monitors, told of each response built.
     let monitor: CompositeEventMonitor?
 
-    var runsOnlyLibraryCode: Bool { (serializer as? any LibrarySerializer)?.runsOnlyLibraryCode ?? false }
-    var serializingGrowsWithBody: Bool { (serializer as? any LibrarySerializer)?.workGrowsWithBody ?? true }
+    var serializing: SerializingWork { (serializer as? any LibrarySerializer)?.work ?? .callersCode }
 
     func response(to raw: RawResponse, settled: Bool, of request: Request?) -> DataResponse<Serializer.SerializedObject, HTTPError> {
         let began = DispatchTime.now()

@@ -3,39 +3,29 @@
 /// every handler uses one may run its handler queue on the caller's queue
 /// (``HandlerLane``).
 protocol LibrarySerializer {
-    /// Whether serializing runs the library's code alone (the preprocessor
-    /// is the default passthrough).
-    var runsOnlyLibraryCode: Bool { get }
-    /// Whether its work grows with the body: it decodes the body rather
-    /// than handing it over as it is.
-    var workGrowsWithBody: Bool { get }
-}
-
-extension LibrarySerializer {
-    var workGrowsWithBody: Bool { true }
+    /// What serializing runs: ``SerializingWork/callersCode`` with a data
+    /// preprocessor of the caller's.
+    var work: SerializingWork { get }
 }
 
 extension RawBodySerializer: LibrarySerializer {
-    var runsOnlyLibraryCode: Bool { true }
-    var workGrowsWithBody: Bool { false }
+    var work: SerializingWork { .handsBodyOver }
 }
 
 extension DataResponseSerializer: LibrarySerializer {
-    var runsOnlyLibraryCode: Bool { dataPreprocessor is PassthroughPreprocessor }
-    /// Only with the passthrough preprocessor (``runsOnlyLibraryCode``), which it needs to follow at all.
-    var workGrowsWithBody: Bool { false }
+    var work: SerializingWork { dataPreprocessor is PassthroughPreprocessor ? .handsBodyOver : .callersCode }
 }
 
 extension StringResponseSerializer: LibrarySerializer {
-    var runsOnlyLibraryCode: Bool { dataPreprocessor is PassthroughPreprocessor }
+    var work: SerializingWork { dataPreprocessor is PassthroughPreprocessor ? .decodesBody : .callersCode }
 }
 
 extension JSONResponseSerializer: LibrarySerializer {
-    var runsOnlyLibraryCode: Bool { dataPreprocessor is PassthroughPreprocessor }
+    var work: SerializingWork { dataPreprocessor is PassthroughPreprocessor ? .decodesBody : .callersCode }
 }
 
 extension DecodableResponseSerializer: LibrarySerializer {
     /// The type's `init(from:)` is the caller's, but it only decodes what
     /// it is handed; the body size limit of ``HandlerLane`` bounds its work.
-    var runsOnlyLibraryCode: Bool { dataPreprocessor is PassthroughPreprocessor }
+    var work: SerializingWork { dataPreprocessor is PassthroughPreprocessor ? .decodesBody : .callersCode }
 }

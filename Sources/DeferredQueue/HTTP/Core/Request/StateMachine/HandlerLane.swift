@@ -15,7 +15,7 @@ import Dispatch
 /// large ones are still decoded in parallel when many requests name one
 /// queue; handing the body over as it is (`Data`) moves at any size.
 /// The choice is frozen when the request finishes: handlers chained after
-/// that run where it points.
+/// that run where it points, whatever they do with the body.
 enum HandlerLane: Sendable {
     /// No handler yet.
     case unchosen
