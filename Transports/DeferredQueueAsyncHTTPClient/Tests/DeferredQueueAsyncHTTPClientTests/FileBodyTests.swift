@@ -48,13 +48,17 @@ struct FileBodyTests {
         return (written.withLock { $0 }, outcome.withLock { $0! })
     }
 
-    /// Expects `outcome` to be a `URLError` with `code`, whose description has `words` if given.
-    private func expect(
-        _ outcome: Result<Void, any Error>, failsWith code: URLError.Code, saying words: String? = nil,
-        sourceLocation: SourceLocation = #_sourceLocation
-    ) {
-        guard case .failure(let error as URLError) = outcome else {
-            Issue.record("expected URLError \(code), got \(outcome)", sourceLocation: sourceLocation)
+    /// Expects the stream to have ended (`sent` not `nil`, else `ending`),
+    /// sending nothing, with a `URLError` of `code` whose description has
+    /// `words` if given.
+    private func expectUnsent(
+        _ sent: (bytes: [UInt8], outcome: Result<Void, any Error>)?, ending: Comment = "the stream did not end",
+        failsWith code: URLError.Code, saying words: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let result = try #require(sent, ending, sourceLocation: sourceLocation)
+        #expect(result.bytes.count == 0, "bytes were sent", sourceLocation: sourceLocation)
+        guard case .failure(let error as URLError) = result.outcome else {
+            Issue.record("expected URLError \(code), got \(result.outcome)", sourceLocation: sourceLocation)
             return
         }
         #expect(error.code == code, sourceLocation: sourceLocation)
@@ -74,9 +78,7 @@ struct FileBodyTests {
             let writer = open(file.path, O_WRONLY | O_NONBLOCK)
             if writer >= 0 { close(writer) }
         }
-        let result = try #require(sent, "the stream blocked opening the FIFO")
-        #expect(result.bytes.count == 0, "bytes were sent")
-        expect(result.outcome, failsWith: .cannotOpenFile, saying: "not a regular file")
+        try expectUnsent(sent, ending: "the stream blocked opening the FIFO", failsWith: .cannotOpenFile, saying: "not a regular file")
     }
 
     /// Rewritten in place to another length after it was measured (the
@@ -87,9 +89,7 @@ struct FileBodyTests {
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         let body = try RequestConversion.fileBody(file, window: RequestBodyWindow())
         try Data(repeating: 9, count: 10).write(to: file)
-        let result = try #require(send(body) {}, "the stream did not end")
-        #expect(result.bytes.count == 0, "bytes were sent")
-        expect(result.outcome, failsWith: .requestBodyStreamExhausted)
+        try expectUnsent(send(body) {}, failsWith: .requestBodyStreamExhausted)
     }
 
     /// Replaced by another file of the same length (moved over it, or a
@@ -108,9 +108,7 @@ struct FileBodyTests {
         } else {
             #expect(rename(other.path, file.path) == 0)
         }
-        let result = try #require(send(body) {}, "the stream did not end")
-        #expect(result.bytes.count == 0, "bytes were sent")
-        expect(result.outcome, failsWith: .cannotOpenFile, saying: "replaced by another file")
+        try expectUnsent(send(body) {}, failsWith: .cannotOpenFile, saying: "replaced by another file")
     }
 
     /// Removed after it was measured: the error URLSession's transport
@@ -120,9 +118,7 @@ struct FileBodyTests {
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         let body = try RequestConversion.fileBody(file, window: RequestBodyWindow())
         try FileManager.default.removeItem(at: file)
-        let result = try #require(send(body) {}, "the stream did not end")
-        #expect(result.bytes.count == 0, "bytes were sent")
-        expect(result.outcome, failsWith: .fileDoesNotExist)
+        try expectUnsent(send(body) {}, failsWith: .fileDoesNotExist)
     }
 
     /// Unchanged, it is sent whole.
