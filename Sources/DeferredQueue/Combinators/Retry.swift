@@ -101,7 +101,8 @@ extension Deferred {
 /// The waits between retry attempts: `delay × factorⁿ`, capped.
 struct RetryBackoff: Sendable {
     /// Calls `fire` after `seconds` and returns a closure that cancels the
-    /// wait (after which `fire` is not called).
+    /// wait (after which `fire` is not called). The loop calls it at most
+    /// once.
     typealias Wait = @Sendable (_ seconds: Double, _ fire: @escaping @Sendable () -> Void) -> @Sendable () -> Void
 
     /// `delay × factorⁿ` before the cap, for the next wait.

@@ -77,8 +77,14 @@ final class RetryLoop<Value: Sendable>: Sendable {
             return progress.backoff.next()
         }
         let cancelWait = wait(seconds) { self.attempt() }
-        progress.withLock(owner: self) { $0.cancelWait = cancelWait }
-        // Cancelled while the wait was being set up: `stop` saw no wait.
-        if !resolver.isPending { cancelWait() }
+        // Stored only while pending, under the lock `stop` takes it with:
+        // a cancellation that came first (and found no wait) leaves it to
+        // this call, one that comes later to `stop` — once either way.
+        let cancelledMeanwhile = progress.withLock(owner: self) { progress -> Bool in
+            guard resolver.isPending else { return true }
+            progress.cancelWait = cancelWait
+            return false
+        }
+        if cancelledMeanwhile { cancelWait() }
     }
 }

@@ -134,6 +134,51 @@ struct RetryBackoffTimingTests {
         wait.release()
     }
 
+    /// A cancellation landing while the loop stores the wait it just set
+    /// up: `stop` and the loop both saw it, and each used to cancel it.
+    @Test func aCancellationRacingTheWaitsSetUpCancelsItExactlyOnce() async {
+        final class Token: Sendable {}
+        for round in 0..<50_000 {
+            let waiting = Counter()
+            let cancels = Counter()
+            let fire = Mutex<(@Sendable () -> Void)?>(nil)
+            let loops = WeakList<Token>()
+            let result: Deferred<Int> = {
+                let token = Token()
+                loops.add(token)
+                return Deferred<Int>.retry(
+                    attempts: 2, delay: 60, backoff: 1, maximumDelay: .infinity, when: { _ in true },
+                    waiting: { _, fireLater in
+                        // Held as a timer holds it: the loop holds the result's resolver.
+                        fire.withLock { $0 = fireLater }
+                        waiting.increment()
+                        return { cancels.increment() }
+                    }
+                ) {
+                    _ = token
+                    return Deferred(error: TestError())
+                }
+            }()
+            let cancelled = Latch()
+            DispatchQueue.global().async {
+                while waiting.count == 0 {}
+                result.cancel()
+                cancelled.arrive()
+            }
+            #expect(await settled(result) == .cancelled)
+            // Once `cancel()` has returned (its hooks have run) and the fire
+            // is dropped, the loop (holding `make`, and so the token) is gone
+            // as soon as it has finished setting up the wait.
+            #expect(await cancelled.wait())
+            fire.withLock { $0 = nil }
+            #expect(await eventually { loops.aliveCount == 0 })
+            guard cancels.count == 1 else {
+                Issue.record("round \(round): the wait was cancelled \(cancels.count) times")
+                return
+            }
+        }
+    }
+
     @Test func cancellingDuringARealWaitSettlesAtOnce() async {
         let asked = Latch()
         let attempts = Counter()
