@@ -8,14 +8,18 @@ import TestSupport
 import Testing
 @testable import DeferredQueue
 
-/// Replaces the request's file with a FIFO before the attempt is sent,
-/// after the session checked the file as the request was made.
-private struct FIFOSwappingAdapter: RequestAdapter {
+/// Removes the request's file before the attempt is sent, after the
+/// session checked the file as the request was made, and puts a FIFO in
+/// its place or nothing.
+private struct FileSwappingAdapter: RequestAdapter {
     let file: URL
+    let makesFIFO: Bool
 
     func adapt(_ urlRequest: URLRequest, for session: Session) async throws -> URLRequest {
         try FileManager.default.removeItem(at: file)
-        guard mkfifo(file.path, 0o600) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        if makesFIFO {
+            guard mkfifo(file.path, 0o600) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        }
         return urlRequest
     }
 }
@@ -190,14 +194,38 @@ struct UploadTests {
         let server = try Self.echoServer()
         defer { server.shutdown() }
         let directory = try TemporaryDirectory()
-        let file = directory.url.appendingPathComponent("body")
-        try Data("body".utf8).write(to: file)
-        let session = TestTransport.makeSession(interceptor: Interceptor(adapters: [FIFOSwappingAdapter(file: file)]))
-        let result = await response(within: 60) { session.upload(file, to: server.url("/")).responseData(queue: handlerQueue, completionHandler: $0) }
-        #expect(result?.error != nil, "\(TestTransport.name): \(String(describing: result?.result))")
-        #expect(server.requestCount == 0)
+        let (error, session) = try await uploadFailing(from: directory, to: server, becauseTheFileIsSwappedForAFIFO: true)
+        #expect(error.code == .cannotOpenFile, "\(TestTransport.name)")
+        #expect(error.localizedDescription.contains("not a regular file"), "\(TestTransport.name): \(error.localizedDescription)")
         let next = await response(within: 60) { session.upload(Data("next".utf8), to: server.url("/")).responseData(queue: handlerQueue, completionHandler: $0) }
         #expect(next?.value != nil, "\(TestTransport.name): \(String(describing: next?.result))")
+    }
+
+    /// A file removed after the request was made fails the attempt unsent,
+    /// with the code each transport gives for it.
+    @Test func aFileRemovedBeforeTheAttemptFailsUnsent() async throws {
+        let server = try Self.echoServer()
+        defer { server.shutdown() }
+        let directory = try TemporaryDirectory()
+        let (error, _) = try await uploadFailing(from: directory, to: server, becauseTheFileIsSwappedForAFIFO: false)
+        #expect(error.code == .fileDoesNotExist, "\(TestTransport.name)")
+        #expect(error.localizedDescription.contains("/body"), "\(TestTransport.name): \(error.localizedDescription)")
+    }
+
+    /// Uploads a file in `directory` that ``FileSwappingAdapter`` removes
+    /// (for a FIFO, or for nothing) before each attempt of the session;
+    /// expects the attempt's `URLError` and nothing sent, and returns the
+    /// error and the session.
+    private func uploadFailing(
+        from directory: TemporaryDirectory, to server: LoopbackServer, becauseTheFileIsSwappedForAFIFO makesFIFO: Bool
+    ) async throws -> (URLError, Session) {
+        let file = directory.url.appendingPathComponent("body")
+        try Data("body".utf8).write(to: file)
+        let session = TestTransport.makeSession(interceptor: Interceptor(adapters: [FileSwappingAdapter(file: file, makesFIFO: makesFIFO)]))
+        let result = await response(within: 60) { session.upload(file, to: server.url("/")).responseData(queue: handlerQueue, completionHandler: $0) }
+        let error = try #require(result?.error?.urlError, "\(TestTransport.name): \(String(describing: result?.result))")
+        #expect(server.requestCount == 0)
+        return (error, session)
     }
 
     /// A link to a file uploads the file (its length, not the link's).

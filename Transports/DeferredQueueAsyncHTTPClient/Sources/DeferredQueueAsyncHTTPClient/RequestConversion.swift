@@ -45,17 +45,19 @@ enum RequestConversion {
     /// shrinks meanwhile fails the attempt
     /// (``HTTPTransportAttempt/bodyFileChangedLength(_:announced:url:)``).
     ///
+    /// - Throws: ``HTTPBodyFile/open(_:)``'s errors, for a file that cannot
+    ///   be opened or is not a regular file.
     /// - Note: The reads are blocking file reads on the connection's event
     ///   loop; a file on a slow disk holds that loop up for each read.
     static func fileBody(_ file: URL, url: URL? = nil, window: RequestBodyWindow) throws -> HTTPClient.Body {
-        // Through a link: the file's attributes, not the link's. Only a
-        // regular file's bytes: a FIFO (made after the session checked the
-        // file) measures 0. Checked again through the descriptor when the
-        // body is sent (`openForSending`).
-        let attributes = try FileManager.default.attributesOfItem(atPath: file.resolvingSymlinksInPath().path)
-        guard attributes[.type] as? FileAttributeType == .typeRegular else { throw notRegularFile(file) }
-        let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
-        let identity = FileIdentity(attributes)
+        // Measured through a descriptor (through a link, a regular file
+        // only, with the errors the URLSession transport gives), then opened
+        // again, and checked to be this file, each time the body goes out
+        // (`openForSending`).
+        let measured = try HTTPBodyFile.open(file)
+        try? measured.handle.close()
+        let size = measured.length
+        let identity = FileIdentity(measured)
         let piece: Int64 = 256 << 10
         return .stream(contentLength: size) { writer in
             @Sendable func finish(_ handle: FileHandle, after written: EventLoopFuture<Void>) -> EventLoopFuture<Void> {
@@ -91,45 +93,25 @@ enum RequestConversion {
         }
     }
 
-    /// `file`, opened to be sent: without blocking, so that a FIFO swapped
-    /// in since the file was measured cannot hold up the event loop in
-    /// `open` (waiting for a writer), and checked through the descriptor
-    /// to be the regular file that was measured (`identity`), still
-    /// `length` bytes long: what is read is that file's bytes, whatever
-    /// the path names now (another file moved or linked there).
+    /// `file`, opened to be sent (``HTTPBodyFile/open(_:)``: a FIFO
+    /// swapped in since the file was measured cannot hold up the event loop
+    /// in `open`), and checked to be the file that was measured
+    /// (`identity`), still `length` bytes long: what is read is that
+    /// file's bytes, whatever the path names now (another file moved or
+    /// linked there).
     ///
-    /// - Throws: `URLError.cannotOpenFile` for a file that is not regular
-    ///   or another file; `fileDoesNotExist` or `noPermissionsToReadFile`
-    ///   for one that cannot be opened; `changed` for one of another length.
-    static func openForSending(_ file: URL, identity: FileIdentity?, length: Int64, changed: URLError) throws -> FileHandle {
-        // Not a controlling terminal either, should a terminal be swapped in.
-        let descriptor = open(file.path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            // The codes the URLSession transport gives for the same failures.
-            let code: URLError.Code = errno == ENOENT ? .fileDoesNotExist : .noPermissionsToReadFile
-            let reason = String(cString: strerror(errno))
-            throw URLError(code, userInfo: [
-                NSFilePathErrorKey: file.path, NSLocalizedDescriptionKey: "\(file.path) could not be opened to be uploaded: \(reason).",
-            ])
-        }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { throw notRegularFile(file) }
-        if let identity, identity != FileIdentity(status) {
+    /// - Throws: ``HTTPBodyFile/open(_:)``'s errors; `URLError.cannotOpenFile`
+    ///   for another file; `changed` for one of another length.
+    static func openForSending(_ file: URL, identity: FileIdentity, length: Int64, changed: URLError) throws -> FileHandle {
+        let opened = try HTTPBodyFile.open(file)
+        if identity != FileIdentity(opened) {
             throw URLError(.cannotOpenFile, userInfo: [
                 NSFilePathErrorKey: file.path,
                 NSLocalizedDescriptionKey: "\(file.path) was replaced by another file after it was measured; upload a file nothing replaces meanwhile.",
             ])
         }
-        guard Int64(status.st_size) == length else { throw changed }
-        return handle
-    }
-
-    /// Why `file` is not uploaded: it is not a regular file.
-    static func notRegularFile(_ file: URL) -> URLError {
-        URLError(.cannotOpenFile, userInfo: [
-            NSFilePathErrorKey: file.path, NSLocalizedDescriptionKey: "\(file.path) is not a regular file; only a file's bytes are uploaded.",
-        ])
+        guard opened.length == length else { throw changed }
+        return opened.handle
     }
 
     /// A body read from a request's body stream 64 KiB at a time, each

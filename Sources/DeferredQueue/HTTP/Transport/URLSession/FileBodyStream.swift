@@ -37,7 +37,8 @@ final class FileBodyStream: InputStream {
 /// or goes on after it (it grew); ``changedLength`` says so.
 final class FileBodyReader: Sendable {
     private struct State {
-        var descriptor: Int32
+        /// `nil` once the read that ends the body closed it.
+        var handle: FileHandle?
         var remaining: Int64
         var changedLength = false
     }
@@ -48,33 +49,15 @@ final class FileBodyReader: Sendable {
     /// The length announced: the file's when it was opened.
     let length: Int64
 
-    /// Opens `file` for reading (through a link), without blocking; the
-    /// reason when it cannot be opened or is not a regular file (a FIFO
-    /// would block libcurl's thread, and with it the whole session).
+    /// Opens `file` (``HTTPBodyFile/open(_:)``: a FIFO would block
+    /// libcurl's thread, and with it the whole session).
     static func open(_ file: URL) -> Result<FileBodyReader, URLError> {
-        let descriptor = systemOpen(file.path)
-        guard descriptor >= 0 else {
-            return .failure(URLError(errno == ENOENT ? .fileDoesNotExist : .noPermissionsToReadFile, userInfo: [
-                NSFilePathErrorKey: file.path, NSLocalizedDescriptionKey: "The file \(file.path) could not be opened to upload it.",
-            ]))
-        }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
-            systemClose(descriptor)
-            return .failure(URLError(.cannotOpenFile, userInfo: [
-                NSFilePathErrorKey: file.path, NSLocalizedDescriptionKey: "\(file.path) is not a regular file; only a file's bytes are uploaded.",
-            ]))
-        }
-        return .success(FileBodyReader(descriptor: descriptor, length: Int64(status.st_size)))
+        Result { () throws(URLError) in FileBodyReader(try HTTPBodyFile.open(file)) }
     }
 
-    private init(descriptor: Int32, length: Int64) {
-        self.length = length
-        state = Mutex(State(descriptor: descriptor, remaining: length))
-    }
-
-    deinit {
-        state.withLock { if $0.descriptor >= 0 { systemClose($0.descriptor) } }
+    private init(_ file: HTTPBodyFile) {
+        length = file.length
+        state = Mutex(State(handle: file.handle, remaining: file.length))
     }
 
     /// Whether a read found the file shorter or longer than ``length``.
@@ -82,16 +65,16 @@ final class FileBodyReader: Sendable {
 
     func read(into buffer: UnsafeMutablePointer<UInt8>, maxLength length: Int) -> Int {
         state.withLock { state in
-            guard state.descriptor >= 0 else { return -1 }
+            guard let descriptor = state.handle?.fileDescriptor else { return -1 }
             if state.remaining == 0 {
                 // The announced length went out: a byte more means the file grew.
                 var byte: UInt8 = 0
-                let more = systemRead(state.descriptor, &byte, 1)
+                let more = systemRead(descriptor, &byte, 1)
                 if more > 0 { state.changedLength = true }
                 Self.finish(&state)
                 return more == 0 ? 0 : -1
             }
-            let count = systemRead(state.descriptor, buffer, Int(min(Int64(length), state.remaining)))
+            let count = systemRead(descriptor, buffer, Int(min(Int64(length), state.remaining)))
             guard count > 0 else {
                 // The file ends before its announced length: it shrank.
                 if count == 0 { state.changedLength = true }
@@ -104,15 +87,13 @@ final class FileBodyReader: Sendable {
     }
 
     private static func finish(_ state: inout State) {
-        systemClose(state.descriptor)
-        state.descriptor = -1
+        try? state.handle?.close()
+        state.handle = nil
     }
 }
 
-// At file scope, where `open`, `close` and `read` name the C functions (Glibc's
-// or Musl's, whichever is imported above), not `FileBodyReader`'s own methods.
-private func systemOpen(_ path: String) -> Int32 { open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) }
-private func systemClose(_ descriptor: Int32) { _ = close(descriptor) }
+// At file scope, where `read` names the C function (Glibc's or Musl's,
+// whichever is imported above), not `FileBodyReader`'s own method.
 /// read(2), again when a signal interrupted it.
 private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
     while true {
