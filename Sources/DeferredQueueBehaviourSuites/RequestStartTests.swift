@@ -54,7 +54,7 @@ struct RequestStartTests {
         let fixture = try Fixture()
         let session = TestTransport.makeSession()
         weak var released: DataRequest?
-        let result = await response(within: 30) { done in
+        let result = await response { done in
             let req = suspendedFirst
                 ? session.request(fixture.url("/json")).suspend()
                 : session.request(fixture.url("/json"), shouldAutomaticallyResume: false)

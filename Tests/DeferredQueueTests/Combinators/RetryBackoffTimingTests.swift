@@ -1,5 +1,10 @@
 import DeferredQueueTesting
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import LockSupport
 import Synchronization
 import TestSupport
@@ -138,7 +143,10 @@ struct RetryBackoffTimingTests {
     /// up: `stop` and the loop both saw it, and each used to cancel it.
     @Test func aCancellationRacingTheWaitsSetUpCancelsItExactlyOnce() async {
         final class Token: Sendable {}
-        for round in 0..<50_000 {
+        // Not the pool's threads (one a core): a queue of its own runs on a
+        // thread of its own, which yields when a wait grows long.
+        let canceller = DispatchQueue(label: "aCancellationRacingTheWaitsSetUp")
+        for round in 0..<Sanitizers.scale(50_000, sanitized: 5_000) {
             let waiting = Counter()
             let cancels = Counter()
             let fire = Mutex<(@Sendable () -> Void)?>(nil)
@@ -160,8 +168,13 @@ struct RetryBackoffTimingTests {
                 }
             }()
             let cancelled = Latch()
-            DispatchQueue.global().async {
-                while waiting.count == 0 {}
+            canceller.async {
+                // Spins first: the window is a few instructions wide.
+                var spins = 0
+                while waiting.count == 0 {
+                    spins += 1
+                    if spins > 10_000 { sched_yield() }
+                }
                 result.cancel()
                 cancelled.arrive()
             }

@@ -200,7 +200,7 @@ struct ValidationTests {
             request.response(queue: handlerQueue) { heard.append($0.error?.kind ?? "ok"); done.arrive() }
             if cancelledFirst { request.cancel() }
         }
-        #expect(await eventually(within: 30) { released.aliveCount == 0 }, "the request was freed")
+        #expect(await eventually { released.aliveCount == 0 }, "the request was freed")
         #expect(await done.wait())
         #expect(heard.events == [cancelledFirst ? "cancelled" : "abandoned"])
         #expect(fixture.transport.requests.isEmpty)
@@ -233,7 +233,7 @@ struct ValidationTests {
         }
         gate.signal()
         let expected = afterFinishing ? ["ok", "failed"] : ["failed"]
-        #expect(await eventually(within: 30) { verdicts.events == expected }, "\(verdicts.events)")
-        #expect(await eventually(within: 30) { released.aliveCount == 0 }, "the request was freed once judged")
+        #expect(await eventually { verdicts.events == expected }, "\(verdicts.events)")
+        #expect(await eventually { released.aliveCount == 0 }, "the request was freed once judged")
     }
 }

@@ -23,7 +23,8 @@ struct FileBodyTests {
 
     /// Runs `body`'s stream off the test's thread, collecting what it
     /// writes, and returns its outcome, or `nil` if it did not end within
-    /// 10 s (then `unblock` runs, so that the stream can end).
+    /// 60 s (then `unblock` runs, so that the stream can end): a guard
+    /// against a stream that blocks, generous for a loaded machine.
     private func send(_ body: HTTPClient.Body, unblock: () -> Void) -> (bytes: [UInt8], outcome: Result<Void, any Error>)? {
         let written = Mutex<[UInt8]>([])
         let outcome = Mutex<Result<Void, any Error>?>(nil)
@@ -40,9 +41,9 @@ struct FileBodyTests {
                 ended.signal()
             }
         }
-        guard ended.wait(timeout: .now() + 10) == .success else {
+        guard ended.wait(timeout: .now() + 60) == .success else {
             unblock()
-            _ = ended.wait(timeout: .now() + 10)
+            _ = ended.wait(timeout: .now() + 60)
             return nil
         }
         return (written.withLock { $0 }, outcome.withLock { $0! })
