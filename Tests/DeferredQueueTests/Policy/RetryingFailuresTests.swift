@@ -3,6 +3,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Synchronization
 import TestSupport
 import Testing
 @testable import DeferredQueue
@@ -301,6 +302,78 @@ struct RetryingFailuresTests {
         #expect(await done.wait())
         #expect(outcomes.events == ["cancelled", "[not json"])
         #expect(request.state == .finished)
+    }
+
+    /// Fails (the body is not a number), the first time only after the
+    /// test opens `gate`.
+    struct GatedFailingSerializer: ResponseSerializer {
+        let entered: Latch
+        let gate: DispatchSemaphore
+        let runs = Counter()
+
+        func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: HTTPError?) throws -> Int {
+            if runs.increment() == 1 {
+                entered.arrive()
+                gate.wait()
+            }
+            throw TestError(7)
+        }
+    }
+
+    /// ``Request/cancel()`` while a serializer whose failure the retriers
+    /// would judge is still running (the request has finished; Alamofire's
+    /// has not, and its cancel stops the retry): no retrier is asked, the
+    /// request is not sent again, and the handler receives the cancellation.
+    @Test func aCancelWhileARetryableSerializerRunsAsksNoRetrierAndSendsNothingAgain() async throws {
+        let asked = Counter()
+        // Retries once, so that a missed cancel shows as a second request, not a loop.
+        let retrier = Retrier { _, _, _, completion in completion(asked.increment() == 1 ? .retry : .doNotRetry) }
+        let hits = Counter()
+        let fixture = PolicyFixture { _ in
+            hits.increment()
+            return .json("[not a number")
+        }
+        let session = Session(transport: fixture.transport, interceptor: retrier)
+        let serializer = GatedFailingSerializer(entered: Latch(), gate: DispatchSemaphore(value: 0))
+        let outcome = Recorder<String>()
+        let done = Latch()
+        let request = session.request(fixture.url("/number"))
+            .response(queue: handlerQueue, responseSerializer: serializer) { response in
+                outcome.append(response.error?.kind ?? "ok")
+                done.arrive()
+            }
+        #expect(await serializer.entered.wait())
+        #expect(request.state == .finished)
+        request.cancel()
+        serializer.gate.signal()
+        #expect(await done.wait())
+        #expect(outcome.events == ["cancelled"])
+        #expect(asked.count == 0, "no retrier asked")
+        #expect(hits.count == 1, "sent once")
+        #expect(request.retryCount == 0)
+    }
+
+    /// A wait for the retriers that ends clears only itself: the next
+    /// handler's wait, begun as the first one's decision let that handler
+    /// run, is still the one ``Request/cancel()`` ends.
+    @Test func aRetryDecisionThatEndsLeavesTheNextHandlersWaitToCancel() async throws {
+        let fixture = PolicyFixture { _ in .json("{}") }
+        let request = fixture.makeSession().request(fixture.url("/json"))
+        _ = await response { request.responseData(queue: handlerQueue, completionHandler: $0) }
+        #expect(request.state == .finished)
+        let secondDecisions = Recorder<String>()
+        let secondWait = Mutex<(@Sendable (RetryDecision) -> Void)?>(nil)
+        let firstWait = try #require(request.awaitingRetryDecision { _ in
+            let wait = request.awaitingRetryDecision { decision in
+                guard case .doNotRetryWithError(let error) = decision else { return secondDecisions.append("other") }
+                secondDecisions.append(error.kind)
+            }
+            secondWait.withLock { $0 = wait }
+        })
+        firstWait(.doNotRetry)
+        #expect(secondWait.withLock { $0 } != nil, "the second wait began")
+        request.cancel()
+        #expect(secondDecisions.events == ["cancelled"], "the cancel ended the second wait")
     }
 
     /// A retrier that answers `retry` after ``Request/cancel()`` ended the

@@ -48,6 +48,8 @@ extension Request {
         // is serialized where it arrives: the handler queue runs only the
         // serializer, as an ordinary handler's does, so the lane is chosen alike.
         enqueue(handlerOn: queue, of: responder) { state in
+            // Counted until it passes: a `cancel()` meanwhile stops its retries.
+            state.retryableHandlers += 1
             state.tail = RetryableHandler(
                 request: self, after: state.tail, verdicts: state.verdictsForHandlers, built: urlRequest, queue: queue,
                 responder: responder, handler: handler

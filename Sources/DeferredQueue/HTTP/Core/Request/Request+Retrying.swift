@@ -225,18 +225,32 @@ extension Request {
     /// `decided`, and so does ``cancel()`` (``HTTPError/cancelled``) and the
     /// session's deadline for the request (`URLError.timedOut`, as for a
     /// running request), so that a retrier that never answers leaves no
-    /// handler waiting for ever.
-    func awaitingRetryDecision(_ decided: @escaping @Sendable (RetryDecision) -> Void) -> @Sendable (RetryDecision) -> Void {
+    /// handler waiting for ever. `nil` when a `cancel()` came since the
+    /// handler was added: then `decided` has had the cancellation, and no
+    /// retrier is to be asked.
+    func awaitingRetryDecision(_ decided: @escaping @Sendable (RetryDecision) -> Void) -> (@Sendable (RetryDecision) -> Void)? {
         let timer = registry.hasDeadlines ? OneShotTimer() : nil
+        let identity = WaitIdentity()
         let once = CompletionOnce<RetryDecision> { [weak self] decision in
             timer?.cancel()
             // Cleared after: a `cancel()` until then still stops a reopen it decided.
             decided(decision)
-            if let self { self.mutableState.withLock(owner: self) { $0.abandonRetryDecision = nil } }
+            guard let self else { return }
+            self.mutableState.withLock(owner: self) { state in
+                // Only this wait: the next handler's may have begun as `decided` let it run.
+                if state.retryDecisionWait?.id == ObjectIdentifier(identity) { state.retryDecisionWait = nil }
+            }
         }
-        let startedAt = mutableState.withLock(owner: self) { state in
-            state.abandonRetryDecision = { once(.doNotRetryWithError(.cancelled)) }
+        // The flag and the wait under one lock: a `cancel()` either came
+        // before (and is seen here) or finds the wait to end.
+        let startedAt = mutableState.withLock(owner: self) { state -> UInt64? in
+            guard !state.cancelledRetryDecision else { return nil }
+            state.retryDecisionWait = RetryDecisionWait(id: ObjectIdentifier(identity)) { once(.doNotRetryWithError(.cancelled)) }
             return state.startedAt
+        }
+        guard let startedAt else {
+            once(.doNotRetryWithError(.cancelled))
+            return nil
         }
         // A request that never started (it could not be built) has no deadline running.
         if let timer, startedAt != 0 {
@@ -247,9 +261,20 @@ extension Request {
         return { once($0) }
     }
 
+    /// A handler whose serializer's failure may retry the request, counted
+    /// since it was added (`enqueueRetryableOutcome`), has passed: a
+    /// ``cancel()`` until then kept it from asking the retriers, as
+    /// Alamofire's request, not finished until its serializers are, would.
+    func retryableHandlerPassed() {
+        mutableState.withLock(owner: self) { $0.retryableHandlers -= 1 }
+    }
+
     /// Hands a reopened request's outcome to the handler parked on it, on
     /// the queue the (waiting) handler queue targets.
     func resumeParked(_ parked: @escaping RequestStateMachine.ParkedHandler, with outcome: Result<RawResponse, any Error>) {
         handlerTargetQueue.async { parked(outcome) }
     }
 }
+
+/// An object only one retry-decision wait holds: its identity.
+private final class WaitIdentity: Sendable {}

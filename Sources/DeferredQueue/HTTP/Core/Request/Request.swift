@@ -379,9 +379,12 @@ public class Request: @unchecked Sendable {
     /// Every handler that has not run yet receives ``HTTPError/cancelled``;
     /// the running attempt is cancelled, and no adapter, retrier, retry delay
     /// or redirect starts another one. Idempotent, and does nothing once the
-    /// request has finished — except while the retriers decide on a response
-    /// serializer's failure: that handler then receives ``HTTPError/cancelled``
-    /// without waiting for them.
+    /// request has finished — except to a response serializer whose failure
+    /// the retriers may judge and whose handler has not run yet: should it
+    /// fail, no retrier is asked and the request is not sent again (as in
+    /// Alamofire, whose request is not finished until its serializers are),
+    /// and while the retriers decide, the handler receives
+    /// ``HTTPError/cancelled`` at once, without waiting for them.
     ///
     /// - Returns: The request, for chaining (as Alamofire's).
     @discardableResult

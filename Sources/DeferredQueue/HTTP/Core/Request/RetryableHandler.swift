@@ -65,7 +65,7 @@ final class RetryableHandler<Responder: OutcomeResponder>: Sendable where Respon
         }
         if !queueWaits { handlerQueue.suspend() }
         // Weak: the request holds this closure while it waits (for `cancel()`).
-        let decide = request.awaitingRetryDecision { [weak request] decision in
+        let decided = request.awaitingRetryDecision { [weak request] decision in
             switch decision {
             case .retry(let seconds):
                 if let request, request.reopen(after: seconds, parking: { self.run(on: $0, queueWaits: true) }) { return }
@@ -77,6 +77,8 @@ final class RetryableHandler<Responder: OutcomeResponder>: Sendable where Respon
             }
             self.pass(outcome, queueWaits: true)
         }
+        // Cancelled since the handler was added: it has had the cancellation.
+        guard let decide = decided else { return }
         // Retriers decide on the transport's callback queue, as for an attempt's failure.
         request.callbackQueue.async {
             request.decideRetry(dueTo: error, decide)
@@ -90,6 +92,7 @@ final class RetryableHandler<Responder: OutcomeResponder>: Sendable where Respon
 
     /// Lets the handlers after this one see `outcome`.
     private func pass(_ outcome: Result<RawResponse, any Error>, queueWaits: Bool) {
+        request?.retryableHandlerPassed()
         next.settle(outcome)
         if queueWaits { handlerQueue.resume() }
     }

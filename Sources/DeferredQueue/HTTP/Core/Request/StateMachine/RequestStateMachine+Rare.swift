@@ -19,12 +19,17 @@ extension RequestStateMachine {
         /// to it instead of the (once-settled) outcome; the handler queue waits
         /// meanwhile. `nil` when nothing is parked.
         var parked: ParkedHandler?
-        /// Ends the wait of a response serializer whose failure the retriers
-        /// are deciding on (the request finished): `cancel()` calls it.
-        var abandonRetryDecision: (@Sendable () -> Void)?
-        /// `cancel()` ended such a wait: a retrier that answers `retry` all
-        /// the same does not reopen the request.
+        /// The wait of a response serializer whose failure the retriers
+        /// are deciding on (the request finished): `cancel()` ends it.
+        var retryDecisionWait: RetryDecisionWait?
+        /// `cancel()` came while a handler whose failure may retry the
+        /// request had not passed: no retrier is asked from then on, and
+        /// one that answers `retry` all the same does not reopen the request.
         var cancelledRetryDecision: Bool?
+        /// Handlers whose serializer's failure may retry the request that
+        /// have not passed yet (Alamofire's request is not finished until
+        /// its serializers are).
+        var retryableHandlers: Int?
         /// The attempt a suspension stopped before it was sent, for `resume()`.
         var waitingForResume: (@Sendable () -> Void)?
         /// A resumed download's partial file and offset, until an attempt takes
@@ -81,14 +86,19 @@ extension RequestStateMachine {
         set { setRare(\.parked, newValue) }
     }
 
-    var abandonRetryDecision: (@Sendable () -> Void)? {
-        get { rare?.fields.abandonRetryDecision }
-        set { setRare(\.abandonRetryDecision, newValue) }
+    var retryDecisionWait: RetryDecisionWait? {
+        get { rare?.fields.retryDecisionWait }
+        set { setRare(\.retryDecisionWait, newValue) }
     }
 
     var cancelledRetryDecision: Bool {
         get { rare?.fields.cancelledRetryDecision ?? false }
         set { setRare(\.cancelledRetryDecision, newValue ? true : nil) }
+    }
+
+    var retryableHandlers: Int {
+        get { rare?.fields.retryableHandlers ?? 0 }
+        set { setRare(\.retryableHandlers, newValue == 0 ? nil : newValue) }
     }
 
     var waitingForResume: (@Sendable () -> Void)? {

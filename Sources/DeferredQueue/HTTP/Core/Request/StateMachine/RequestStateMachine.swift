@@ -351,7 +351,8 @@ struct RequestStateMachine: Sendable {
     /// request ends; the failure it finished with is forgotten, and the
     /// retry counted; the running request keeps `session` alive again.
     /// `false` (nothing changes) unless the request finished, nothing
-    /// else is parked, and `cancel()` did not end a wait for the retriers.
+    /// else is parked, and no `cancel()` came while a handler whose failure
+    /// may retry the request had not passed.
     mutating func reopen(parking handler: @escaping ParkedHandler, session: Session? = nil) -> Bool {
         guard case .finished(let request, _) = state, parked == nil, !cancelledRetryDecision else { return false }
         if lastAttemptNumber > 0 { earlierTasks.append(RequestTask(attempt: lastAttemptNumber, request: request)) }
@@ -360,7 +361,7 @@ struct RequestStateMachine: Sendable {
         attempt.number = lastAttemptNumber
         state = .running(attempt)
         parked = handler
-        abandonRetryDecision = nil
+        retryDecisionWait = nil
         failure = nil
         retryCount += 1
         return true
@@ -374,7 +375,8 @@ struct RequestStateMachine: Sendable {
         /// outcome as cancelled, release the rest and leave the registry.
         case settleAndStop(Leftovers)
         /// Over, but a response serializer's failure waits for the retriers:
-        /// end that wait (its handler receives the cancellation).
+        /// end that wait (its handler receives the cancellation). (A handler
+        /// whose serializer has yet to fail is told when it asks.)
         case abandonRetryDecision(@Sendable () -> Void)
         /// Already over.
         case none
@@ -396,10 +398,14 @@ struct RequestStateMachine: Sendable {
             lastAttemptNumber = attempt.number
             return .settleAndStop(end(attempt))
         case .finished:
-            guard let abandon = abandonRetryDecision else { return .none }
-            abandonRetryDecision = nil
-            cancelledRetryDecision = true
-            return .abandonRetryDecision(abandon)
+            if let wait = retryDecisionWait {
+                retryDecisionWait = nil
+                cancelledRetryDecision = true
+                return .abandonRetryDecision(wait.abandon)
+            }
+            // A serializer that may yet ask the retriers asks none.
+            if retryableHandlers > 0 { cancelledRetryDecision = true }
+            return .none
         case .cancelled:
             return .none
         case .modifying:
