@@ -72,17 +72,19 @@ final class RetryLoop<Value: Sendable>: Sendable {
             resolver.resolve(outcome)
             return
         }
-        let seconds = progress.withLock(owner: self) { progress -> Double in
+        let (seconds, attemptsLeft) = progress.withLock(owner: self) { progress -> (Double, Int) in
             progress.inFlight = nil
-            return progress.backoff.next()
+            return (progress.backoff.next(), progress.attemptsLeft)
         }
         let cancelWait = wait(seconds) { self.attempt() }
         // Stored only while pending, under the lock `stop` takes it with:
         // a cancellation that came first (and found no wait) leaves it to
-        // this call, one that comes later to `stop` — once either way.
+        // this call, one that comes later to `stop` — once either way. And
+        // only while no attempt began since: a wait that fired already
+        // (a zero delay) must not replace the next attempt's wait.
         let cancelledMeanwhile = progress.withLock(owner: self) { progress -> Bool in
             guard resolver.isPending else { return true }
-            progress.cancelWait = cancelWait
+            if progress.attemptsLeft == attemptsLeft { progress.cancelWait = cancelWait }
             return false
         }
         if cancelledMeanwhile { cancelWait() }

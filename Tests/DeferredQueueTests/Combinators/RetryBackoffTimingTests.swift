@@ -192,6 +192,52 @@ struct RetryBackoffTimingTests {
         }
     }
 
+    /// A wait that fired before the loop stored it (a zero delay on a busy
+    /// machine) does not replace the wait the next attempt set up
+    /// meanwhile: cancelling still ends the wait in progress.
+    @Test func aWaitThatFiredBeforeItWasStoredLeavesTheNextWaitToCancel() async {
+        let waits = Counter()
+        let firstReturns = Latch()
+        let secondCancelled = Counter()
+        let secondFire = Mutex<(@Sendable () -> Void)?>(nil)
+        let secondAttempt = Mutex<Resolver<Int>?>(nil)
+        let attempts = Counter()
+        let result = Deferred<Int>.retry(
+            attempts: 5, delay: 0, backoff: 1, maximumDelay: .infinity, when: { _ in true },
+            waiting: { _, fire in
+                guard waits.increment() == 1 else {
+                    // Held as a timer holds it: the loop holds the result's resolver.
+                    secondFire.withLock { $0 = fire }
+                    return { secondCancelled.increment() }
+                }
+                // Fires before returning: the second attempt starts here,
+                // then fails, and its wait is set up on another thread
+                // while this one has yet to return.
+                fire()
+                secondAttempt.withLock { $0 }?.reject(TestError(2))
+                let deadline = DispatchTime.now().uptimeNanoseconds + 60_000_000_000
+                while waits.count < 2, DispatchTime.now().uptimeNanoseconds < deadline { usleep(1_000) }
+                // Lets the other thread store the second wait first.
+                usleep(50_000)
+                firstReturns.arrive()
+                return {}
+            }
+        ) {
+            guard attempts.increment() > 1 else { return Deferred(error: TestError(1)) }
+            let (attempt, resolver) = Deferred<Int>.pending()
+            secondAttempt.withLock { $0 = resolver }
+            return attempt
+        }
+        #expect(await firstReturns.wait())
+        // Lets the loop store (or not) what the first wait returned.
+        try? await Task.sleep(nanoseconds: 50_000_000)
+        result.cancel()
+        #expect(await settled(result) == .cancelled)
+        #expect(await eventually { secondCancelled.count == 1 }, "the second wait was cancelled")
+        #expect(attempts.count == 2)
+        secondFire.withLock { $0 = nil }
+    }
+
     @Test func cancellingDuringARealWaitSettlesAtOnce() async {
         let asked = Latch()
         let attempts = Counter()

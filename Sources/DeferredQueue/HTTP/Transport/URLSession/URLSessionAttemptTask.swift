@@ -191,6 +191,10 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     func cancel() {
         guard let task = state.withLock(owner: self, { $0.completed ? nil : $0.task }) else { return }
         Self.cancellations.async {
+            // Again here: this queue may have waited behind other tasks'
+            // cancels (each waits for corelibs' work queue) while the task
+            // completed; the handle knows at once, the task's `state` later.
+            guard self.state.withLock(owner: self, { !$0.completed }) else { return }
             if task.state == .running { task.cancel() }
         }
     }
