@@ -249,6 +249,28 @@ struct InterceptorTests {
         Issue.record("no cancel landed inside a retry delay, even of 48 s")
     }
 
+    /// A cancelled request waiting out a long retry delay is released at
+    /// once: the delay's timer lets go of it (a dispatch `asyncAfter` held
+    /// it, and what its handlers capture, until the deadline).
+    @Test func cancellingDuringARetryDelayReleasesTheRequestAtOnce() async throws {
+        let fixture = pathFixture { _ in .text("failed", status: 500) }
+        let retrying = Latch()
+        let monitor = ClosureEventMonitor(requestIsRetrying: { _ in retrying.arrive() })
+        let session = fixture.makeSession(eventMonitors: [monitor])
+        let retrier = ScriptedRetrier(name: "retrier", order: Recorder(), results: [.retryWithDelay(3_600)])
+        let requests = WeakList<DataRequest>()
+        let handled = Latch()
+        do {
+            let request = session.request(fixture.url("/fail"), interceptor: retrier).validate()
+            requests.add(request)
+            request.responseData(queue: handlerQueue) { _ in handled.arrive() }
+            #expect(await retrying.wait())
+            request.cancel()
+        }
+        #expect(await handled.wait())
+        #expect(await eventually { requests.aliveCount == 0 }, "the cancelled request was freed")
+    }
+
     /// Alamofire's `retryRequired`, `delay` and `error`: each says what its case carries, and nothing for the others.
     @Test func aRetryResultSaysWhetherItRetriesAfterWhatDelayAndWithWhichError() {
         struct Refused: Error {}

@@ -533,6 +533,7 @@ extension Request {
     /// the outcome, and releases what the request held.
     private func settle(_ raw: RawResponse, _ leftovers: RequestStateMachine.Leftovers) {
         leftovers.task?.cancel()
+        leftovers.retryDelay?.cancel()
         for handled in leftovers.handled { handled() }
         if let error = raw.error { mutableState.withLock(owner: self) { $0.recordFailure(error) } }
         let final = finalOutcome(raw, file: leftovers.downloadFile)

@@ -117,7 +117,25 @@ extension Request {
     private func prepareAgain(after seconds: Double) {
         guard let urlRequest else { return }
         let deadline = DispatchTime.after(seconds: seconds) ?? .distantFuture
-        callbackQueue.asyncAfter(deadline: deadline) {
+        // The state machine holds the timer (and through it the request)
+        // until it fires or the request ends: ending takes and cancels it.
+        let timer = OneShotTimer()
+        let running = mutableState.withLock(owner: self) { state -> Bool in
+            guard state.isRunning else { return false }
+            state.retryDelay = timer
+            return true
+        }
+        guard running else { return }
+        timer.start(at: deadline, on: callbackQueue) {
+            // Cancelled, so that the source lets go of this handler (and
+            // the request); not this timer's turn when the request ended.
+            timer.cancel()
+            let due = self.mutableState.withLock(owner: self) { state -> Bool in
+                guard state.retryDelay === timer else { return false }
+                state.retryDelay = nil
+                return true
+            }
+            guard due else { return }
             guard let convertible = self.madeFrom?.convertible, !(convertible is ResumedDownload) else {
                 return self.prepareAttempt(from: urlRequest, timeoutIsAssigned: self.timeoutIsAssigned)
             }

@@ -418,6 +418,7 @@ public class Request: @unchecked Sendable {
             outcome.settle(.failure(DeferredError.cancelled), givingUp: true)
         case .settleAndStop(let leftovers):
             leftovers.task?.cancel()
+            leftovers.retryDelay?.cancel()
             for handled in leftovers.handled { handled() }
             // Before the handlers run: a download's resume data is ready for them.
             releaseCancelled(leftovers.downloadFile)

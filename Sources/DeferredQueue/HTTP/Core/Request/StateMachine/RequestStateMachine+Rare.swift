@@ -26,6 +26,10 @@ extension RequestStateMachine {
         /// request had not passed: no retrier is asked from then on, and
         /// one that answers `retry` all the same does not reopen the request.
         var cancelledRetryDecision: Bool?
+        /// The delay before a retry's attempt is prepared: held here, not
+        /// by the deadline, so that a request that ends meanwhile (a
+        /// cancel, the session's deadline) is released at once.
+        var retryDelay: OneShotTimer?
         /// Handlers whose serializer's failure may retry the request that
         /// have not passed yet (Alamofire's request is not finished until
         /// its serializers are).
@@ -94,6 +98,11 @@ extension RequestStateMachine {
     var cancelledRetryDecision: Bool {
         get { rare?.fields.cancelledRetryDecision ?? false }
         set { setRare(\.cancelledRetryDecision, newValue ? true : nil) }
+    }
+
+    var retryDelay: OneShotTimer? {
+        get { rare?.fields.retryDelay }
+        set { setRare(\.retryDelay, newValue) }
     }
 
     var retryableHandlers: Int {

@@ -301,6 +301,8 @@ struct RequestStateMachine: Sendable {
     struct Leftovers: Sendable {
         /// The attempt in flight, to cancel.
         var task: (any HTTPTransportTask)?
+        /// The delay before a retry, to cancel.
+        var retryDelay: OneShotTimer?
         /// The last attempt's download file: the download's result, or to remove.
         var downloadFile: DownloadFile?
         /// An upload's form encoded to a file, to remove.
@@ -422,6 +424,8 @@ struct RequestStateMachine: Sendable {
         isSuspended = false
         waitingForResume = nil
         leftovers.attempt = attempt.number
+        leftovers.retryDelay = retryDelay
+        retryDelay = nil
         for case .chunk(_, let handled?) in attempt.held ?? [] { leftovers.handled.append(handled) }
         attempt.held = nil
         if case .sending(let task) = attempt.phase { (leftovers.task, leftovers.inFlight) = (task, attempt.number > 0) }
