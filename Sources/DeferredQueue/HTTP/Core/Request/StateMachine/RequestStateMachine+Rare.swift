@@ -30,10 +30,6 @@ extension RequestStateMachine {
         /// by the deadline, so that a request that ends meanwhile (a
         /// cancel, the session's deadline) is released at once.
         var retryDelay: OneShotTimer?
-        /// Handlers whose serializer's failure may retry the request that
-        /// have not passed yet (Alamofire's request is not finished until
-        /// its serializers are).
-        var retryableHandlers: Int?
         /// The attempt a suspension stopped before it was sent, for `resume()`.
         var waitingForResume: (@Sendable () -> Void)?
         /// A resumed download's partial file and offset, until an attempt takes
@@ -103,11 +99,6 @@ extension RequestStateMachine {
     var retryDelay: OneShotTimer? {
         get { rare?.fields.retryDelay }
         set { setRare(\.retryDelay, newValue) }
-    }
-
-    var retryableHandlers: Int {
-        get { rare?.fields.retryableHandlers ?? 0 }
-        set { setRare(\.retryableHandlers, newValue == 0 ? nil : newValue) }
     }
 
     var waitingForResume: (@Sendable () -> Void)? {

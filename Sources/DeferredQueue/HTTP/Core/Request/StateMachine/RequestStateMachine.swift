@@ -79,6 +79,12 @@ struct RequestStateMachine: Sendable {
     /// An attempt completed and the validators chained by then judged it:
     /// a validator chained from now on is a step on the handler queue.
     var validatorsJudged = false
+    /// Handlers whose serializer's failure may retry the request that have
+    /// not passed yet (Alamofire's request is not finished until its
+    /// serializers are): a `cancel()` meanwhile stops their retries. Inline,
+    /// in the padding after the flags: every request of a session that may
+    /// retry counts, where a rare field would allocate its box for each.
+    var retryableHandlers: UInt32 = 0
     /// The ``AuthenticationInterceptor`` whose refresh started the request
     /// (read from the starting task when it started).
     var refreshingInterceptor: ObjectIdentifier?
