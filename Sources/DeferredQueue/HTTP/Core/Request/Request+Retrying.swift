@@ -284,7 +284,11 @@ extension Request {
     /// ``cancel()`` until then kept it from asking the retriers, as
     /// Alamofire's request, not finished until its serializers are, would.
     func retryableHandlerPassed() {
-        mutableState.withLock(owner: self) { $0.retryableHandlers -= 1 }
+        mutableState.withLock(owner: self) { state in
+            // Each handler passes once; never a trap in a release build if not.
+            assert(state.retryableHandlers > 0, "a retryable handler passed twice")
+            state.retryableHandlers -= min(1, state.retryableHandlers)
+        }
     }
 
     /// Hands a reopened request's outcome to the handler parked on it, on
