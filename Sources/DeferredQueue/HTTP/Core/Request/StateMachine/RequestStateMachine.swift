@@ -430,8 +430,10 @@ struct RequestStateMachine: Sendable {
         isSuspended = false
         waitingForResume = nil
         leftovers.attempt = attempt.number
-        leftovers.retryDelay = retryDelay
-        retryDelay = nil
+        if let delay = retryDelay {
+            leftovers.retryDelay = delay
+            retryDelay = nil
+        }
         for case .chunk(_, let handled?) in attempt.held ?? [] { leftovers.handled.append(handled) }
         attempt.held = nil
         if case .sending(let task) = attempt.phase { (leftovers.task, leftovers.inFlight) = (task, attempt.number > 0) }
