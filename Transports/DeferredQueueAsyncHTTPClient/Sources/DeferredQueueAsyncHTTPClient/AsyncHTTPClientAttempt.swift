@@ -101,6 +101,8 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     /// is evaluated: a certificate the handshake refused is then the
     /// evaluation's failure (``HTTPError/ServerTrustFailureReason/defaultEvaluationFailed(output:)``).
     let evaluatedTrust: (host: String, requirements: ServerTrustRequirements)?
+    /// The evaluated host's client the attempt leased, released when it ends.
+    let trustClient: ServerTrustClients.Entry?
     /// What sends the request again, for an attempt that may be (see "A
     /// connection the server closed"); `nil` for one that may not, or is
     /// itself the second.
@@ -115,13 +117,14 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         url: URL, attempt: HTTPTransportAttempt, asksToUpgrade: Bool = false, decodesBody: Bool, events: any HTTPTransportEvents,
         queue: DispatchQueue, requestBodyWindow: RequestBodyWindow?, requestBodySize: Int64?,
         diagnosis: CertificateDiagnosis? = nil, evaluatedTrust: (host: String, requirements: ServerTrustRequirements)? = nil,
-        affinity: EventLoopAffinity, idleWatch: IdleWatch, resend: AsyncHTTPClientTransport.Resend? = nil
+        trustClient: ServerTrustClients.Entry? = nil, affinity: EventLoopAffinity, idleWatch: IdleWatch, resend: AsyncHTTPClientTransport.Resend? = nil
     ) {
         self.resend = resend
         self.affinity = affinity
         self.idleWatch = idleWatch
         self.diagnosis = diagnosis
         self.evaluatedTrust = evaluatedTrust
+        self.trustClient = trustClient
         self.url = url
         collectsBody = attempt.collectsBody
         state = Mutex(State(collector: attempt.makeBodyCollector()))
@@ -464,6 +467,7 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         }
         guard let ending else { return nil }
         affinity.ended()
+        trustClient?.release()
         idleWatch.unwatch(self)
         requestBodyWindow?.close()
         // A client held back when the attempt failed must not wait forever

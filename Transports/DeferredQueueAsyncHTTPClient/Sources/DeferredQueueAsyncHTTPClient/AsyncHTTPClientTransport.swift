@@ -278,10 +278,11 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         var client = self.client
         var diagnosis = self.diagnosis
         var evaluatedTrust: (host: String, requirements: ServerTrustRequirements)?
+        var trustClient: ServerTrustClients.Entry?
         if let evaluator = attempt.serverTrustEvaluator, let host = attempt.request.url?.host {
             do {
                 let entry = try trustClients.entry(forHost: host, evaluator: evaluator)
-                (client, diagnosis) = (entry.client, entry.diagnosis)
+                (client, diagnosis, trustClient) = (entry.client, entry.diagnosis, entry)
                 evaluatedTrust = (host, evaluator.handshakeRequirements)
             } catch {
                 callbackQueue.async { events.didComplete(body: nil, error: error) }
@@ -294,7 +295,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             requestBodyWindow: window,
             // As the conversion measured it (a file's, once), or the data's.
             requestBodySize: request.body?.contentLength,
-            diagnosis: diagnosis, evaluatedTrust: evaluatedTrust, affinity: affinity, idleWatch: idleWatch,
+            diagnosis: diagnosis, evaluatedTrust: evaluatedTrust, trustClient: trustClient, affinity: affinity, idleWatch: idleWatch,
             resend: mayResend && Self.isResendable(attempt.request, bodyFile: attempt.bodyFile) ? Resend(transport: self, attempt: attempt) : nil
         )
         let (loop, preference) = affinity.started()

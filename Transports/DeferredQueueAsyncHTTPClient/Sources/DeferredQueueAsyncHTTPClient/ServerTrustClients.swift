@@ -42,66 +42,125 @@ final class ServerTrustClients: Sendable {
         }
     }
 
-    /// The most clients kept; the least recently made one goes first.
-    static let capacity = 64
+    /// The most clients kept by default; the least recently made one goes first.
+    static let defaultCapacity = 64
 
-    /// An evaluated host's client, and the diagnosis of its certificate failures.
-    struct Entry: Sendable {
+    /// An evaluated host's client, and the diagnosis of its certificate
+    /// failures, leased to the attempts that use it: a client evicted past
+    /// the capacity shuts down once its last attempt ended, not under it.
+    final class Entry: Sendable {
         let client: HTTPClient
         let diagnosis: CertificateDiagnosis?
+        /// The attempts using the client, and whether it was evicted.
+        private let use = Mutex<(attempts: Int, evicted: Bool)>((0, false))
+
+        init(client: HTTPClient, diagnosis: CertificateDiagnosis?) {
+            self.client = client
+            self.diagnosis = diagnosis
+        }
+
+        /// One more attempt uses the client (under the clients' lock, so
+        /// that no eviction comes between finding the entry and this).
+        fileprivate func lease() {
+            use.withLock { $0.attempts += 1 }
+        }
+
+        /// An attempt that leased the client ended.
+        func release() {
+            let idle = use.withLock { use -> Bool in
+                use.attempts -= 1
+                return use.evicted && use.attempts == 0
+            }
+            if idle { client.shutdown().whenComplete { _ in } }
+        }
+
+        /// Evicted, and no attempt uses the client any more: it is shut down.
+        fileprivate var isDone: Bool {
+            use.withLock { $0.evicted && $0.attempts == 0 }
+        }
+
+        /// Past the capacity: shuts down once no attempt uses the client.
+        fileprivate func evict() {
+            let idle = use.withLock { use -> Bool in
+                use.evicted = true
+                return use.attempts == 0
+            }
+            if idle { client.shutdown().whenComplete { _ in } }
+        }
     }
 
     private let base: HTTPClient.Configuration
     private let group: any EventLoopGroup
     /// Where evaluators run: never on an event loop.
     private let queue: DispatchQueue
-    private let clients = Mutex<(entries: [Key: Entry], order: [Key], isShutDown: Bool)>(([:], [], false))
+    /// The clients kept, oldest first in `order`; those evicted while
+    /// attempts still used them in `draining`, for ``shutdown()``.
+    private let clients = Mutex<(entries: [Key: Entry], order: [Key], draining: [Entry], isShutDown: Bool)>(([:], [], [], false))
+    /// The most clients kept.
+    private let capacity: Int
 
     /// - Parameters:
     ///   - base: The configuration of the transport's client, overrides applied.
     ///   - group: The event loops of the transport's client.
     ///   - queue: Where evaluators run.
-    init(base: HTTPClient.Configuration, group: any EventLoopGroup, queue: DispatchQueue) {
+    ///   - capacity: The most clients kept.
+    init(base: HTTPClient.Configuration, group: any EventLoopGroup, queue: DispatchQueue, capacity: Int = defaultCapacity) {
         self.base = base
         self.group = group
         self.queue = queue
+        self.capacity = max(1, capacity)
     }
 
-    /// The client for requests to `host` judged by `evaluator`.
+    /// The client for requests to `host` judged by `evaluator`, leased:
+    /// call ``Entry/release()`` once the attempt that uses it ended.
     ///
     /// - Throws: ``HTTPError/ServerTrustFailureReason/customEvaluationFailed(error:)``
     ///   when an anchor is not a certificate BoringSSL accepts, or the transport shut down.
     func entry(forHost host: String, evaluator: any ServerTrustEvaluating) throws(HTTPError) -> Entry {
         let key = Key(host: host, evaluator: evaluator)
-        if let entry = clients.withLock({ $0.entries[key] }) { return entry }
+        let found = clients.withLock { clients -> Entry? in
+            let entry = clients.entries[key]
+            entry?.lease()
+            return entry
+        }
+        if let found { return found }
         let configuration = try makeConfiguration(key, evaluator: evaluator)
         var evicted: Entry?
         let entry = try clients.withLock { clients throws(HTTPError) -> Entry in
             guard !clients.isShutDown else {
                 throw .serverTrustEvaluationFailed(reason: .customEvaluationFailed(error: HTTPClientError.alreadyShutdown))
             }
-            if let entry = clients.entries[key] { return entry }
+            if let entry = clients.entries[key] {
+                entry.lease()
+                return entry
+            }
             let entry = Entry(
                 client: HTTPClient(eventLoopGroup: group, configuration: configuration),
                 diagnosis: CertificateDiagnosis(configuration: configuration, group: group)
             )
+            entry.lease()
             clients.entries[key] = entry
             clients.order.append(key)
-            if clients.order.count > Self.capacity { evicted = clients.entries.removeValue(forKey: clients.order.removeFirst()) }
+            if clients.order.count > capacity, let oldest = clients.entries.removeValue(forKey: clients.order.removeFirst()) {
+                clients.draining.removeAll { $0.isDone }
+                clients.draining.append(oldest)
+                evicted = oldest
+            }
             return entry
         }
-        // Past the capacity (64 different evaluators in use): the oldest
-        // client goes, failing what it still runs.
-        evicted?.client.shutdown().whenComplete { _ in }
+        // Past the capacity (by default 64 different evaluators in use): the
+        // oldest client goes once what it still runs has ended.
+        evicted?.evict()
         return entry
     }
 
-    /// Shuts every client down (their requests fail); later requests are refused.
+    /// Shuts every client down, those evicted but still in use too (their
+    /// requests fail); later requests are refused.
     func shutdown() {
         let entries = clients.withLock { clients in
             clients.isShutDown = true
-            defer { (clients.entries, clients.order) = ([:], []) }
-            return Array(clients.entries.values)
+            defer { (clients.entries, clients.order, clients.draining) = ([:], [], []) }
+            return Array(clients.entries.values) + clients.draining.filter { !$0.isDone }
         }
         for entry in entries { entry.client.shutdown().whenComplete { _ in } }
     }
