@@ -304,19 +304,21 @@ struct RetryingFailuresTests {
         #expect(request.state == .finished)
     }
 
-    /// Fails (the body is not a number), the first time only after the
-    /// test opens `gate`.
-    struct GatedFailingSerializer: ResponseSerializer {
-        let entered: Latch
-        let gate: DispatchSemaphore
+    /// Fails (or, `fails: false`, returns the body's length), the first
+    /// time only after the test opens `gate`.
+    struct GatedSerializer: ResponseSerializer {
+        let entered = Latch()
+        let gate = DispatchSemaphore(value: 0)
         let runs = Counter()
+        var fails = true
 
         func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: HTTPError?) throws -> Int {
             if runs.increment() == 1 {
                 entered.arrive()
                 gate.wait()
             }
-            throw TestError(7)
+            guard !fails else { throw TestError(7) }
+            return data?.count ?? 0
         }
     }
 
@@ -334,7 +336,7 @@ struct RetryingFailuresTests {
             return .json("[not a number")
         }
         let session = Session(transport: fixture.transport, interceptor: retrier)
-        let serializer = GatedFailingSerializer(entered: Latch(), gate: DispatchSemaphore(value: 0))
+        let serializer = GatedSerializer()
         let outcome = Recorder<String>()
         let done = Latch()
         let request = session.request(fixture.url("/number"))
@@ -351,6 +353,36 @@ struct RetryingFailuresTests {
         #expect(asked.count == 0, "no retrier asked")
         #expect(hits.count == 1, "sent once")
         #expect(request.retryCount == 0)
+    }
+
+    /// The cancel holds for the handlers chained before it, not for one
+    /// chained once they all ran: that one's failure is put to the retriers,
+    /// as after a cancel of a request whose handlers had all run.
+    @Test func aCancelDuringARetryableSerializerDoesNotHoldForAHandlerChainedAfterItRan() async throws {
+        let asked = Counter()
+        let retrier = Retrier { _, _, _, completion in
+            asked.increment()
+            completion(.doNotRetry)
+        }
+        let fixture = PolicyFixture { _ in .json("[not a number") }
+        let session = Session(transport: fixture.transport, interceptor: retrier)
+        let serializer = GatedSerializer(fails: false)
+        let first = Recorder<String>()
+        let done = Latch()
+        let request = session.request(fixture.url("/number"))
+            .response(queue: handlerQueue, responseSerializer: serializer) { response in
+                first.append(response.error?.kind ?? "ok")
+                done.arrive()
+            }
+        #expect(await serializer.entered.wait())
+        #expect(request.state == .finished)
+        request.cancel()
+        serializer.gate.signal()
+        #expect(await done.wait())
+        #expect(first.events == ["ok"], "a serializer that succeeds delivers its value")
+        let later = await response { request.responseDecodable(of: [Int].self, queue: handlerQueue, completionHandler: $0) }
+        #expect(later?.error?.kind == "jsonSyntax" || later?.error?.kind == "decoding", "\(String(describing: later?.error))")
+        #expect(asked.count == 1, "the later handler's failure was put to the retriers")
     }
 
     /// A wait for the retriers that ends clears only itself: the next

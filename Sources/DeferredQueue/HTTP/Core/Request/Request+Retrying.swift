@@ -288,6 +288,9 @@ extension Request {
             // Each handler passes once; never a trap in a release build if not.
             assert(state.retryableHandlers > 0, "a retryable handler passed twice")
             state.retryableHandlers -= min(1, state.retryableHandlers)
+            // The cancel was for the handlers chained before it: one chained
+            // later may be retried, as after a cancel that came once they ran.
+            if state.retryableHandlers == 0, state.cancelledRetryDecision { state.cancelledRetryDecision = false }
         }
     }
 

@@ -23,8 +23,9 @@ extension RequestStateMachine {
         /// are deciding on (the request finished): `cancel()` ends it.
         var retryDecisionWait: RetryDecisionWait?
         /// `cancel()` came while a handler whose failure may retry the
-        /// request had not passed: no retrier is asked from then on, and
-        /// one that answers `retry` all the same does not reopen the request.
+        /// request had not passed: until every such handler has passed, no
+        /// retrier is asked, and one that answers `retry` all the same does
+        /// not reopen the request.
         var cancelledRetryDecision: Bool?
         /// The delay before a retry's attempt is prepared: held here, not
         /// by the deadline, so that a request that ends meanwhile (a
