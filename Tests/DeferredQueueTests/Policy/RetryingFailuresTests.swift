@@ -322,6 +322,26 @@ struct RetryingFailuresTests {
         }
     }
 
+    /// Chains `serializer` onto `request`, cancels the request while the
+    /// serializer runs (the request has finished), then lets it end:
+    /// returns the request and what its handler received.
+    private func cancel(
+        _ request: DataRequest, whileRunning serializer: GatedSerializer
+    ) async -> (DataRequest, [String]) {
+        let outcome = Recorder<String>()
+        let done = Latch()
+        request.response(queue: handlerQueue, responseSerializer: serializer) { response in
+            outcome.append(response.error?.kind ?? "ok")
+            done.arrive()
+        }
+        #expect(await serializer.entered.wait())
+        #expect(request.state == .finished)
+        request.cancel()
+        serializer.gate.signal()
+        #expect(await done.wait())
+        return (request, outcome.events)
+    }
+
     /// ``Request/cancel()`` while a serializer whose failure the retriers
     /// would judge is still running (the request has finished; Alamofire's
     /// has not, and its cancel stops the retry): no retrier is asked, the
@@ -336,20 +356,8 @@ struct RetryingFailuresTests {
             return .json("[not a number")
         }
         let session = Session(transport: fixture.transport, interceptor: retrier)
-        let serializer = GatedSerializer()
-        let outcome = Recorder<String>()
-        let done = Latch()
-        let request = session.request(fixture.url("/number"))
-            .response(queue: handlerQueue, responseSerializer: serializer) { response in
-                outcome.append(response.error?.kind ?? "ok")
-                done.arrive()
-            }
-        #expect(await serializer.entered.wait())
-        #expect(request.state == .finished)
-        request.cancel()
-        serializer.gate.signal()
-        #expect(await done.wait())
-        #expect(outcome.events == ["cancelled"])
+        let (request, outcome) = await cancel(session.request(fixture.url("/number")), whileRunning: GatedSerializer())
+        #expect(outcome == ["cancelled"])
         #expect(asked.count == 0, "no retrier asked")
         #expect(hits.count == 1, "sent once")
         #expect(request.retryCount == 0)
@@ -366,20 +374,8 @@ struct RetryingFailuresTests {
         }
         let fixture = PolicyFixture { _ in .json("[not a number") }
         let session = Session(transport: fixture.transport, interceptor: retrier)
-        let serializer = GatedSerializer(fails: false)
-        let first = Recorder<String>()
-        let done = Latch()
-        let request = session.request(fixture.url("/number"))
-            .response(queue: handlerQueue, responseSerializer: serializer) { response in
-                first.append(response.error?.kind ?? "ok")
-                done.arrive()
-            }
-        #expect(await serializer.entered.wait())
-        #expect(request.state == .finished)
-        request.cancel()
-        serializer.gate.signal()
-        #expect(await done.wait())
-        #expect(first.events == ["ok"], "a serializer that succeeds delivers its value")
+        let (request, first) = await cancel(session.request(fixture.url("/number")), whileRunning: GatedSerializer(fails: false))
+        #expect(first == ["ok"], "a serializer that succeeds delivers its value")
         let later = await response { request.responseDecodable(of: [Int].self, queue: handlerQueue, completionHandler: $0) }
         #expect(later?.error?.kind == "jsonSyntax" || later?.error?.kind == "decoding", "\(String(describing: later?.error))")
         #expect(asked.count == 1, "the later handler's failure was put to the retriers")
