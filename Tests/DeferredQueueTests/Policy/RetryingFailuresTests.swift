@@ -363,6 +363,72 @@ struct RetryingFailuresTests {
         #expect(request.retryCount == 0)
     }
 
+    /// A ``Request/cancel()`` that ends the wait for the retriers before
+    /// the callback queue's turn to ask them: no retrier is asked at all
+    /// (one may refresh a token or log; its answer would only be dropped).
+    @Test func aCancelBeforeTheRetriersTurnAsksNoRetrier() async throws {
+        let asked = Counter()
+        let retrier = Retrier { _, _, _, completion in
+            asked.increment()
+            completion(.retry)
+        }
+        let hits = Counter()
+        let fixture = PolicyFixture { _ in
+            hits.increment()
+            return .json("[not a number")
+        }
+        let session = Session(transport: fixture.transport, interceptor: retrier)
+        let serializer = GatedSerializer()
+        let outcome = Recorder<String>()
+        let done = Latch()
+        let request = session.request(fixture.url("/number"))
+            .response(queue: handlerQueue, responseSerializer: serializer) { response in
+                outcome.append(response.error?.kind ?? "ok")
+                done.arrive()
+            }
+        #expect(await serializer.entered.wait())
+        // Holds the callback queue, where the retriers are asked.
+        let hold = DispatchSemaphore(value: 0)
+        session.rootQueue.async { hold.wait() }
+        serializer.gate.signal()
+        let waits = await eventually(within: 60) {
+            request.mutableState.withLock(owner: request) { $0.retryDecisionWait != nil }
+        }
+        #expect(waits, "the failed serializer's handler waits for the retriers")
+        request.cancel()
+        #expect(await done.wait())
+        hold.signal()
+        await drained(session.rootQueue)
+        #expect(outcome.events == ["cancelled"])
+        #expect(asked.count == 0, "no retrier asked")
+        #expect(hits.count == 1, "sent once")
+    }
+
+    /// A ``Request/cancel()`` while one retrier decides about a finished
+    /// request's serializer failure: the retriers after it are not asked.
+    @Test func aCancelWhileARetrierDecidesAsksNoFurtherRetrier() async throws {
+        let requests = Mutex<[Request]>([])
+        let first = Retrier { request, _, _, completion in
+            requests.withLock { $0.append(request) }
+            request.cancel()
+            completion(.doNotRetry)
+        }
+        let asked = Counter()
+        let second = Retrier { _, _, _, completion in
+            asked.increment()
+            completion(.retry)
+        }
+        let fixture = PolicyFixture { _ in .json("[not a number") }
+        // The session's retrier, then the request's.
+        let session = Session(transport: fixture.transport, interceptor: first)
+        let request = session.request(fixture.url("/number"), interceptor: second)
+        let result = await response { request.responseDecodable(of: [Int].self, queue: handlerQueue, completionHandler: $0) }
+        await drained(session.rootQueue)
+        #expect(result?.error?.kind == "cancelled", "\(String(describing: result?.error))")
+        #expect(requests.withLock { $0.count } == 1, "the first retrier was asked")
+        #expect(asked.count == 0, "the second was not")
+    }
+
     /// The cancel holds for the handlers chained before it, not for one
     /// chained once they all ran: that one's failure is put to the retriers,
     /// as after a cancel of a request whose handlers had all run.
@@ -390,7 +456,7 @@ struct RetryingFailuresTests {
         _ = await response { request.responseData(queue: handlerQueue, completionHandler: $0) }
         #expect(request.state == .finished)
         let secondDecisions = Recorder<String>()
-        let secondWait = Mutex<(@Sendable (RetryDecision) -> Void)?>(nil)
+        let secondWait = Mutex<CompletionOnce<RetryDecision>?>(nil)
         let firstWait = try #require(request.awaitingRetryDecision { _ in
             let wait = request.awaitingRetryDecision { decision in
                 guard case .doNotRetryWithError(let error) = decision else { return secondDecisions.append("other") }

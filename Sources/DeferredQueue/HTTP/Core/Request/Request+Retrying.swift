@@ -48,16 +48,22 @@ extension Request {
     /// Asks the retriers (the session's, then the request's) in order until
     /// one decides something other than `.doNotRetry`, then the session's
     /// ``RetryPolicy``. Each retrier's completion handler counts once; a
-    /// cancelled request asks no further. Nothing retries a finished request
-    /// whose session is gone (as in Alamofire, whose request then has no delegate).
-    func decideRetry(dueTo error: HTTPError, _ decided: @escaping @Sendable (RetryDecision) -> Void) {
+    /// cancelled request asks no further, nor does one whose wait for the
+    /// decision ended (`isOpen` false: a finished request's serializer
+    /// failure, see ``awaitingRetryDecision(_:)``). Nothing retries a
+    /// finished request whose session is gone (as in Alamofire, whose
+    /// request then has no delegate).
+    func decideRetry(
+        dueTo error: HTTPError, while isOpen: @escaping @Sendable () -> Bool = { true },
+        _ decided: @escaping @Sendable (RetryDecision) -> Void
+    ) {
         guard let session else { return decided(.doNotRetry) }
-        ask(core.retriers(for: self)[...], about: error, session: session, decided)
+        ask(core.retriers(for: self)[...], about: error, session: session, while: isOpen, decided)
     }
 
     private func ask(
         _ retriers: ArraySlice<any RequestRetrier>, about error: HTTPError, session: Session,
-        _ decided: @escaping @Sendable (RetryDecision) -> Void
+        while isOpen: @escaping @Sendable () -> Bool, _ decided: @escaping @Sendable (RetryDecision) -> Void
     ) {
         guard let retrier = retriers.first else {
             if let policy = core.retryPolicy, let delay = policy.delay(for: self, dueTo: error) {
@@ -65,14 +71,14 @@ extension Request {
             }
             return decided(.doNotRetry)
         }
-        guard state != .cancelled else { return }
+        guard state != .cancelled, isOpen() else { return }
         let next = CompletionOnce<RetryResult> { result in
             switch result {
             case .retry: decided(.retry(after: 0))
             case .retryWithDelay(let seconds): decided(Self.retry(after: seconds))
             case .doNotRetryWithError(let retryError):
                 decided(.doNotRetryWithError(.requestRetryFailed(retryError: retryError, originalError: error)))
-            case .doNotRetry: self.ask(retriers.dropFirst(), about: error, session: session, decided)
+            case .doNotRetry: self.ask(retriers.dropFirst(), about: error, session: session, while: isOpen, decided)
             }
         }
         retrier.retry(self, for: session, dueTo: error) { next($0) }
@@ -245,8 +251,9 @@ extension Request {
     /// running request), so that a retrier that never answers leaves no
     /// handler waiting for ever. `nil` when a `cancel()` came since the
     /// handler was added: then `decided` has had the cancellation, and no
-    /// retrier is to be asked.
-    func awaitingRetryDecision(_ decided: @escaping @Sendable (RetryDecision) -> Void) -> (@Sendable (RetryDecision) -> Void)? {
+    /// retrier is to be asked. Once it is no longer pending, no retrier is
+    /// to be asked either: a `cancel()` or the deadline ended the wait.
+    func awaitingRetryDecision(_ decided: @escaping @Sendable (RetryDecision) -> Void) -> CompletionOnce<RetryDecision>? {
         let timer = registry.hasDeadlines ? OneShotTimer() : nil
         let identity = WaitIdentity()
         let once = CompletionOnce<RetryDecision> { [weak self] decision in
@@ -276,7 +283,7 @@ extension Request {
                 once(.doNotRetryWithError(.sessionTaskFailed(URLError(.timedOut))))
             }
         }
-        return { once($0) }
+        return once
     }
 
     /// A handler whose serializer's failure may retry the request, counted

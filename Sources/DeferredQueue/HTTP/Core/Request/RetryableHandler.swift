@@ -79,9 +79,11 @@ final class RetryableHandler<Responder: OutcomeResponder>: Sendable where Respon
         }
         // Cancelled since the handler was added: it has had the cancellation.
         guard let decide = decided else { return }
-        // Retriers decide on the transport's callback queue, as for an attempt's failure.
+        // Retriers decide on the transport's callback queue, as for an
+        // attempt's failure; none is asked once a `cancel()` (or the
+        // deadline) ended the wait.
         request.callbackQueue.async {
-            request.decideRetry(dueTo: error, decide)
+            request.decideRetry(dueTo: error, while: { decide.isPending }) { decide($0) }
         }
     }
 

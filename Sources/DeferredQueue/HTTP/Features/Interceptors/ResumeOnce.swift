@@ -27,4 +27,9 @@ final class CompletionOnce<Value: Sendable>: Sendable {
     func callAsFunction(_ value: Value) {
         completion.withLock(owner: self) { $0.take() }?(value)
     }
+
+    /// Whether no call came yet.
+    var isPending: Bool {
+        completion.withLock(owner: self) { $0 != nil }
+    }
 }
