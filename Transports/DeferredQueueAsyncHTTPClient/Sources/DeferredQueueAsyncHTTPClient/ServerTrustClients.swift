@@ -21,15 +21,69 @@ final class ServerTrustClients: Sendable {
     struct Key: Hashable {
         let host: String
         let requirements: ServerTrustRequirements
-        /// Which evaluator: its type and stored values (pins included), so
-        /// that a manager handing out new pins gets a new client, and one
-        /// handing out equal evaluators anew does not.
-        let evaluator: String
+        /// Which evaluator judges the client's connections.
+        let evaluator: EvaluatorIdentity
 
         init(host: String, evaluator: any ServerTrustEvaluating) {
             self.host = host.lowercased()
             requirements = evaluator.handshakeRequirements
-            self.evaluator = Self.fingerprint(evaluator, depth: 0)
+            self.evaluator = EvaluatorIdentity(evaluator)
+        }
+    }
+
+    /// When two evaluators may share a client: only when they judge alike.
+    /// The client runs the evaluator it was made with on every connection,
+    /// so sharing one between evaluators that differ would let the wrong
+    /// one decide (a revoked pin still trusted).
+    enum EvaluatorIdentity: Hashable {
+        /// The library's evaluators: immutable, and every stored value (pins
+        /// included) shows in their `Mirror`, so equal ones made anew by a
+        /// manager share a client and new pins get a new one.
+        case library(String)
+        /// Any other class: this instance, whose state judges each connection.
+        case object(ObjectIdentifier)
+        /// A `Hashable` value, by its own equality.
+        case value(AnyHashable)
+        /// Any other value: nothing tells whether two judge alike (a closure
+        /// shows in a `Mirror` only as a function, a custom mirror shows
+        /// what it likes), so it shares with none.
+        case unique(UInt64)
+
+        private static let nextUnique = Atomic<UInt64>(0)
+
+        init(_ evaluator: any ServerTrustEvaluating) {
+            if let fingerprint = Self.libraryFingerprint(evaluator) {
+                self = .library(fingerprint)
+            } else if type(of: evaluator) is AnyClass {
+                // Kept alive by the client it keys, so never reused meanwhile.
+                self = .object(ObjectIdentifier(evaluator as AnyObject))
+            } else if let value = evaluator as? AnyHashable {
+                self = .value(value)
+            } else {
+                self = .unique(Self.nextUnique.add(1, ordering: .relaxed).newValue)
+            }
+        }
+
+        /// The type and stored values of one of the library's (final)
+        /// evaluator classes, a composite of them included; `nil` for any other.
+        private static func libraryFingerprint(_ evaluator: any ServerTrustEvaluating) -> String? {
+            switch evaluator {
+            case is DefaultTrustEvaluator, is DisabledTrustEvaluator, is PinnedCertificatesTrustEvaluator,
+                 is PublicKeysTrustEvaluator, is RevocationTrustEvaluator:
+                return fingerprint(evaluator, depth: 0)
+            case let composite as CompositeTrustEvaluator:
+                var members: [String] = []
+                for child in Mirror(reflecting: composite).children {
+                    guard let evaluators = child.value as? [any ServerTrustEvaluating] else { return nil }
+                    for member in evaluators {
+                        guard let fingerprint = libraryFingerprint(member) else { return nil }
+                        members.append(fingerprint)
+                    }
+                }
+                return "CompositeTrustEvaluator(\(members.joined(separator: ",")))"
+            default:
+                return nil
+            }
         }
 
         private static func fingerprint(_ value: Any, depth: Int) -> String {

@@ -259,17 +259,6 @@ struct ServerTrustTests {
     /// A manager may hand out another evaluator for the same host (new
     /// pins): the transport never judges by the old one.
     @Test func aNewEvaluatorForAHostIsUsedAtOnce() async throws {
-        final class RotatingManager: ServerTrustManager, @unchecked Sendable {
-            // @unchecked Sendable: its one mutable value sits behind a lock, `current`.
-            let current: Mutex<any ServerTrustEvaluating>
-            init(_ evaluator: any ServerTrustEvaluating) {
-                current = Mutex(evaluator)
-                super.init(evaluators: [:])
-            }
-            override func serverTrustEvaluator(forHost host: String) throws -> (any ServerTrustEvaluating)? {
-                current.withLock { $0 }
-            }
-        }
         let leaf = try root.leaf(.selfSigned)
         let server = try await TLSTestServer(identity: leaf)
         let manager = RotatingManager(PublicKeysTrustEvaluator(keys: [try leaf.tlsCertificate.publicKey], performDefaultValidation: false))
@@ -280,6 +269,26 @@ struct ServerTrustTests {
         }
         let refused = try await session.request("https://127.0.0.1:\(server.port)/").serializingResponse().value
         #expect(refused.error?.kind == "serverTrust(publicKeyPinningFailed)", "\(String(describing: refused.error))")
+        #expect(server.requestsAnswered == 1)
+        await server.stop()
+    }
+
+    /// The same with evaluators of the caller's own that differ only in a
+    /// closure: the one handed out now judges the next request, which a
+    /// client made for the first one would have sent on its connection.
+    @Test func aNewEvaluatorDifferingOnlyInAClosureIsUsedAtOnce() async throws {
+        struct Closure: ServerTrustEvaluating {
+            let check: @Sendable () throws -> Void
+            func evaluate(_ trust: ServerTrust, forHost host: String) throws { try check() }
+        }
+        let server = try await TLSTestServer(identity: try root.leaf(.good))
+        let manager = RotatingManager(Closure {})
+        let session = Session(transport: Self.transport(trusting: root.ca), serverTrustManager: manager)
+        Self.expectOK(try await session.request("https://127.0.0.1:\(server.port)/").serializingResponse().value)
+        manager.current.withLock { $0 = Closure { throw TestError(27) } }
+        let refused = try await session.request("https://127.0.0.1:\(server.port)/").serializingResponse().value
+        #expect(refused.error?.kind == "serverTrust(customEvaluationFailed)", "\(String(describing: refused.error))")
+        #expect(refused.error?.underlyingError as? TestError == TestError(27))
         #expect(server.requestsAnswered == 1)
         await server.stop()
     }
@@ -430,5 +439,18 @@ struct ServerTrustTests {
         #expect {
             try TLSClientIdentity(certificateChainFile: garbage, privateKeyFile: garbage)
         } throws: { $0 as? TLSCertificateError == .notACertificate(source: garbage) }
+    }
+}
+
+/// Hands out whichever evaluator a test set last, for every host.
+private final class RotatingManager: ServerTrustManager, @unchecked Sendable {
+    // @unchecked Sendable: its one mutable value sits behind a lock, `current`.
+    let current: Mutex<any ServerTrustEvaluating>
+    init(_ evaluator: any ServerTrustEvaluating) {
+        current = Mutex(evaluator)
+        super.init(evaluators: [:])
+    }
+    override func serverTrustEvaluator(forHost host: String) throws -> (any ServerTrustEvaluating)? {
+        current.withLock { $0 }
     }
 }
