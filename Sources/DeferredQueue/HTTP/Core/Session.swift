@@ -268,11 +268,13 @@ public final class Session: Sendable {
             maximumResponseBodySize: maximumResponseBodySize, maximumStreamedBodySize: maximumStreamedBodySize,
             resourceTimeout: resourceTimeout, cookieStore: cookieStore, configuredHeaders: configuredHeaders
         )
+        TransportUsers.add(transport)
     }
 
     deinit {
         // No request of this session is running: each one keeps it alive.
-        core.transport.shutdown()
+        // A transport other sessions use stays up for them.
+        if TransportUsers.remove(core.transport) { core.transport.shutdown() }
         core.eventMonitor?.sessionDidBecomeInvalid(withError: nil)
     }
 

@@ -77,8 +77,10 @@ public protocol HTTPTransport: Sendable {
     /// - Returns: A handle that cancels the attempt.
     func startAttempt(_ attempt: HTTPTransportAttempt, events: any HTTPTransportEvents) -> any HTTPTransportTask
 
-    /// Called once when the owning ``Session`` goes away, after its last
-    /// request completed: release connections.
+    /// Called once when the last ``Session`` using the transport goes away,
+    /// after its last request completed: release connections. An attempt
+    /// started later (a new session given the same transport) should fail
+    /// with an error that says the transport was shut down.
     func shutdown()
 }
 

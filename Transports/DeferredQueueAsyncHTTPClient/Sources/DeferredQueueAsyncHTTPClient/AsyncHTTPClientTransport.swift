@@ -259,6 +259,15 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// `mayResend`: whether the attempt may be sent again if its connection
     /// closed under it (not the second time).
     func startAttempt(_ attempt: HTTPTransportAttempt, events: any HTTPTransportEvents, mayResend: Bool) -> any HTTPTransportTask {
+        // The client would say only `alreadyShutdown` (an evaluated host's, as a trust failure).
+        guard !isShutDown.load(ordering: .acquiring) else {
+            let error = URLError(.unknown, userInfo: [
+                NSLocalizedDescriptionKey: "The AsyncHTTPClientTransport was shut down when the last Session using it was released; give a new Session a new transport.",
+                NSURLErrorFailingURLErrorKey: attempt.request.url as Any,
+            ])
+            callbackQueue.async { events.didComplete(body: nil, error: error) }
+            return CompletedAttemptTask()
+        }
         // Refused here, as on URLSession, rather than by whichever of the client's own checks it meets.
         if let violation = attempt.requestSyntaxViolation {
             callbackQueue.async { events.didComplete(body: nil, error: violation) }

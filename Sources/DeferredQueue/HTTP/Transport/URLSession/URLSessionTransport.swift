@@ -3,6 +3,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Synchronization
 
 /// The default ``HTTPTransport``: Foundation's `URLSession`, defended against
 /// the ways it fails on Linux.
@@ -54,6 +55,8 @@ public final class URLSessionTransport: HTTPTransport {
     public let supportsBodyInGETRequests = false
 
     let urlSession: URLSession
+    /// ``shutdown()`` invalidated `urlSession`, on which corelibs traps at the next task.
+    private let isShutDown = Atomic(false)
     /// Why the configuration's `httpAdditionalHeaders`, which URLSession adds
     /// to every request itself, may not be sent: every attempt fails with it.
     let configurationViolation: HTTPError?
@@ -124,6 +127,14 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     public func startAttempt(_ attempt: HTTPTransportAttempt, events: any HTTPTransportEvents) -> any HTTPTransportTask {
+        guard !isShutDown.load(ordering: .acquiring) else {
+            let error = URLError(.unknown, userInfo: [
+                NSLocalizedDescriptionKey: "The URLSessionTransport was shut down when the last Session using it was released; give a new Session a new transport.",
+                NSURLErrorFailingURLErrorKey: attempt.request.url as Any,
+            ])
+            callbackQueue.async { events.didComplete(body: nil, error: error) }
+            return RefusedAttemptTask()
+        }
         // libcurl would send a field name or a method as it is, line breaks and all.
         if let violation = configurationViolation ?? attempt.requestSyntaxViolation {
             callbackQueue.async { events.didComplete(body: nil, error: violation) }
@@ -195,6 +206,7 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     public func shutdown() {
+        guard !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
         urlSession.finishTasksAndInvalidate()
     }
 
