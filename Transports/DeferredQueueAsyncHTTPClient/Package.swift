@@ -46,6 +46,7 @@ let tests: [Target] = inRootRepository ? [
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             .product(name: "X509", package: "swift-certificates"),
             .product(name: "SwiftASN1", package: "swift-asn1"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -77,6 +78,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // HTTP/2's errors (a malformed response, a reset stream), which AsyncHTTPClient passes on.
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         // For its no-op tracer, which the transport's own client leaves out.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         // Server trust: reading the leaf certificate, its names and signature.
@@ -94,6 +97,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

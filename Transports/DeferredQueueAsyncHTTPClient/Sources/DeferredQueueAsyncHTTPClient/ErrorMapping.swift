@@ -12,6 +12,7 @@ import FoundationNetworking
 #endif
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOHTTPCompression
 import NIOPosix
 import NIOSSL
@@ -53,6 +54,16 @@ enum ErrorMapping {
             return error == .invalidEOFState ? .networkConnectionLost : .badServerResponse
         case is NIOHTTPDecompression.DecompressionError, is NIOHTTPDecompression.ExtraDecompressionError:
             return .cannotDecodeContentData
+        case let error as NIOHTTP2Errors.StreamClosed:
+            // SwiftNIO resets a stream whose response HTTP/2 forbids (a length
+            // the data belies, `Transfer-Encoding`, a refused field) with
+            // PROTOCOL_ERROR: a malformed response, as over HTTP/1.1. Any
+            // other reset (the server's CANCEL, say) cut the exchange short.
+            return error.errorCode == .protocolError ? .badServerResponse : .networkConnectionLost
+        case is any NIOHTTP2Error:
+            // What HTTP/2 forbids (a length the data belies, `Transfer-Encoding`,
+            // a field name or value it refuses): over HTTP/1.1, a malformed response.
+            return .badServerResponse
         case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError: return TLSFailure(error)?.code ?? .secureConnectionFailed
         default: return .unknown
         }
