@@ -383,7 +383,8 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         guard ending.head == nil, let diagnosis, TLSFailure(error)?.isUnverifiedChain == true else {
             return report(ending, failure: trustFailure(failure, error))
         }
-        diagnosis.diagnose(url).whenComplete { result in
+        // Within the request's own timeout, when that is the shorter.
+        diagnosis.diagnose(url, within: min(idleTimeout, PresentedChainReader.deadline)).whenComplete { result in
             let finer = (try? result.get()) ?? nil
             self.report(ending, failure: self.trustFailure(finer?.refining(failure) ?? failure, error))
         }

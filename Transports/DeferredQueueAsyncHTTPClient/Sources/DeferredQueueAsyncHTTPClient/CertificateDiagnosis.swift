@@ -70,8 +70,8 @@ final class CertificateDiagnosis: Sendable {
     }
 
     /// Why `url`'s server presents a chain that does not verify; `nil` when
-    /// the certificates could not be had.
-    func diagnose(_ url: URL) -> EventLoopFuture<TLSFailure?> {
+    /// the certificates could not be had within `deadline`.
+    func diagnose(_ url: URL, within deadline: TimeAmount = PresentedChainReader.deadline) -> EventLoopFuture<TLSFailure?> {
         let eventLoop = group.next()
         guard let host = url.host, !host.isEmpty, url.scheme?.lowercased() == "https" else {
             return eventLoop.makeSucceededFuture(nil)
@@ -79,7 +79,7 @@ final class CertificateDiagnosis: Sendable {
         let anchors = self.anchors
         let address = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         return PresentedChainReader(tlsConfiguration: tlsConfiguration, group: group)
-            .read(host: host, connectingTo: .host(address, port: url.port ?? 443))
+            .read(host: host, connectingTo: .host(address, port: url.port ?? 443), within: deadline)
             .map { Self.failure(presenting: $0, anchors: anchors, now: time(nil)) }
     }
 

@@ -18,12 +18,12 @@ struct PresentedChainReader: Sendable {
     let tlsConfiguration: TLSConfiguration
     let group: any EventLoopGroup
 
-    /// The longest a read takes, connection included.
+    /// The longest a read takes by default, connection included.
     static let deadline = TimeAmount.seconds(10)
 
     /// The certificates the server at `target` presents for `host`, leaf
-    /// first; empty when none could be had (no connection, no TLS, the deadline).
-    func read(host: String, connectingTo target: Target) -> EventLoopFuture<[NIOSSLCertificate]> {
+    /// first; empty when none could be had (no connection, no TLS, `deadline` passed).
+    func read(host: String, connectingTo target: Target, within deadline: TimeAmount = Self.deadline) -> EventLoopFuture<[NIOSSLCertificate]> {
         let eventLoop = group.next()
         var configuration = tlsConfiguration
         // Verification is this reader's own callback, which rejects.
@@ -34,7 +34,7 @@ struct PresentedChainReader: Sendable {
         let presented = PresentedChain()
         // As AsyncHTTPClient does: no server name indication for an address.
         let serverName = host.contains(":") || host.allSatisfy({ $0.isNumber || $0 == "." }) ? nil : host
-        let connecting = bootstrap.connectTimeout(Self.deadline).channelInitializer { channel in
+        let connecting = bootstrap.connectTimeout(deadline).channelInitializer { channel in
             channel.eventLoop.makeCompletedFuture {
                 let handler = try NIOSSLClientHandler(
                     context: context, serverHostname: serverName,
@@ -52,7 +52,7 @@ struct PresentedChainReader: Sendable {
             case .address(let address): connecting.connect(to: address)
             }
         return connected.flatMap { channel in
-            let timer = channel.eventLoop.scheduleTask(in: Self.deadline) { channel.close(promise: nil) }
+            let timer = channel.eventLoop.scheduleTask(in: deadline) { channel.close(promise: nil) }
             return channel.closeFuture.always { _ in timer.cancel() }
         }.map { _ in presented.get() }.recover { _ in presented.get() }
     }

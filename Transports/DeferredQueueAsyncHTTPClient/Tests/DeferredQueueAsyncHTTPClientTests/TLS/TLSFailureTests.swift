@@ -7,6 +7,7 @@ import FoundationNetworking
 import NIOCore
 import NIOPosix
 import NIOSSL
+import TestSupport
 import Testing
 @testable import DeferredQueue
 
@@ -127,6 +128,21 @@ struct TLSFailureTests {
     func onURLSessionEveryCertificateUnderAPrivateCAHasAnUnknownRoot(leaf: TestCertificates.Leaf) async throws {
         let outcome = try await response(on: .urlSession, leaf: leaf)
         expectTLSFailure(outcome, .serverCertificateHasUnknownRoot, reason: "system's certificate store")
+    }
+
+    /// The second handshake that finds why a chain failed waits no longer
+    /// than the request's own timeout when that is the shorter (its own
+    /// deadline is 10 s): here the server never answers it.
+    @Test func onAsyncHTTPClientTheDiagnosisWaitsNoLongerThanTheRequestsTimeout() async throws {
+        let server = try await TLSTestServer(identity: try certificates.leaf(.selfSigned), silentAfter: 1)
+        let session = Session(transport: AsyncHTTPClientTransport())
+        let url = server.url()
+        // A deadline against the diagnosis's own 10 s, with the request's timeout at 1 s.
+        let outcome = await TestSupport.response(within: 9) { session.request(url, timeout: 1).response(queue: handlerQueue, completionHandler: $0) }
+        await server.stop()
+        let failed = try #require(outcome, "the failure came within the request's timeout")
+        #expect((failed.error?.underlyingError as? URLError)?.code == .serverCertificateUntrusted, "\(String(describing: failed.error))")
+        #expect(server.connectionsAccepted == 2, "the diagnosis connected")
     }
 
     @Test(arguments: TLSClient.allCases)

@@ -26,9 +26,10 @@ final class TLSTestServer: Sendable {
     /// `chain`, e.g. the CA) with its key; with no identity, a server that
     /// does not speak TLS (it answers a ClientHello with plain HTTP). With
     /// `clientCertificatesFrom`, it requires a client certificate issued by that CA.
+    /// - Parameter silentAfter: Accepts the connections after this many and never answers them (a stalled handshake).
     init(
         identity: TestCertificates.Identity?, chain: [NIOSSLCertificate] = [],
-        clientCertificatesFrom clientCA: NIOSSLCertificate? = nil
+        clientCertificatesFrom clientCA: NIOSSLCertificate? = nil, silentAfter: Int? = nil
     ) async throws {
         let contexts = Contexts(clientCA: clientCA)
         if let identity { try contexts.present(identity, chain: chain) }
@@ -36,7 +37,11 @@ final class TLSTestServer: Sendable {
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { [answers] channel in
-                answers.connections.withLock { $0 += 1 }
+                let number = answers.connections.withLock { connections in
+                    connections += 1
+                    return connections
+                }
+                if let silentAfter, number > silentAfter { return channel.eventLoop.makeSucceededVoidFuture() }
                 answers.open.withLock { $0 += 1 }
                 channel.closeFuture.whenComplete { _ in answers.open.withLock { $0 -= 1 } }
                 return channel.eventLoop.makeCompletedFuture {
