@@ -114,7 +114,8 @@ struct ResponseHeadTests {
 }
 
 /// A body whose content coding is corrupt or unknown is said to be so on
-/// both transports, not a lost connection (which a retry policy retries).
+/// both transports, framed by length or chunked, not a lost connection
+/// (which a retry policy retries).
 @Suite("Responses: a corrupt or unknown content coding is cannotDecodeContentData")
 struct ContentCodingErrorTests {
     @Test(arguments: [
@@ -123,25 +124,20 @@ struct ContentCodingErrorTests {
         ("br", "nor this brotli"),
         ("x-unknown", "a coding nobody knows"),
         (Array(repeating: "gzip", count: 20).joined(separator: ", "), "twenty layers: libcurl refuses more than five"),
-    ])
-    func aCorruptOrUnknownCodingIsCannotDecodeContentData(coding: String, body: String) async throws {
-        let reply = "HTTP/1.1 200 OK\r\nContent-Encoding: \(coding)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
-        let server = try LoopbackServer { _ in .raw(Data(reply.utf8)) }
-        defer { server.shutdown() }
-        let result = await response { TestTransport.makeSession().request(server.url("/")).responseData(queue: handlerQueue, completionHandler: $0) }
+    ], [false, true])
+    func aCorruptOrUnknownCodingIsCannotDecodeContentData(coding: (name: String, body: String), chunked: Bool) async throws {
+        let result = try await Self.answer(coding: coding.name, [Data(coding.body.utf8)], chunked: chunked)
         let urlError = result?.error?.urlError
-        #expect(urlError?.code == .cannotDecodeContentData, "\(TestTransport.name), \(coding): \(String(describing: result?.error))")
+        #expect(urlError?.code == .cannotDecodeContentData, "\(TestTransport.name), \(coding.name): \(String(describing: result?.error))")
         #expect(result?.value == nil)
     }
 
     /// A whole gzip member of "hello-gzip", then bytes that are none:
-    /// libcurl says only "Failed writing received data" of them.
-    @Test func garbageAfterTheEndOfAGzipStreamIsCannotDecodeContentData() async throws {
-        let member: [UInt8] = [
-            0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0xCB, 0x48, 0xCD, 0xC9, 0xC9,
-            0xD7, 0x4D, 0xAF, 0xCA, 0x2C, 0x00, 0x00, 0xA8, 0xAE, 0x42, 0x27, 0x0A, 0x00, 0x00, 0x00,
-        ]
-        let result = try await Self.gzipResponse(Data(member) + Data("ATTACKER-GARBAGE".utf8))
+    /// libcurl says only "Failed writing received data" of them, or "Failed
+    /// reading the chunked-encoded stream" under chunked framing.
+    @Test(arguments: [false, true])
+    func garbageAfterTheEndOfAGzipStreamIsCannotDecodeContentData(chunked: Bool) async throws {
+        let result = try await Self.answer(coding: "gzip", [Data(Self.helloGzip), Data("ATTACKER-GARBAGE".utf8)], chunked: chunked)
         #expect(result?.error?.urlError?.code == .cannotDecodeContentData, "\(TestTransport.name): \(String(describing: result?.error))")
         #expect(result?.value == nil)
     }
@@ -149,7 +145,8 @@ struct ContentCodingErrorTests {
     /// Two gzip members, "first " and "second" (RFC 1952 allows several):
     /// decoded whole (AsyncHTTPClient) or refused (libcurl decodes one), never
     /// handed over as the first alone.
-    @Test func aSecondGzipMemberIsDecodedOrRefusedNeverDropped() async throws {
+    @Test(arguments: [false, true])
+    func aSecondGzipMemberIsDecodedOrRefusedNeverDropped(chunked: Bool) async throws {
         let first: [UInt8] = [
             0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0x4B, 0xCB, 0x2C,
             0x2A, 0x2E, 0x51, 0x00, 0x00, 0xFC, 0x7A, 0xF1, 0x1C, 0x06, 0x00, 0x00, 0x00,
@@ -158,7 +155,7 @@ struct ContentCodingErrorTests {
             0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0x2B, 0x4E, 0x4D,
             0xCE, 0xCF, 0x4B, 0x01, 0x00, 0x69, 0x11, 0x1F, 0xB6, 0x06, 0x00, 0x00, 0x00,
         ]
-        let result = try await Self.gzipResponse(Data(first + second))
+        let result = try await Self.answer(coding: "gzip", [Data(first), Data(second)], chunked: chunked)
         if let value = result?.value {
             #expect(String(decoding: value, as: UTF8.self) == "first second", "\(TestTransport.name)")
         } else {
@@ -166,11 +163,58 @@ struct ContentCodingErrorTests {
         }
     }
 
-    /// The response to a GET answered with `body`, declared gzip.
-    private static func gzipResponse(_ body: Data) async throws -> DataResponse<Data, HTTPError>? {
-        let reply = Data("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body
+    /// A GET whose chunked gzip body cannot be decoded is sent once: a retry
+    /// would get the same bytes.
+    @Test func aGetWhoseChunkedBodyCannotBeDecodedIsNotRetried() async throws {
+        let hits = Counter()
+        let reply = Self.reply(coding: "gzip", [Data(Self.helloGzip), Data("ATTACKER-GARBAGE".utf8)], chunked: true)
+        let server = try LoopbackServer { _ in
+            hits.increment()
+            return .raw(reply)
+        }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession(retryPolicy: RetryPolicy(retryLimit: 2, exponentialBackoffScale: 0.01))
+        let result = await response { session.request(server.url("/")).responseData(queue: handlerQueue, completionHandler: $0) }
+        #expect(result?.error?.urlError?.code == .cannotDecodeContentData, "\(TestTransport.name): \(String(describing: result?.error))")
+        #expect(hits.count == 1)
+    }
+
+    /// A chunked body whose connection closes after a chunk's size line, or
+    /// inside its data, is a lost connection whether or not it is coded:
+    /// the bytes that came decode fine, and a retry may get the rest.
+    @Test(arguments: [nil, "gzip"] as [String?], [0, 12])
+    func aChunkedBodyCutInsideAChunkIsNetworkConnectionLost(coding: String?, sentBytes: Int) async throws {
+        let head = "HTTP/1.1 200 OK\r\n" + (coding.map { "Content-Encoding: \($0)\r\n" } ?? "") + "Transfer-Encoding: chunked\r\n\r\n"
+        let reply = Data((head + String(Self.helloGzip.count, radix: 16) + "\r\n").utf8) + Data(Self.helloGzip.prefix(sentBytes))
+        let server = try LoopbackServer { _ in .raw(reply) }
+        defer { server.shutdown() }
+        let result = await response { TestTransport.makeSession().request(server.url("/")).responseData(queue: handlerQueue, completionHandler: $0) }
+        #expect(result?.error?.urlError?.code == .networkConnectionLost, "\(TestTransport.name): \(String(describing: result?.error))")
+    }
+
+    /// A whole gzip member of "hello-gzip".
+    private static let helloGzip: [UInt8] = [
+        0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0xCB, 0x48, 0xCD, 0xC9, 0xC9,
+        0xD7, 0x4D, 0xAF, 0xCA, 0x2C, 0x00, 0x00, 0xA8, 0xAE, 0x42, 0x27, 0x0A, 0x00, 0x00, 0x00,
+    ]
+
+    /// The response to a GET answered with `parts` as its body, declared coded with `coding`.
+    private static func answer(coding: String, _ parts: [Data], chunked: Bool) async throws -> DataResponse<Data, HTTPError>? {
+        let reply = Self.reply(coding: coding, parts, chunked: chunked)
         let server = try LoopbackServer { _ in .raw(reply) }
         defer { server.shutdown() }
         return await response { TestTransport.makeSession().request(server.url("/")).responseData(queue: handlerQueue, completionHandler: $0) }
+    }
+
+    /// A whole reply whose body is `parts`, framed by `Content-Length` or
+    /// sent one chunk per part.
+    private static func reply(coding: String, _ parts: [Data], chunked: Bool) -> Data {
+        let head = "HTTP/1.1 200 OK\r\nContent-Encoding: \(coding)\r\n"
+        guard chunked else {
+            let body = parts.reduce(Data(), +)
+            return Data((head + "Content-Length: \(body.count)\r\n\r\n").utf8) + body
+        }
+        let chunks = parts.reduce(Data()) { $0 + Data((String($1.count, radix: 16) + "\r\n").utf8) + $1 + Data("\r\n".utf8) }
+        return Data((head + "Transfer-Encoding: chunked\r\n\r\n").utf8) + chunks + Data("0\r\n\r\n".utf8)
     }
 }

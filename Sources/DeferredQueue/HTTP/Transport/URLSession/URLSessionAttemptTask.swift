@@ -331,14 +331,19 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         if Self.undecodableContentMessages.contains(where: message.hasPrefix) {
             return (response, URLError(.cannotDecodeContentData, userInfo: userInfo))
         }
-        // libcurl's decoders fail bytes after the end of a gzip or deflate
-        // stream (garbage, a second member) with CURLE_WRITE_ERROR and no
-        // words of their own, so corelibs gives the code's generic text;
-        // a failed write of corelibs' own says "Failed writing body".
-        if message == "Failed writing received data to disk/application",
+        // libcurl's decoders fail some bodies (bytes after the end of a gzip
+        // or deflate stream, a corrupt brotli one) with no words of their
+        // own: corelibs gives the error code's generic text, or, in a chunked
+        // body, libcurl says only that the chunk parser could not pass the
+        // bytes on. A failed write to corelibs would end the same way, but
+        // libcurl keeps the first words said and that one says "Failure
+        // writing output to destination" first; and libcurl decodes only a
+        // declared coding, so one is required. A connection closed inside a
+        // chunk says "transfer closed with outstanding read data remaining".
+        if Self.silentDecoderFailureMessages.contains(message),
             let coding = response?.value(forHTTPHeaderField: "Content-Encoding"), !coding.isEmpty, coding.lowercased() != "identity" {
             userInfo[NSLocalizedDescriptionKey] = "libcurl could not decode the body's \(String(coding.prefix(64)).debugDescription) "
-                + "content coding (bytes after the end of the compressed stream): \(message)."
+                + "content coding (corrupt, or bytes after the end of the compressed stream): \(message)."
             return (response, URLError(.cannotDecodeContentData, userInfo: userInfo))
         }
         if response != nil || message.hasPrefix("transfer closed with") {
@@ -385,6 +390,12 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     private static let undecodableContentMessages = [
         "Error while processing content unencoding", "Unrecognized content encoding type",
         "Unrecognized or bad HTTP Content or Transfer-Encoding", "Reject response due to more than",
+    ]
+
+    /// libcurl's whole messages for a content decoder that failed silently
+    /// (above): a body framed by length, a chunked body.
+    private static let silentDecoderFailureMessages: Set = [
+        "Failed writing received data to disk/application", "Failed reading the chunked-encoded stream",
     ]
 
     /// `URLError.badServerResponse` saying why the response was refused.
