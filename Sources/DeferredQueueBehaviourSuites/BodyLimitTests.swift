@@ -177,6 +177,25 @@ struct BodyLimitTests {
         }
     }
 
+    /// A download or a stream past its limit names the setting that bounds
+    /// it, not only the one for a body held in memory.
+    @Test func aDownloadOrAStreamPastItsLimitNamesMaximumStreamedBodySize() async throws {
+        let server = try LoopbackServer { _ in .generated(length: 1 << 20, chunked: true) }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession(maximumStreamedBodySize: 64 << 10)
+        let download = await downloadResponse { session.download(server.url("/")).responseURL(queue: handlerQueue, completionHandler: $0) }
+        var streamed: HTTPError?
+        do {
+            for try await _ in session.streamRequest(server.url("/")).streamingData() {}
+        } catch let error as HTTPError {
+            streamed = error
+        }
+        for (kind, error) in [("download", download?.error), ("stream", streamed)] {
+            #expect(error?.kind == "tooLarge", "\(kind): \(String(describing: error))")
+            #expect(error?.description.contains("Session(maximumStreamedBodySize:) for a download or a stream") == true, "\(kind)")
+        }
+    }
+
     @Test func aNestedGzipBodyIsDecodedThroughEveryLayer() async throws {
         let length: Int64 = 1 << 20
         let server = try LoopbackServer { _ in .nestedGzip(layers: 3, decodedLength: length) }

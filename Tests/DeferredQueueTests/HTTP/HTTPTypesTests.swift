@@ -227,6 +227,9 @@ struct HTTPTypesTests {
             Issue.record("decoding should fail")
         }
         #expect(HTTPError.responseSerializationFailed(reason: .stringEncodingFailed(encoding: .shiftJIS)).description.contains("encoding"))
+        let tooLarge = HTTPError.responseTooLarge(limit: 1_000).description
+        #expect(tooLarge.contains("Session(maximumResponseBodySize:) for a body held in memory"), "\(tooLarge)")
+        #expect(tooLarge.contains("Session(maximumStreamedBodySize:) for a download or a stream"), "\(tooLarge)")
         for error in [HTTPError.cancelled, .abandoned, .responseSerializationFailed(reason: .inputDataNilOrZeroLength(serializer: "DataResponseSerializer")),
                       .responseValidationFailed(reason: .missingContentType(acceptable: ["text/plain"]))] {
             #expect(error.description.count > 40)

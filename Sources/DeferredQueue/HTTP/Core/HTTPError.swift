@@ -34,7 +34,8 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
     case requestAdaptationFailed(error: any Error)
     /// A ``RequestRetrier`` decided not to retry, with `retryError`, after the attempt failed with `originalError`.
     indirect case requestRetryFailed(retryError: any Error, originalError: HTTPError)
-    /// The response body grew past the session's `maximumResponseBodySize`; the transfer was stopped.
+    /// The response body grew past its limit (the session's `maximumResponseBodySize` for a body held in memory,
+    /// its `maximumStreamedBodySize` for a download or a stream, or the request's own); the transfer was stopped.
     case responseTooLarge(limit: Int)
     /// A download finished, but its file could not be written or moved to its destination.
     case downloadedFileMoveFailed(error: any Error, source: URL?, destination: URL?)
@@ -224,8 +225,13 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
             return "The stream to upload could not be copied for sending, so nothing was sent: \(error). "
                 + "Pass an unopened InputStream that nothing else reads, once per upload, within the session's maximumStreamedBodySize."
         case .responseTooLarge(let limit):
-            return "The response body is larger than the limit of \(limit) bytes (decoded), so the transfer was "
-                + "stopped. Raise Session(maximumResponseBodySize:), or use a download or a stream for big bodies."
+            // The case does not say which limit applied (saying so would change
+            // its associated values), so the advice names each with its use.
+            return "The response body is larger than the limit of \(limit) bytes (decoded), so the transfer was stopped. "
+                + "Raise the limit that applies: Session(maximumResponseBodySize:) for a body held in memory, "
+                + "Session(maximumStreamedBodySize:) for a download or a stream, or the request's maximumResponseBodySize(_:) "
+                + "for either; download or stream a big body rather than holding it in memory. A download or a stream "
+                + "suspended on URLSession on Linux fails past \(RequestStateMachine.suspendedHoldLimit >> 20) MiB held: resume it sooner."
         case .parameterEncodingFailed(let reason):
             return reason.description
         case .multipartEncodingFailed(let reason):
