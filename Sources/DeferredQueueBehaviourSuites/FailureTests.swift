@@ -44,6 +44,18 @@ struct FailureTests {
         #expect(result?.error?.isTimeout == true)
     }
 
+    /// Interim heads are not the response: a server that sends only
+    /// those, more often than the timeout, does not hold a request past it
+    /// (libcurl restarted its idle timer on each one).
+    @Test func interimHeadsWithoutAResponseHitTheRequestTimeout() async throws {
+        let server = try LoopbackServer { _ in .interimHeads(status: 100, count: 1_000, interval: 0.3) }
+        defer { server.shutdown() }
+        let result = await response(within: 60) { session.request(server.url("/"), timeout: 1).responseData(queue: handlerQueue, completionHandler: $0) }
+        let failed = try #require(result, "\(TestTransport.name): no outcome within 60 s")
+        #expect(failed.error?.isTimeout == true, "\(TestTransport.name): \(String(describing: failed.error))")
+        #expect(failed.response == nil)
+    }
+
     @Test func aServerClosingMidBodyIsATransportError() async throws {
         let fixture = try Fixture()
         let result = await response { session.request(fixture.url("/close-mid-body")).responseData(queue: handlerQueue, completionHandler: $0) }

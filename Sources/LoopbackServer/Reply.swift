@@ -43,6 +43,11 @@ public enum Reply: Sendable {
     /// Closes the connection immediately without answering.
     case close
 
+    /// `count` interim heads (`HTTP/1.1 <status> Interim`, no fields)
+    /// `interval` seconds apart, and never a final response: a server that
+    /// keeps a request waiting with heads that are not its answer.
+    case interimHeads(status: Int = 100, count: Int, interval: Double)
+
     /// Never answers: holds the connection open until the client leaves or the
     /// server shuts down. Later requests pipelined on the same connection are not answered either.
     case neverRespond

@@ -92,6 +92,12 @@ struct ReplyPlan: Sendable {
             steps.append(.close)
         case .close:
             steps.append(.close)
+        case let .interimHeads(status, count, interval):
+            for index in 0..<max(0, count) {
+                if index > 0 { wait(interval) }
+                send(Data("HTTP/1.1 \(status) Interim\r\n\r\n".utf8))
+            }
+            steps.append(.hold)
         case .neverRespond:
             steps.append(.hold)
         case let .raw(bytes):

@@ -39,6 +39,11 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         /// The body's chunks so far, and their bytes (see ``countChunk(_:)``).
         var chunks = 0
         var chunkBytes = 0
+        /// When the attempt last moved before its response head: its start,
+        /// or request body sent (uptime nanoseconds; see ``interimHeadIsOverdue()``).
+        var lastProgress = DispatchTime.now().uptimeNanoseconds
+        /// Only interim heads came for longer than the idle timeout, and the task was stopped.
+        var interimOverdue = false
     }
 
     private let state: Mutex<State>
@@ -46,14 +51,21 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     let collects: Bool
     /// The evaluator of the server's credentials, if the session asks for one.
     let serverTrustEvaluator: (any ServerTrustEvaluating)?
+    /// The attempt's idle timeout, in seconds.
+    let idleTimeout: Double
 
     /// - Parameters:
     ///   - task: The attempt's task, not resumed yet.
     ///   - collector: A collecting attempt's body collector; `nil` for a streamed attempt.
     ///   - serverTrustEvaluator: The attempt's ``HTTPTransportAttempt/serverTrustEvaluator``.
-    init(task: URLSessionTask, collector: HTTPBodyCollector?, serverTrustEvaluator: (any ServerTrustEvaluating)? = nil) {
+    ///   - idleTimeout: The attempt's idle timeout, in seconds.
+    init(
+        task: URLSessionTask, collector: HTTPBodyCollector?, serverTrustEvaluator: (any ServerTrustEvaluating)? = nil,
+        idleTimeout: Double = .infinity
+    ) {
         collects = collector != nil
         self.serverTrustEvaluator = serverTrustEvaluator
+        self.idleTimeout = idleTimeout
         state = Mutex(State(task: task, collector: collector))
     }
 
@@ -146,6 +158,26 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     static let chunkAllowance = 50_000
     /// The least average chunk size past ``chunkAllowance`` chunks.
     static let smallChunk = 64
+
+    /// Some of the request's body was sent.
+    func madeProgress() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        state.withLock(owner: self) { $0.lastProgress = now }
+    }
+
+    /// An interim (1xx) head arrived: whether nothing else moved for longer
+    /// than the idle timeout, which then stops the task as timed out.
+    /// corelibs restarts its idle timer on every header line, interim ones
+    /// too, so a server sending a `100` every few seconds held a request
+    /// for as long as it liked (AsyncHTTPClient's timeout ignores them).
+    func interimHeadIsOverdue() -> Bool {
+        let now = DispatchTime.now().uptimeNanoseconds
+        return state.withLock(owner: self) { state in
+            guard Double(now &- state.lastProgress) / 1e9 > idleTimeout else { return false }
+            state.interimOverdue = true
+            return true
+        }
+    }
 
     /// Records that the task is being stopped to decline a challenge (on the delegate queue).
     func declineChallenge() {
@@ -242,11 +274,20 @@ final class URLSessionAttemptTask: HTTPTransportTask {
             defer { (state.task, state.collector) = (nil, nil) }
             return state.reportedCompletion ? nil : (
                 state.task, state.declinedChallenge, state.downloadError, state.collector, state.reportedHead,
-                state.framingViolation, state.trustFailure, state.lostConnection
+                state.framingViolation, state.trustFailure, state.lostConnection, state.interimOverdue
             )
         }
-        guard let (task, declined, downloadError, collector, reported, framing, trustFailure, lost) = ending else { return nil }
+        guard let (task, declined, downloadError, collector, reported, framing, trustFailure, lost, interimOverdue) = ending else {
+            return nil
+        }
         if let trustFailure { return (nil, nil, trustFailure) }
+        if interimOverdue, (error as? URLError)?.code == .cancelled {
+            return (nil, nil, URLError(.timedOut, userInfo: [
+                NSLocalizedDescriptionKey: "The server sent only interim (1xx) responses for longer than the request's timeout "
+                    + "of \(idleTimeout) s, and no final response.",
+                NSURLErrorFailingURLErrorKey: task?.originalRequest?.url as Any,
+            ]))
+        }
         // Cancelled, or aborted by the unreadable stream (`URLError.unknown`).
         if lost, let code = (error as? URLError)?.code, code == .cancelled || code == .unknown {
             let url = task?.originalRequest?.url

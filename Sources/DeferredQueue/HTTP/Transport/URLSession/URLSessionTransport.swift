@@ -193,7 +193,7 @@ public final class URLSessionTransport: HTTPTransport {
         }
         let handle = URLSessionAttemptTask(
             task: task, collector: attempt.collectsBody ? attempt.makeBodyCollector() : nil,
-            serverTrustEvaluator: attempt.serverTrustEvaluator
+            serverTrustEvaluator: attempt.serverTrustEvaluator, idleTimeout: timeout
         )
         // corelibs routes only redirects and challenges to a task's own
         // delegate (response, data and completion go to the session's, which

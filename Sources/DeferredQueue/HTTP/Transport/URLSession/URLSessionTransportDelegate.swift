@@ -172,7 +172,12 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
                 return completionHandler(.cancel)
             case .accepted(let head):
                 // An interim 1xx head is not the response: corelibs hands over
-                // the final one next (or with the completion).
+                // the final one next (or with the completion). Only those, past
+                // the idle timeout: stopped, as timed out.
+                if (100..<200).contains(http.statusCode), handle.interimHeadIsOverdue() {
+                    handle.cancel()
+                    return completionHandler(.cancel)
+                }
                 if !(100..<200).contains(http.statusCode), handle.reportHead() {
                     handle.expectBody(of: head)
                     events.didReceive(head: head)
@@ -205,6 +210,7 @@ final class URLSessionAttemptDelegate: NSObject, URLSessionDataDelegate, URLSess
         _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
         totalBytesSent: Int64, totalBytesExpectedToSend: Int64
     ) {
+        handle.madeProgress()
         // A file that grew after URLSession measured it, read past the
         // `Content-Length` sent (Apple platforms; on Linux the transport's
         // stream stops at it): stop it.
