@@ -42,6 +42,7 @@ struct FailureTests {
         let fixture = try Fixture()
         let result = await response { session.request(fixture.url("/never"), timeout: 1).responseData(queue: handlerQueue, completionHandler: $0) }
         #expect(result?.error?.isTimeout == true)
+        #expect(result?.error?.urlError?.failingURL?.path == "/never", "\(TestTransport.name): the error names the URL")
     }
 
     /// Interim heads are not the response: a server that sends only

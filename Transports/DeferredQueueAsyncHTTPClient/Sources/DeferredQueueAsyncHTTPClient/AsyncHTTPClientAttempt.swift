@@ -207,14 +207,16 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
             )
         }
         var decoder: ContentDecoder?
+        var undecodable: (any Error)?
         let fields = head.headers["content-encoding"]
         let encoding = fields.isEmpty ? nil : fields.joined(separator: ", ")
         if decodesBody {
             do {
                 decoder = try ContentDecoder(contentEncoding: encoding ?? "")
             } catch {
-                // An encoding that cannot be decoded (or too many layers): refused, never passed on encoded.
-                return task.eventLoop.makeFailedFuture(error)
+                // An encoding that cannot be decoded (or too many layers):
+                // refused, never passed on encoded; the head is kept, as on URLSession.
+                undecodable = error
             }
         }
         state.withLock { state in
@@ -235,6 +237,7 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
                 events.didReceive(head: RequestConversion.response(head, url: url))
             }
         }
+        if let undecodable { return task.eventLoop.makeFailedFuture(undecodable) }
         return task.eventLoop.makeSucceededVoidFuture()
     }
 

@@ -23,9 +23,12 @@ import NIOSSL
 enum ErrorMapping {
     /// `error` as a `URLError`, with `error` itself in `NSUnderlyingErrorKey`
     /// and `url` in `NSURLErrorFailingURLErrorKey`. A `URLError` is returned as
-    /// it is; a TLS failure is described as one (``TLSFailure``).
+    /// it is, given `url` if it names none; a TLS failure is described as one (``TLSFailure``).
     static func urlError(for error: any Error, url: URL?) -> URLError {
-        if let urlError = error as? URLError { return urlError }
+        if let urlError = error as? URLError {
+            guard urlError.failingURL == nil, let url else { return urlError }
+            return URLError(urlError.code, userInfo: urlError.userInfo.merging([NSURLErrorFailingURLErrorKey: url]) { kept, _ in kept })
+        }
         if let failure = TLSFailure(error) { return failure.urlError(underlying: error, url: url) }
         var userInfo: [String: Any] = [NSUnderlyingErrorKey: error]
         if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }

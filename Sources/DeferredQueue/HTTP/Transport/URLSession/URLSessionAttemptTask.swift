@@ -319,7 +319,16 @@ final class URLSessionAttemptTask: HTTPTransportTask {
             declined: declined, downloadError: downloadError
         )
         let body = outcome.response == nil ? nil : collector?.body
-        return (outcome.response == nil ? nil : unreported, body, outcome.error)
+        return (outcome.response == nil ? nil : unreported, body, Self.naming(outcome.error, task: task))
+    }
+
+    /// `error`, naming the request's URL if it is a `URLError` that names
+    /// none (corelibs' timeout does not), as AsyncHTTPClient's errors do.
+    private static func naming(_ error: (any Error)?, task: URLSessionTask?) -> (any Error)? {
+        guard let urlError = error as? URLError, urlError.failingURL == nil, urlError.code != .cancelled,
+              let url = task?.currentRequest?.url ?? task?.originalRequest?.url
+        else { return error }
+        return URLError(urlError.code, userInfo: urlError.userInfo.merging([NSURLErrorFailingURLErrorKey: url]) { kept, _ in kept })
     }
 
     /// The response and error as the session should see them (see ``complete(response:error:)``).
