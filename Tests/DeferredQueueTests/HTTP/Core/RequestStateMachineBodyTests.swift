@@ -119,6 +119,26 @@ struct RequestStateMachineBodyTests {
         #expect(error.isResponseTooLarge(limit: 4))
     }
 
+    /// What makes a stream's failures final (`Request.retryOrFinish`): a
+    /// chunk a handler was given, not a head, nor a body nobody received.
+    @Test func onlyAChunkHandedToAHandlerMarksTheStream() {
+        var machine = RequestStateMachine.running(.stream(.init()))
+        _ = machine.beginAttempt(path: "/a")
+        _ = machine.receiveHead(.make(200), attempt: 1)
+        _ = machine.receiveStreamChunk(count: 1, attempt: 1, sessionLimit: 100)
+        #expect(!machine.streamChunkHandedOver, "no handler to give it to")
+        machine.addStreamHandler(StreamHandler(queue: .global(), chunk: { _ in }, complete: { _ in }))
+        _ = machine.reject(attempt: 1, with: .responseValidationFailed(reason: .unacceptableStatusCode(code: 503)))
+        _ = machine.receiveStreamChunk(count: 1, attempt: 1, sessionLimit: 100)
+        #expect(!machine.streamChunkHandedOver, "a refused head's body is dropped")
+        _ = machine.completeAttempt(1, body: nil)
+        _ = machine.beginAttempt(path: "/a")
+        _ = machine.receiveHead(.make(200), attempt: 2)
+        #expect(!machine.streamChunkHandedOver, "a head alone")
+        _ = machine.receiveStreamChunk(count: 1, attempt: 2, sessionLimit: 100)
+        #expect(machine.streamChunkHandedOver)
+    }
+
     @Test func aRedirectsBodyIsNotTheStream() {
         var machine = RequestStateMachine.running(.stream(.init()))
         _ = machine.beginAttempt(path: "/a")

@@ -93,8 +93,12 @@ extension Request {
 
     /// Decides on a running request's failure: retries it, finishes with the
     /// retrier's error (naming `built` when no attempt was sent), or, when
-    /// nobody retries, calls `otherwise`.
+    /// nobody retries, calls `otherwise`. A stream whose handlers were handed
+    /// a chunk is not retried and no retrier is asked (one may have side
+    /// effects): a retried attempt's body would follow the chunks they hold,
+    /// a corrupted stream reported whole.
     func retryOrFinish(dueTo error: HTTPError, built: URLRequest? = nil, otherwise: @escaping @Sendable () -> Void) {
+        guard !mutableState.withLock(owner: self, { $0.streamChunkHandedOver }) else { return otherwise() }
         decideRetry(dueTo: error) { decision in
             switch decision {
             case .retry(let seconds): self.scheduleRetry(after: seconds)

@@ -41,7 +41,9 @@ import FoundationNetworking
 /// response's body is dropped (the transfer is cancelled), the retriers and
 /// the session's ``RetryPolicy`` are asked as for any failed attempt (a
 /// retried attempt's chunks are the stream), and otherwise `.complete`
-/// carries the validation error. Chunks are not kept, so the session's
+/// carries the validation error. Once a chunk was handed to the handlers, a
+/// failure is final: no retrier is asked, and `.complete` carries it (a
+/// retry's body would follow the chunks they hold). Chunks are not kept, so the session's
 /// ``Session/maximumResponseBodySize`` does not apply; their total is bounded
 /// by ``Session/maximumStreamedBodySize`` (or the request's
 /// ``Request/maximumResponseBodySize(_:)``): past it the transfer stops and

@@ -69,7 +69,7 @@ extension RequestStateMachine {
     mutating func receiveStreamChunk(count: Int, attempt number: Int, sessionLimit: Int) -> StreamChunkAction {
         guard case .stream(let stream) = kind else { return .none }
         let limit = bodyLimit(session: sessionLimit)
-        return updateAttempt(inFlight: number) { attempt -> StreamChunkAction in
+        let action = updateAttempt(inFlight: number) { attempt -> StreamChunkAction in
             // A redirect's body is not the stream.
             guard let status = attempt.response?.statusCode, !(300..<400).contains(status),
                   attempt.rejection == nil, case .streamed(let handedOver) = attempt.received
@@ -78,6 +78,8 @@ extension RequestStateMachine {
             attempt.received = .streamed(handedOver + Int64(count))
             return .deliver(to: stream.handlers)
         } ?? .none
+        if case .deliver(let handlers) = action, !handlers.isEmpty { streamChunkHandedOver = true }
+        return action
     }
 
     // MARK: - Downloads

@@ -79,6 +79,10 @@ struct RequestStateMachine: Sendable {
     /// An attempt completed and the validators chained by then judged it:
     /// a validator chained from now on is a step on the handler queue.
     var validatorsJudged = false
+    /// A stream handed a chunk to its handlers: its failures are final from
+    /// now on (`Request.retryOrFinish`), since a retried attempt's body would
+    /// follow the chunks they already hold. Inline, beside the other flags.
+    var streamChunkHandedOver = false
     /// Handlers whose serializer's failure may retry the request that have
     /// not passed yet (Alamofire's request is not finished until its
     /// serializers are): a `cancel()` meanwhile stops their retries. Inline,
