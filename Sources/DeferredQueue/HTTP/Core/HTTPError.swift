@@ -230,8 +230,7 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
             return "The response body is larger than the limit of \(limit) bytes (decoded), so the transfer was stopped. "
                 + "Raise the limit that applies: Session(maximumResponseBodySize:) for a body held in memory, "
                 + "Session(maximumStreamedBodySize:) for a download or a stream, or the request's maximumResponseBodySize(_:) "
-                + "for either; download or stream a big body rather than holding it in memory. A download or a stream "
-                + "suspended on URLSession on Linux fails past \(RequestStateMachine.suspendedHoldLimit >> 20) MiB held: resume it sooner."
+                + "for either; download or stream a big body rather than holding it in memory."
         case .parameterEncodingFailed(let reason):
             return reason.description
         case .multipartEncodingFailed(let reason):

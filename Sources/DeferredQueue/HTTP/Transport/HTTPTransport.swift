@@ -77,10 +77,13 @@ public protocol HTTPTransport: Sendable {
     /// - Returns: A handle that cancels the attempt.
     func startAttempt(_ attempt: HTTPTransportAttempt, events: any HTTPTransportEvents) -> any HTTPTransportTask
 
-    /// Called once when the last ``Session`` using the transport goes away,
-    /// after its last request completed: release connections. An attempt
-    /// started later (a new session given the same transport) should fail
-    /// with an error that says the transport was shut down.
+    /// Called when the last ``Session`` using the transport goes away, after
+    /// its last request completed: release connections. Sessions count the
+    /// users of a transport that is a class; a transport that is a value is
+    /// shut down by every session that goes, so make a transport that holds
+    /// a shared client a class. Calls after the first should do nothing,
+    /// and an attempt started later (a new session given the same
+    /// transport) should fail with an error that says the transport was shut down.
     func shutdown()
 }
 

@@ -7,6 +7,7 @@ import FoundationNetworking
 #endif
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import Synchronization
 
 /// One attempt on AsyncHTTPClient: the client's response delegate, and the
@@ -66,6 +67,8 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         var decoder: ContentDecoder?
         /// Some of the body arrived: an encoded one must then end where its encoding does.
         var bodyArrived = false
+        /// The head's content coding cannot be decoded: no body byte is passed on.
+        var codingRefused = false
         /// The attempt sending the request again, once this one lost its connection.
         var successor: (any HTTPTransportTask)?
         /// `cancel()` was called: the request is not sent again, and a successor is cancelled.
@@ -221,6 +224,7 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
         }
         state.withLock { state in
             state.decoder = decoder
+            state.codingRefused = undecodable != nil
             state.lastActivity = .now()
             state.head = head
             if collectsBody, let length = HTTPBodyCollector.decodedLength(
@@ -242,10 +246,13 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        if let decoder = state.withLock({ state in
+        let (decoder, refused) = state.withLock { state in
             state.bodyArrived = true
-            return state.decoder
-        }) {
+            return (state.decoder, state.codingRefused)
+        }
+        // The head failed already; should the client still hand over a part, it is not passed on encoded.
+        if refused { return task.eventLoop.makeSucceededVoidFuture() }
+        if let decoder {
             decoder.feed(Data(buffer.readableBytesView))
             return decode(with: decoder, task: task)
         }
@@ -387,7 +394,7 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
             return report(ending, failure: trustFailure(failure, error))
         }
         // Within the request's own timeout, when that is the shorter.
-        diagnosis.diagnose(url, within: min(idleTimeout, PresentedChainReader.deadline)).whenComplete { result in
+        diagnosis.diagnose(url, within: min(idleTimeout, diagnosis.deadline)).whenComplete { result in
             let finer = (try? result.get()) ?? nil
             self.report(ending, failure: self.trustFailure(finer?.refining(failure) ?? failure, error))
         }
@@ -411,7 +418,10 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     /// not a response cut short (the parser's end-of-file error, once bytes
     /// of it arrived), nor a cancellation, a timeout or a refusal.
     static func lostItsConnection(_ error: any Error) -> Bool {
-        !(error is HTTPParserError) && ErrorMapping.code(for: error) == .networkConnectionLost
+        // An HTTP/2 stream the server reset reached it: only REFUSED_STREAM
+        // says it was not processed (a server asking for calm is not asked again).
+        if let reset = error as? NIOHTTP2Errors.StreamClosed { return reset.errorCode == .refusedStream }
+        return !(error is HTTPParserError) && ErrorMapping.code(for: error) == .networkConnectionLost
     }
 
     /// A certificate failure of an evaluated attempt as the evaluation's

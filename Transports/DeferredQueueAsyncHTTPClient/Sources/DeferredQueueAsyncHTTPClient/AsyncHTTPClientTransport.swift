@@ -51,8 +51,9 @@ import Synchronization
 ///   requests' (see the session's `serializationQueue`).
 /// - ``HTTPTransportTask/cancel()`` may be called from any thread; it fails
 ///   the client's task, whose ending arrives on ``callbackQueue`` like any other.
-/// - ``shutdown()`` runs where the session's last reference goes; it starts
-///   closing the connections of a client this transport created, and returns.
+/// - ``shutdown()`` runs where the last session using the transport goes;
+///   it starts closing the connections of a client this transport created,
+///   and returns. Later attempts fail with an error that says so.
 ///
 /// ## Memory
 ///
@@ -230,7 +231,16 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         }
     }
 
-    private init(setup: ClientSetup) {
+    /// A transport whose certificate diagnosis waits at most `diagnosisDeadline`
+    /// (tests: one longer than any request's timeout).
+    convenience init(configuration: HTTPClient.Configuration = .singletonConfiguration, diagnosisDeadline: TimeAmount) {
+        self.init(
+            setup: ClientSetup(configuration: configuration, eventLoopGroup: HTTPClient.defaultEventLoopGroup),
+            diagnosisDeadline: diagnosisDeadline
+        )
+    }
+
+    private init(setup: ClientSetup, diagnosisDeadline: TimeAmount = PresentedChainReader.deadline) {
         callbackQueue = DispatchQueue(label: "DeferredQueue.AsyncHTTPClientTransport")
         client = setup.client
         affinity = EventLoopAffinity(group: setup.client.eventLoopGroup)
@@ -238,7 +248,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         acceptEncoding = setup.acceptEncoding
         decodesBodies = setup.transportDecodes
         diagnosis = setup.configuration.flatMap {
-            CertificateDiagnosis(configuration: $0, group: setup.client.eventLoopGroup)
+            CertificateDiagnosis(configuration: $0, group: setup.client.eventLoopGroup, deadline: diagnosisDeadline)
         }
         supportsServerTrustEvaluation = ClientBootstrap(validatingGroup: setup.client.eventLoopGroup.next()) != nil
         trustClients = ServerTrustClients(

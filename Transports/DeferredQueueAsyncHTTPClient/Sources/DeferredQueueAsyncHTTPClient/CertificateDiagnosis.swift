@@ -44,12 +44,15 @@ final class CertificateDiagnosis: Sendable {
     /// The certificates the configuration trusts by name (its own roots and
     /// additional roots given as certificates or a PEM file).
     let anchors: [NIOSSLCertificate]
+    /// The longest a diagnosis waits (shorter when the request's timeout is).
+    let deadline: TimeAmount
 
     /// A diagnosis for requests of a client with `configuration` on `group`;
     /// `nil` when the client connects through a proxy (a second connection
     /// would not reach the same server).
-    init?(configuration: HTTPClient.Configuration, group: any EventLoopGroup) {
+    init?(configuration: HTTPClient.Configuration, group: any EventLoopGroup, deadline: TimeAmount = PresentedChainReader.deadline) {
         guard configuration.proxy == nil else { return nil }
+        self.deadline = deadline
         let tls = configuration.tlsConfiguration ?? .makeClientConfiguration()
         guard tls.certificateVerification != .none else { return nil }
         tlsConfiguration = tls
@@ -71,7 +74,7 @@ final class CertificateDiagnosis: Sendable {
 
     /// Why `url`'s server presents a chain that does not verify; `nil` when
     /// the certificates could not be had within `deadline`.
-    func diagnose(_ url: URL, within deadline: TimeAmount = PresentedChainReader.deadline) -> EventLoopFuture<TLSFailure?> {
+    func diagnose(_ url: URL, within deadline: TimeAmount) -> EventLoopFuture<TLSFailure?> {
         let eventLoop = group.next()
         guard let host = url.host, !host.isEmpty, url.scheme?.lowercased() == "https" else {
             return eventLoop.makeSucceededFuture(nil)

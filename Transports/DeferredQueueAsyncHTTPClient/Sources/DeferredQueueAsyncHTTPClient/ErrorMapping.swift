@@ -63,9 +63,11 @@ enum ErrorMapping {
             // PROTOCOL_ERROR: a malformed response, as over HTTP/1.1. Any
             // other reset (the server's CANCEL, say) cut the exchange short.
             return error.errorCode == .protocolError ? .badServerResponse : .networkConnectionLost
+        case is NIOHTTP2Errors.IOOnClosedConnection, is NIOHTTP2Errors.CreatedStreamAfterGoaway, is NIOHTTP2Errors.NoStreamIDAvailable:
+            // The connection closed, or took no more streams, before the request went out.
+            return .networkConnectionLost
         case is any NIOHTTP2Error:
-            // What HTTP/2 forbids (a length the data belies, `Transfer-Encoding`,
-            // a field name or value it refuses): over HTTP/1.1, a malformed response.
+            // Anything else HTTP/2's layer refuses is the peer breaking its rules.
             return .badServerResponse
         case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError: return TLSFailure(error)?.code ?? .secureConnectionFailed
         default: return .unknown

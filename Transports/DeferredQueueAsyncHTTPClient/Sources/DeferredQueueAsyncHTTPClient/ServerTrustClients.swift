@@ -51,6 +51,12 @@ final class ServerTrustClients: Sendable {
 
         private static let nextUnique = Atomic<UInt64>(0)
 
+        /// Whether another attempt may find the client this one keys.
+        var isShared: Bool {
+            if case .unique = self { return false }
+            return true
+        }
+
         init(_ evaluator: any ServerTrustEvaluating) {
             if let fingerprint = Self.libraryFingerprint(evaluator) {
                 self = .library(fingerprint)
@@ -180,6 +186,7 @@ final class ServerTrustClients: Sendable {
         if let found { return found }
         let configuration = try makeConfiguration(key, evaluator: evaluator)
         var evicted: Entry?
+        var oneUse: Entry?
         let entry = try clients.withLock { clients throws(HTTPError) -> Entry in
             guard !clients.isShutDown else {
                 throw .serverTrustEvaluationFailed(reason: .customEvaluationFailed(error: HTTPClientError.alreadyShutdown))
@@ -193,10 +200,17 @@ final class ServerTrustClients: Sendable {
                 diagnosis: CertificateDiagnosis(configuration: configuration, group: group)
             )
             entry.lease()
+            clients.draining.removeAll { $0.isDone }
+            guard key.evaluator.isShared else {
+                // No other attempt can find it: it goes when this one ended,
+                // never in the way of the clients that are shared.
+                clients.draining.append(entry)
+                oneUse = entry
+                return entry
+            }
             clients.entries[key] = entry
             clients.order.append(key)
             if clients.order.count > capacity, let oldest = clients.entries.removeValue(forKey: clients.order.removeFirst()) {
-                clients.draining.removeAll { $0.isDone }
                 clients.draining.append(oldest)
                 evicted = oldest
             }
@@ -205,6 +219,7 @@ final class ServerTrustClients: Sendable {
         // Past the capacity (by default 64 different evaluators in use): the
         // oldest client goes once what it still runs has ended.
         evicted?.evict()
+        oneUse?.evict()
         return entry
     }
 

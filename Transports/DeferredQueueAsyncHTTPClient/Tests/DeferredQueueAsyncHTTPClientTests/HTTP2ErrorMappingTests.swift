@@ -32,9 +32,21 @@ struct HTTP2ErrorMappingTests {
     }
 
     @Test func aStreamTheServerResetIsAConnectionLost() {
-        for code in [HTTP2ErrorCode.cancel, .noError, .refusedStream, .internalError] {
+        for code in [HTTP2ErrorCode.cancel, .noError, .refusedStream, .internalError, .enhanceYourCalm] {
             let reset = NIOHTTP2Errors.streamClosed(streamID: HTTP2StreamID(1), errorCode: code)
             #expect(ErrorMapping.code(for: reset) == .networkConnectionLost, "\(code)")
+        }
+        #expect(ErrorMapping.code(for: NIOHTTP2Errors.ioOnClosedConnection()) == .networkConnectionLost)
+    }
+
+    /// The transport sends an idempotent request again, unasked, only when
+    /// the server cannot have processed it: of HTTP/2's resets, REFUSED_STREAM.
+    @Test func onlyARefusedStreamIsSentAgainByTheTransport() {
+        let refused = NIOHTTP2Errors.streamClosed(streamID: HTTP2StreamID(1), errorCode: .refusedStream)
+        #expect(AsyncHTTPClientAttempt.lostItsConnection(refused))
+        for code in [HTTP2ErrorCode.cancel, .noError, .internalError, .enhanceYourCalm, .protocolError] {
+            let reset = NIOHTTP2Errors.streamClosed(streamID: HTTP2StreamID(1), errorCode: code)
+            #expect(!AsyncHTTPClientAttempt.lostItsConnection(reset), "\(code)")
         }
     }
 }

@@ -91,4 +91,28 @@ struct TrustClientLeaseTests {
         first.release()
         second.release()
     }
+
+    /// A client no other attempt can find (an evaluator value that shares
+    /// with none) is not kept: it evicts no shared one, and shuts down once
+    /// its attempt ended.
+    @Test func aClientForOneAttemptIsNotKept() async throws {
+        struct Closure: ServerTrustEvaluating {
+            let check: @Sendable () throws -> Void
+            func evaluate(_ trust: ServerTrust, forHost host: String) throws { try check() }
+        }
+        let server = try LoopbackServer { _ in .text("ok") }
+        defer { server.shutdown() }
+        let url = server.url("/")
+        let clients = Self.clients(capacity: 1)
+        defer { clients.shutdown() }
+        let shared = try clients.entry(forHost: "first.example", evaluator: DefaultTrustEvaluator())
+        shared.release()
+        let once = try clients.entry(forHost: "first.example", evaluator: Closure {})
+        #expect(await !Self.isShutDown(once.client, url: url), "it serves its attempt")
+        let again = try clients.entry(forHost: "first.example", evaluator: DefaultTrustEvaluator())
+        #expect(again === shared, "the shared client was not evicted")
+        again.release()
+        once.release()
+        #expect(try await Self.becomesShutDown(once.client, url: url), "the one-use client shut down once released")
+    }
 }
