@@ -1,3 +1,4 @@
+import LockSupport
 import Synchronization
 
 /// The sessions that use each transport object: a transport given to
@@ -10,13 +11,18 @@ enum TransportUsers {
         var sessions: Int
     }
 
-    private static let users = Mutex<[ObjectIdentifier: Users]>([:])
+    /// The table, and the object whose address names its lock to ThreadSanitizer.
+    private final class Table: Sendable {
+        let users = Mutex<[ObjectIdentifier: Users]>([:])
+    }
+
+    private static let table = Table()
 
     /// A session now uses `transport`.
     static func add(_ transport: any HTTPTransport) {
         guard let object = transport as? any HTTPTransport & AnyObject else { return }
         let id = ObjectIdentifier(object)
-        users.withLock { users in
+        table.users.withLock(owner: table) { users in
             if let known = users[id], known.transport === object {
                 users[id]?.sessions += 1
             } else {
@@ -32,7 +38,7 @@ enum TransportUsers {
     static func remove(_ transport: any HTTPTransport) -> Bool {
         guard let object = transport as? any HTTPTransport & AnyObject else { return true }
         let id = ObjectIdentifier(object)
-        return users.withLock { users in
+        return table.users.withLock(owner: table) { users in
             guard let known = users[id], known.transport === object else { return true }
             guard known.sessions > 1 else {
                 users[id] = nil
