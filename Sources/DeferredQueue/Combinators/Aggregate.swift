@@ -10,18 +10,19 @@ import Synchronization
 /// rejection.
 @usableFromInline
 final class InputGroup: ConsumerLink {
-    @usableFromInline let release: @Sendable () -> Void
+    @usableFromInline let release: @Sendable (inout [any ConsumerLink]) -> Void
 
     @inlinable
     init<Value: Sendable>(_ inputs: [Deferred<Value>]) {
         for input in inputs { input.addConsumer() }
-        release = { for input in inputs { input.consumerGaveUp() } }
+        // Reversed: the loop takes the last first, so the inputs give up in order.
+        release = { work in work.append(contentsOf: inputs.reversed().lazy.map { $0 as any ConsumerLink }) }
     }
 
     /// The aggregate no longer needs any input.
     @usableFromInline
-    func consumerGaveUp() {
-        release()
+    func consumerGaveUp(into work: inout [any ConsumerLink]) {
+        release(&work)
     }
 }
 

@@ -62,12 +62,13 @@ final class Fanout<Element: Sendable, Value: Sendable>: ConsumerLink {
 
     /// The result was cancelled (or timed out): start nothing more and
     /// release what is running.
-    func consumerGaveUp() {
+    func consumerGaveUp(into work: inout [any ConsumerLink]) {
         let running = state.withLock(owner: self) { state -> [Deferred<Value>] in
             guard !state.stopped else { return [] }
             return state.stop()
         }
-        for deferred in running { deferred.consumerGaveUp() }
+        // Reversed: the loop takes the last first, so they give up in order.
+        work.append(contentsOf: running.reversed().lazy.map { $0 as any ConsumerLink })
     }
 
     /// Starts the next input, if any and not stopped. `make` runs outside the

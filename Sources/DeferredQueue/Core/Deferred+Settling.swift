@@ -90,6 +90,15 @@ extension Deferred {
     @inlinable
     @discardableResult
     func settle(_ result: Result<Value, any Error>, givingUp: Bool = false) -> Bool {
+        let (settled, upstream) = settleKeepingUpstream(result, givingUp: givingUp)
+        upstream?.consumerGaveUp()
+        return settled
+    }
+
+    /// ``settle(_:givingUp:)`` but for telling the upstream link that a
+    /// consumer gave up: that link is returned (giving up only; `nil` otherwise).
+    @inlinable
+    func settleKeepingUpstream(_ result: Result<Value, any Error>, givingUp: Bool) -> (settled: Bool, upstream: (any ConsumerLink)?) {
         let settlement = withState { state -> DeferredSettlement? in
             // A claim rather than a check under the lock: a `then` step's
             // block settles its deferred without it (`settleStep`).
@@ -115,15 +124,13 @@ extension Deferred {
             // seen the deferred settled, as it did when every claim was
             // made under the lock.
             waitOutClaim()
-            return false
+            return (false, nil)
         }
         // Exactly once: only the call that stored the outcome gets here.
         releaseQueue()
-        if givingUp {
-            for hook in settlement.cancelHooks ?? [] { hook() }
-            settlement.upstream?.consumerGaveUp()
-        }
-        return true
+        guard givingUp else { return (true, nil) }
+        for hook in settlement.cancelHooks ?? [] { hook() }
+        return (true, settlement.upstream)
     }
 
     /// `settle` for the block of a `then` step, which settles its own
@@ -257,9 +264,13 @@ extension Deferred {
 
 extension Deferred: ConsumerLink {
     @usableFromInline
-    func consumerGaveUp() {
+    func consumerGaveUp(into work: inout [any ConsumerLink]) {
         guard isPending else { return }
-        if consumers.wrappingSubtract(1, ordering: .relaxed).newValue <= 0 { cancel() }
+        guard consumers.wrappingSubtract(1, ordering: .relaxed).newValue <= 0 else { return }
+        // Cancelled, as `cancel()` does, but its upstream is told by the caller's loop.
+        if let upstream = settleKeepingUpstream(.failure(DeferredError.cancelled), givingUp: true).upstream {
+            work.append(upstream)
+        }
     }
 
     /// The deferred this one follows or was derived from, while pending.

@@ -9,8 +9,11 @@ import Synchronization
 /// producer's `onCancel` hooks run (an HTTP request cancels its task).
 @usableFromInline
 protocol ConsumerLink: AnyObject, Sendable {
-    /// One consumer of `self` no longer needs its result.
-    func consumerGaveUp()
+    /// One consumer of `self` no longer needs its result. The links that
+    /// lose their last consumer as a result are appended to `work`, not
+    /// told here: ``consumerGaveUp()`` tells them in a loop, so a chain of
+    /// any length cannot exhaust the stack.
+    func consumerGaveUp(into work: inout [any ConsumerLink])
 
     /// The one link `self` is waiting on, or `nil` when it waits on a
     /// producer (a resolver, a task), on several links, or on nothing. Only
@@ -22,6 +25,14 @@ protocol ConsumerLink: AnyObject, Sendable {
 extension ConsumerLink {
     @usableFromInline
     var awaitedLink: (any ConsumerLink)? { nil }
+
+    /// One consumer of `self` no longer needs its result: `self` and every
+    /// link upstream that loses its last consumer in turn gives up.
+    @usableFromInline
+    func consumerGaveUp() {
+        var work: [any ConsumerLink] = [self]
+        while let link = work.popLast() { link.consumerGaveUp(into: &work) }
+    }
 }
 
 /// The mutable state of one ``Deferred`` besides its outcome and its

@@ -52,6 +52,43 @@ struct CancellationTests {
         #expect(await settled(leaf) == .cancelled)
     }
 
+    /// Each step that loses its last consumer gives up on its parent in a
+    /// loop, not a recursion: a chain of any length cannot exhaust the
+    /// stack (20,000 steps crashed the process in a debug build).
+    @Test func cancellingTheEndOfALongChainCancelsItsRootWithoutExhaustingTheStack() async {
+        let (root, resolver) = Deferred<Int>.pending()
+        let hook = Latch()
+        resolver.onCancel { hook.arrive() }
+        var leaf = root
+        for _ in 0..<200_000 { leaf = leaf.then { $0 + 1 } }
+        leaf.cancel()
+        #expect(await hook.wait(), "the producer learns nobody wants the result")
+        #expect(await settled(root) == .cancelled)
+        #expect(await settled(leaf) == .cancelled)
+    }
+
+    /// The same through a combinator: `all`'s inputs, each the end of a
+    /// long chain, give up in a loop too, in their order.
+    @Test func cancellingAnAllOverLongChainsCancelsEveryRoot() async {
+        let order = Recorder<Int>()
+        var leaves: [Deferred<Int>] = []
+        var roots: [Deferred<Int>] = []
+        var resolvers: [Resolver<Int>] = []
+        for index in 0..<3 {
+            let (root, resolver) = Deferred<Int>.pending()
+            resolver.onCancel { order.append(index) }
+            var leaf = root
+            for _ in 0..<50_000 { leaf = leaf.then { $0 + 1 } }
+            roots.append(root)
+            resolvers.append(resolver)
+            leaves.append(leaf)
+        }
+        Deferred.all(leaves).cancel()
+        for root in roots { #expect(await settled(root) == .cancelled) }
+        #expect(order.events == [0, 1, 2])
+        withExtendedLifetime(resolvers) {}
+    }
+
     @Test func upstreamWithAnotherConsumerKeepsRunning() async {
         let (root, resolver) = Deferred<Int>.pending()
         let hookRuns = Counter()
