@@ -15,8 +15,11 @@ final class InputGroup: ConsumerLink {
     @inlinable
     init<Value: Sendable>(_ inputs: [Deferred<Value>]) {
         for input in inputs { input.addConsumer() }
-        // Reversed: the loop takes the last first, so the inputs give up in order.
-        release = { work in work.append(contentsOf: inputs.reversed().lazy.map { $0 as any ConsumerLink }) }
+        // Only the pending ones (an `all` that succeeded has none), reversed:
+        // the loop takes the last first, so the inputs give up in order.
+        release = { work in
+            for input in inputs.reversed() where input.isPending { work.append(input) }
+        }
     }
 
     /// The aggregate no longer needs any input.
