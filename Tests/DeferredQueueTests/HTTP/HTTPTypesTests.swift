@@ -226,6 +226,14 @@ struct HTTPTypesTests {
         } else {
             Issue.record("decoding should fail")
         }
+        // An HTML page is no type to fix: the decoder could not read it at all.
+        if case .failure(let error) = Result(catching: { try JSONDecoder().decode([Entry].self, from: Data("<html>502</html>".utf8)) }) {
+            let described = HTTPError.responseSerializationFailed(reason: .decodingFailed(error: error)).description
+            #expect(described.contains("could not be read by the decoder") && described.contains("validate(contentType:"), "\(described)")
+            #expect(!described.contains("does not match the expected type") && !described.contains(".."), "\(described)")
+        } else {
+            Issue.record("decoding should fail")
+        }
         #expect(HTTPError.responseSerializationFailed(reason: .stringEncodingFailed(encoding: .shiftJIS)).description.contains("encoding"))
         let tooLarge = HTTPError.responseTooLarge(limit: 1_000).description
         #expect(tooLarge.contains("Session(maximumResponseBodySize:) for a body held in memory"), "\(tooLarge)")

@@ -131,7 +131,13 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
                 return "The response body is not valid JSON: \(error). Check that the URL returns JSON "
                     + "(validate(contentType: [\"application/json\"]) catches HTML error pages)."
             case .decodingFailed(let error):
-                return "The response body does not match the expected type: \(Self.describe(decodingError: error)). "
+                // The decoder could not read the body at all (not JSON, or nested past its depth): not a type to fix.
+                if case .dataCorrupted(let context) = error as? DecodingError, context.codingPath.isEmpty {
+                    return "The response body could not be read by the decoder: \(Self.sentence(context.debugDescription)) "
+                        + "Check that the URL returns what the decoder reads (validate(contentType: [\"application/json\"]) "
+                        + "catches HTML error pages)."
+                }
+                return "The response body does not match the expected type: \(Self.sentence(Self.describe(decodingError: error))) "
                     + "Make the Decodable type match the payload (optionals for fields that may be missing)."
             case .stringEncodingFailed(let encoding):
                 return "The response body is not valid text in the encoding \(encoding) (declared by the caller or the "
@@ -148,6 +154,11 @@ public enum HTTPError: Error, Sendable, CustomStringConvertible {
         }
 
         /// `DecodingError`'s own description hides the path; spell it out.
+        /// `text` ending with one period.
+        private static func sentence(_ text: String) -> String {
+            text.hasSuffix(".") ? text : text + "."
+        }
+
         private static func describe(decodingError error: any Error) -> String {
             guard let error = error as? DecodingError else { return "\(error)" }
             func path(_ context: DecodingError.Context) -> String {
