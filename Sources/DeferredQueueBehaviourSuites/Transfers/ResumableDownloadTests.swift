@@ -47,6 +47,8 @@ final class ResumableEntity: Sendable {
         case chunksTooManyBytes
         /// A `206`, chunked, whose range ends at the largest offset there is.
         case endsAtTheLargestOffset
+        /// Ranges honoured, the rest sent 64 KiB every 0.1 s.
+        case tricklesRanges
     }
 
     /// The entity's settings; its one lock is `value`.
@@ -109,6 +111,8 @@ final class ResumableEntity: Sendable {
                     return .chunked(status: 206, headers: rangeHeaders, chunks: [rest, Data(repeating: 0, count: 10)])
                 case .endsAtTheLargestOffset:
                     return .chunked(status: 206, headers: headers + [("Content-Range", "bytes \(start)-\(Int64.max)/*")], chunks: [rest])
+                case .tricklesRanges:
+                    return .trickle(status: 206, headers: rangeHeaders, body: rest, chunkSize: 64 << 10, interval: 0.1)
                 default:
                     return .response(status: 206, headers: rangeHeaders, body: rest)
                 }
@@ -350,6 +354,34 @@ struct ResumableDownloadTests {
         }
         #expect((error as? CocoaError)?.code == .fileNoSuchFile, "\(error)")
         #expect("\(error)".contains("another download resumed"), "\(error)")
+    }
+
+    /// Two downloads resumed from one resume data at once both wrote the
+    /// one partial file; the first to finish moved it away, and the other
+    /// failed saying its finished file "could not be written or moved".
+    /// Now the first to receive its `206` takes the file over.
+    @Test func twoResumesAtOnceFromTheSameDataNeverShareThePartialFile() async throws {
+        let entity = try ResumableEntity(length: Self.length, cutFirstAt: Int(Self.length / 2), behaviour: .tricklesRanges)
+        let session = TestTransport.makeSession()
+        let (_, data) = try await interrupted(entity, session: session)
+        async let first = download(session.download(resumingWith: data))
+        async let second = download(session.download(resumingWith: data))
+        let responses = try [#require(await first), #require(await second)]
+        let files = responses.compactMap(\.fileURL)
+        defer { for file in files { try? FileManager.default.removeItem(at: file) } }
+        #expect(files.count == 1, "\(TestTransport.name): \(responses.map { String(describing: $0.error) })")
+        for file in files {
+            #expect(try Data(contentsOf: file) == ResumableEntity.content(version: 1, in: 0..<Self.length))
+        }
+        for response in responses where response.fileURL == nil {
+            guard case .downloadedFileMoveFailed(let error, _, _)? = response.error else {
+                Issue.record("\(TestTransport.name): \(String(describing: response.error))")
+                continue
+            }
+            #expect((error as? CocoaError)?.code == .fileNoSuchFile, "\(error)")
+            #expect("\(error)".contains("another download resumed"), "\(error)")
+        }
+        #expect(entity.seen.events.dropFirst().allSatisfy { $0.range != nil }, "both asked for the rest")
     }
 
     @Test func aRangeThatDoesNotContinueThePartialFileFails() async throws {

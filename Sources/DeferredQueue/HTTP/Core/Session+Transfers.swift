@@ -284,6 +284,10 @@ extension Session {
     /// entity changed) replaces it with the whole body; a `416` starts again
     /// without a range. When the partial file is gone (the temporary
     /// directory was cleaned), the download starts from the beginning.
+    /// Resume data is used once: of two downloads resumed from it at the
+    /// same time, the first to receive its `206` takes the partial file
+    /// over, and the other fails with
+    /// ``HTTPError/downloadedFileMoveFailed(error:source:destination:)``.
     ///
     /// - Parameters:
     ///   - data: ``DownloadRequest/resumeData`` of an earlier download (also

@@ -40,42 +40,69 @@ struct DownloadFile: Sendable {
 
     /// The partial file of a resumed download, cut to its first `offset`
     /// bytes and opened to write the rest after them, up to `expectedLength`.
-    init(resuming url: URL, at offset: Int64, expecting expectedLength: Int64) throws {
-        self.url = url
+    ///
+    /// The file is first claimed: renamed to a name of this download's own.
+    /// Two downloads resumed from one resume data at once would otherwise
+    /// both write the one file (the later one cutting what the first had
+    /// written since), and the first to finish would move it away from under
+    /// the other. A rename happens once: the loser finds the file gone.
+    init(resuming partial: URL, at offset: Int64, expecting expectedLength: Int64) throws {
+        let claimed = try Self.claim(partial)
+        url = claimed
         self.expectedLength = expectedLength
-        let handle = try Self.openPartialFile(url)
+        let handle: FileHandle
+        do {
+            handle = try Self.openPartialFile(claimed, named: partial)
+        } catch {
+            try? FileManager.default.removeItem(at: claimed)
+            throw error
+        }
         do {
             try handle.truncate(atOffset: UInt64(offset))
             try handle.seekToEnd()
         } catch {
             try? handle.close()
+            try? FileManager.default.removeItem(at: claimed)
             throw error
         }
         self.handle = handle
         length = offset
     }
 
+    /// Renames `partial` to a new name beside it (the same directory, so
+    /// the same file system, and the rename is atomic).
+    private static func claim(_ partial: URL) throws -> URL {
+        let claimed = partial.deletingLastPathComponent()
+            .appendingPathComponent("DeferredQueue-partial-\(UUID().uuidString)", isDirectory: false)
+        guard rename(partial.path, claimed.path) != 0 else { return claimed }
+        let code = errno
+        if code == ENOENT {
+            throw CocoaError(.fileNoSuchFile, userInfo: [
+                NSFilePathErrorKey: partial.path,
+                NSLocalizedDescriptionKey: "the partial file \(partial.path) is gone: another download resumed from the same "
+                    + "resume data, or the temporary directory was cleaned, after this request was made",
+            ])
+        }
+        throw CocoaError(.fileWriteNoPermission, userInfo: [
+            NSFilePathErrorKey: partial.path,
+            NSLocalizedDescriptionKey: "the partial file \(partial.path) could not be taken over: \(String(cString: strerror(code)))",
+        ])
+    }
+
     /// Opens a partial file to write, refusing a symbolic link, a file with
     /// another name (a hard link) and another user's file: the name sits in
     /// the shared temporary directory, and what is there when the response
     /// arrives need not be what was checked when the request was made.
-    private static func openPartialFile(_ url: URL) throws -> FileHandle {
+    private static func openPartialFile(_ url: URL, named partial: URL) throws -> FileHandle {
         let descriptor = open(url.path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
-        if descriptor < 0, errno == ENOENT {
-            throw CocoaError(.fileNoSuchFile, userInfo: [
-                NSFilePathErrorKey: url.path,
-                NSLocalizedDescriptionKey: "the partial file \(url.path) is gone: another download resumed from the same "
-                    + "resume data, or the temporary directory was cleaned, after this request was made",
-            ])
-        }
         var status = stat()
         guard descriptor >= 0, fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
               status.st_nlink == 1, status.st_uid == geteuid()
         else {
             if descriptor >= 0 { try? FileHandle(fileDescriptor: descriptor, closeOnDealloc: true).close() }
             throw CocoaError(.fileWriteNoPermission, userInfo: [
-                NSFilePathErrorKey: url.path,
-                NSLocalizedDescriptionKey: "the partial file \(url.path) is not a regular file of this user's with one name",
+                NSFilePathErrorKey: partial.path,
+                NSLocalizedDescriptionKey: "the partial file \(partial.path) is not a regular file of this user's with one name",
             ])
         }
         return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
