@@ -163,6 +163,77 @@ struct RequestSuspensionTests {
         #expect(await eventually { session.runningRequestCount == 0 })
     }
 
+    /// A request suspended mid-body, then released with its session: nothing
+    /// can resume it, yet it kept its session, transport and connection (and
+    /// on URLSession what kept arriving) until the resource timeout, days
+    /// later, and its handler waited as long.
+    @Test func aRequestSuspendedWhileRunningFailsWhenItsSessionIsReleased() async throws {
+        let server = try LoopbackServer { _ in .generated(length: 64 << 20, chunkSize: 16 << 10, interval: 0.05) }
+        defer { server.shutdown() }
+        let suspended = Latch()
+        let done = Latch()
+        let outcomes = Recorder<HTTPError?>()
+        let sessions = WeakList<Session>()
+        do {
+            let owned = TestTransport.makeSession()
+            sessions.add(owned)
+            let request = owned.request(server.url("/"))
+            let once = Counter()
+            request.downloadProgress(queue: handlerQueue) { [weak request] _ in
+                guard once.increment() == 1 else { return }
+                request?.suspend()
+                suspended.arrive()
+            }
+            request.response(queue: handlerQueue) { response in
+                outcomes.append(response.error)
+                done.arrive()
+            }
+            #expect(await suspended.wait())
+            #expect(request.state == .suspended)
+        }
+        #expect(await done.wait(seconds: 60), "\(TestTransport.name): the handler still waits")
+        #expect(outcomes.events.count == 1)
+        guard case .abandoned?? = outcomes.events.first else {
+            Issue.record("\(TestTransport.name): \(String(describing: outcomes.events.first))")
+            return
+        }
+        #expect(sessions.aliveCount == 0, "the session is gone")
+    }
+
+    /// While its session is held, a request suspended mid-body keeps its
+    /// transfer and is resumed through the session alone.
+    @Test func aRequestSuspendedWhileRunningIsResumedThroughItsSession() async throws {
+        let server = try LoopbackServer { _ in .generated(length: 1 << 20, chunkSize: 16 << 10, interval: 0.01) }
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession()
+        let suspended = Latch()
+        let done = Latch()
+        let outcomes = Recorder<HTTPError?>()
+        do {
+            let request = session.request(server.url("/"))
+            let once = Counter()
+            request.downloadProgress(queue: handlerQueue) { [weak request] _ in
+                guard once.increment() == 1 else { return }
+                request?.suspend()
+                suspended.arrive()
+            }
+            request.responseData(queue: handlerQueue) { response in
+                outcomes.append(response.error)
+                #expect(response.data?.count == 1 << 20)
+                done.arrive()
+            }
+            #expect(await suspended.wait())
+        }
+        try await Task.sleep(nanoseconds: Self.quietPeriod)
+        #expect(outcomes.events.isEmpty, "still suspended")
+        session.withAllRequests { requests in
+            for request in requests { request.resume() }
+        }
+        #expect(await done.wait(seconds: 60))
+        #expect(outcomes.events.count == 1)
+        #expect(outcomes.events.first.map { $0 == nil } == true, "\(String(describing: outcomes.events.first))")
+    }
+
     /// A transport that waits for each chunk to be handled (AsyncHTTPClient)
     /// stops reading while the request is suspended; URLSession on Linux
     /// cannot be held back for one request: what it keeps sending is held up

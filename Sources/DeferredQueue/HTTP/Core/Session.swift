@@ -22,7 +22,9 @@ import FoundationNetworking
 /// A running request keeps its session alive, so fire-and-forget requests on
 /// a temporary session complete instead of being cancelled; the transport is
 /// shut down when the last reference to the session (including those of its
-/// running requests) goes.
+/// running requests) goes. A request suspended while running does not keep
+/// it: when the session goes, it fails such a request with
+/// ``HTTPError/abandoned``.
 ///
 /// ## Threading
 ///
@@ -272,7 +274,10 @@ public final class Session: Sendable {
     }
 
     deinit {
-        // No request of this session is running: each one keeps it alive.
+        // No request of this session is running but those suspended while
+        // running (the others keep it alive): nothing can resume them now,
+        // so they fail, before their transport goes down.
+        for request in core.registry.all { request.finish(failingWith: .abandoned) }
         // A transport other sessions use stays up for them.
         if TransportUsers.remove(core.transport) { core.transport.shutdown() }
         core.eventMonitor?.sessionDidBecomeInvalid(withError: nil)

@@ -52,8 +52,9 @@ import FoundationNetworking
 public class Request: @unchecked Sendable {
     /// The session that created this request (Alamofire's weak `delegate`):
     /// held strongly until the request finishes or is cancelled, weakly
-    /// after, so a finished request you keep does not keep its session (and
-    /// its connections) alive. `nil` once such a session is gone.
+    /// after (and while it is suspended mid-run), so a finished request you
+    /// keep does not keep its session (and its connections) alive. `nil`
+    /// once such a session is gone.
     public weak let session: Session?
     /// What the session's requests run on: held for the request's life
     /// (see ``SessionCore`` for why requests do not use `session` itself).
@@ -323,8 +324,9 @@ public class Request: @unchecked Sendable {
     /// - Returns: The request, for chaining.
     @discardableResult
     public func resume() -> Self {
+        let session = session
         let (unsuspended, action) = mutableState.withLock(owner: self) { state in
-            let unsuspended = state.unsuspend()
+            let unsuspended = state.unsuspend(holding: session)
             if case .proceed(let number, _) = unsuspended, let monitor = eventMonitor {
                 monitor.requestDidResume(self)
                 if let number { monitor.request(self, didResumeTask: RequestTask(attempt: number, request: state.request)) }
@@ -356,15 +358,24 @@ public class Request: @unchecked Sendable {
     /// (pause a large download with ``DownloadRequest/cancel(byProducingResumeData:)``
     /// there, or use the AsyncHTTPClient transport). An upload's body keeps
     /// going out. The session's ``Session/resourceTimeout`` keeps counting.
+    /// A request suspended while running no longer keeps its session alive:
+    /// released meanwhile (no request can then be resumed through it), the
+    /// session fails the request with ``HTTPError/abandoned``, as Alamofire
+    /// fails its requests with `sessionDeinitialized`.
     /// Does nothing once the request is cancelled or finished.
     ///
     /// - Returns: The request, for chaining.
     @discardableResult
     public func suspend() -> Self {
-        mutableState.withLock(owner: self) { state in
-            guard case .suspended(let inFlight) = state.suspend(), let monitor = eventMonitor else { return }
-            monitor.requestDidSuspend(self)
-            if let inFlight { monitor.request(self, didSuspendTask: RequestTask(attempt: inFlight, request: state.request)) }
+        // The session this releases goes after the lock: when that was its
+        // last hold, its `deinit` fails this request.
+        _ = mutableState.withLock(owner: self) { state -> Session? in
+            guard case .suspended(let inFlight, let released) = state.suspend() else { return nil }
+            if let monitor = eventMonitor {
+                monitor.requestDidSuspend(self)
+                if let inFlight { monitor.request(self, didSuspendTask: RequestTask(attempt: inFlight, request: state.request)) }
+            }
+            return released
         }
         return self
     }

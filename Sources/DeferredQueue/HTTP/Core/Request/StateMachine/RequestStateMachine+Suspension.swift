@@ -8,6 +8,12 @@ import Foundation
 // that cannot be held back for one request (URLSession on Linux, whose own
 // task suspension restarts the transfer) has what it sends held in memory,
 // up to `holdLimit`.
+//
+// A request suspended while running stops keeping its session alive: it is
+// still in the session's registry (so `withAllRequests` reaches it), but
+// once nothing else holds the session, nothing can resume the request, and
+// the session's `deinit` fails it instead of leaving it, its connection and
+// what it held, until the resource timeout (days).
 
 extension RequestStateMachine {
     /// What a suspended stream or download holds in memory at most when its
@@ -16,8 +22,9 @@ extension RequestStateMachine {
 
     enum SuspendAction: Sendable {
         /// Suspended (monitors hear `requestDidSuspend`); `inFlight`: the
-        /// number of the attempt whose transfer is now held, if one is.
-        case suspended(inFlight: Int?)
+        /// number of the attempt whose transfer is now held, if one is;
+        /// `releasing`: the session, no longer held (released after the lock).
+        case suspended(inFlight: Int?, releasing: Session?)
         /// Already suspended, or over.
         case none
     }
@@ -27,8 +34,9 @@ extension RequestStateMachine {
         guard !isSuspended else { return .none }
         switch state {
         case .initialized:
+            // Not in the registry: it keeps its session until it is released.
             isSuspended = true
-            return .suspended(inFlight: nil)
+            return .suspended(inFlight: nil, releasing: nil)
         case .running:
             isSuspended = true
             let inFlight = updateAttempt { attempt -> Int? in
@@ -36,7 +44,8 @@ extension RequestStateMachine {
                 if attempt.held == nil { attempt.held = [] }
                 return attempt.number
             } ?? nil
-            return .suspended(inFlight: inFlight)
+            defer { owner = nil }
+            return .suspended(inFlight: inFlight, releasing: owner)
         case .finished, .cancelled:
             return .none
         case .modifying:
@@ -55,14 +64,17 @@ extension RequestStateMachine {
         case proceed(attempt: Int?, work: (@Sendable () -> Void)?)
     }
 
-    /// suspended → initialized or running, for `resume()`.
-    mutating func unsuspend() -> UnsuspendAction {
+    /// suspended → initialized or running, for `resume()`; a running
+    /// request holds `session` again (`nil` when it is being released: its
+    /// `deinit` then fails the request).
+    mutating func unsuspend(holding session: Session? = nil) -> UnsuspendAction {
         guard isSuspended else { return .notSuspended }
         isSuspended = false
         switch state {
         case .initialized:
             return .start
         case .running(let attempt):
+            owner = session
             defer { waitingForResume = nil }
             return .proceed(attempt: attempt.held == nil ? nil : attempt.number, work: waitingForResume)
         case .finished, .cancelled:
