@@ -304,6 +304,43 @@ struct RetryingFailuresTests {
         #expect(request.state == .finished)
     }
 
+    /// An adapter, or a retrier asked about a transport failure, that never
+    /// calls its completion: the request waits (its `timeout` times the
+    /// transfer, not them), until `cancel()` or the session's deadline ends
+    /// it — the two ways out the protocols' documentation names.
+    @Test(arguments: ["adapter", "retrier"], ["cancel", "deadline"])
+    func anInterceptorThatNeverAnswersWaitsForCancelOrTheDeadline(_ silent: String, _ end: String) async throws {
+        let asked = Counter()
+        let interceptor: any RequestInterceptor = silent == "adapter"
+            ? Adapter { _, _, _ in asked.increment() }
+            : Retrier { _, _, _, _ in asked.increment() }
+        let fixture = PolicyFixture { _ in .failure(.networkConnectionLost) }
+        let session = Session(transport: fixture.transport, interceptor: interceptor, resourceTimeout: end == "deadline" ? 3 : nil)
+        let request = session.request(fixture.url("/fails"), timeout: 0.5)
+        let outcomes = Recorder<HTTPError?>()
+        let done = Latch()
+        request.response(queue: handlerQueue) { response in
+            outcomes.append(response.error)
+            done.arrive()
+        }
+        #expect(await eventually { asked.count == 1 })
+        if end == "cancel" {
+            // Four request timeouts: long enough for a timeout that applied to have ended it.
+            try await Task.sleep(nanoseconds: 2_000_000_000)
+            #expect(outcomes.events.isEmpty, "the request's timeout does not end the wait")
+            request.cancel()
+        }
+        #expect(await done.wait(seconds: 60))
+        #expect(outcomes.events.count == 1)
+        let error = try #require(outcomes.events.first ?? nil)
+        if end == "cancel" {
+            #expect(error.isExplicitlyCancelledError, "\(error)")
+        } else {
+            #expect(error.urlError?.code == .timedOut, "\(error)")
+        }
+        #expect(asked.count == 1)
+    }
+
     /// Fails (or, `fails: false`, returns the body's length), the first
     /// time only after the test opens `gate`.
     struct GatedSerializer: ResponseSerializer {

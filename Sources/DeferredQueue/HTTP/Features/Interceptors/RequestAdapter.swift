@@ -19,6 +19,12 @@ import FoundationNetworking
 /// it. The session calls ``adapt(_:using:completion:)`` on its queue (the
 /// transport's callback queue): a completion-handler adapter runs there,
 /// with no task created, and an `async` one in a task.
+///
+/// The request waits for the adapter as long as it takes: its `timeout`
+/// times the transfer, as `URLRequest.timeoutInterval` does, not the
+/// adapter. An adapter that never calls its completion (or an `async` one
+/// that never returns) leaves the request waiting until ``Request/cancel()``
+/// or the session's ``Session/resourceTimeout`` ends it, as in Alamofire.
 public protocol RequestAdapter: Sendable {
     /// Returns the request to send.
     ///

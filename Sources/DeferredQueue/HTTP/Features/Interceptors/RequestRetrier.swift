@@ -50,6 +50,11 @@ public enum RetryResult: Sendable {
 /// session calls the completion handler on its queue (the transport's
 /// callback queue): a completion-handler retrier runs there, with no task
 /// created, and an `async` one in a task.
+///
+/// The request waits for the decision as long as it takes (its `timeout`
+/// times transfers, not retriers): a retrier that never calls its completion
+/// leaves the request waiting until ``Request/cancel()`` or the session's
+/// ``Session/resourceTimeout`` ends it, as in Alamofire.
 public protocol RequestRetrier: Sendable {
     /// Decides about a failed attempt.
     ///
