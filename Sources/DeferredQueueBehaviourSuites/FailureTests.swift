@@ -57,6 +57,20 @@ struct FailureTests {
         #expect(failed.response == nil)
     }
 
+    /// An interim head, then the connection closes: no response came, and
+    /// the connection was lost (retryable for an idempotent request).
+    /// URLSession reported `badServerResponse` with the `100` as the
+    /// response; AsyncHTTPClient `networkConnectionLost` without one.
+    @Test(arguments: [100, 103])
+    func anInterimHeadThenACloseIsALostConnectionWithoutAResponse(_ status: Int) async throws {
+        let server = try LoopbackServer { _ in .raw(Data("HTTP/1.1 \(status) Interim\r\n\r\n".utf8)) }
+        defer { server.shutdown() }
+        let result = await response(within: 60) { session.request(server.url("/")).responseData(queue: handlerQueue, completionHandler: $0) }
+        let failed = try #require(result, "\(TestTransport.name): no outcome within 60 s")
+        #expect(failed.error?.urlError?.code == .networkConnectionLost, "\(TestTransport.name): \(String(describing: failed.error))")
+        #expect(failed.response == nil, "\(TestTransport.name): \(String(describing: failed.response?.statusCode))")
+    }
+
     @Test func aServerClosingMidBodyIsATransportError() async throws {
         let fixture = try Fixture()
         let result = await response { session.request(fixture.url("/close-mid-body")).responseData(queue: handlerQueue, completionHandler: $0) }

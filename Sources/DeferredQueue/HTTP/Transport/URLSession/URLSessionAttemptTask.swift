@@ -302,6 +302,17 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         if let framing {
             return (nil, nil, Self.badServerResponse(framing, url: response?.url ?? task?.originalRequest?.url))
         }
+        // Only an interim head came (corelibs keeps it as the task's
+        // response): no response, and a close there is a lost connection,
+        // which corelibs calls a bad response.
+        if !reported, let response, (100..<200).contains(response.statusCode) {
+            guard error == nil || (error as? URLError)?.code == .badServerResponse else { return (nil, nil, Self.naming(error, task: task)) }
+            return (nil, nil, URLError(.networkConnectionLost, userInfo: [
+                NSLocalizedDescriptionKey: "The server closed the connection after an interim \(response.statusCode) response, "
+                    + "before the final one.",
+                NSURLErrorFailingURLErrorKey: task?.originalRequest?.url as Any,
+            ]))
+        }
         // Read here when no head was reported (and so read) before: a
         // declined 401, a download task on Apple platforms.
         var unreported: ResponseHead?
