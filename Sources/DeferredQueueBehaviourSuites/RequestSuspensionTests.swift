@@ -163,6 +163,18 @@ struct RequestSuspensionTests {
         #expect(await eventually { session.runningRequestCount == 0 })
     }
 
+    /// Suspends `request` from its first download progress; the latch opens then.
+    private static func suspendingOnItsFirstBytes(_ request: DataRequest) -> Latch {
+        let suspended = Latch()
+        let once = Counter()
+        request.downloadProgress(queue: handlerQueue) { [weak request] _ in
+            guard once.increment() == 1 else { return }
+            request?.suspend()
+            suspended.arrive()
+        }
+        return suspended
+    }
+
     /// A request suspended mid-body, then released with its session: nothing
     /// can resume it, yet it kept its session, transport and connection (and
     /// on URLSession what kept arriving) until the resource timeout, days
@@ -170,7 +182,6 @@ struct RequestSuspensionTests {
     @Test func aRequestSuspendedWhileRunningFailsWhenItsSessionIsReleased() async throws {
         let server = try LoopbackServer { _ in .generated(length: 64 << 20, chunkSize: 16 << 10, interval: 0.05) }
         defer { server.shutdown() }
-        let suspended = Latch()
         let done = Latch()
         let outcomes = Recorder<HTTPError?>()
         let sessions = WeakList<Session>()
@@ -178,12 +189,7 @@ struct RequestSuspensionTests {
             let owned = TestTransport.makeSession()
             sessions.add(owned)
             let request = owned.request(server.url("/"))
-            let once = Counter()
-            request.downloadProgress(queue: handlerQueue) { [weak request] _ in
-                guard once.increment() == 1 else { return }
-                request?.suspend()
-                suspended.arrive()
-            }
+            let suspended = Self.suspendingOnItsFirstBytes(request)
             request.response(queue: handlerQueue) { response in
                 outcomes.append(response.error)
                 done.arrive()
@@ -206,17 +212,11 @@ struct RequestSuspensionTests {
         let server = try LoopbackServer { _ in .generated(length: 1 << 20, chunkSize: 16 << 10, interval: 0.01) }
         defer { server.shutdown() }
         let session = TestTransport.makeSession()
-        let suspended = Latch()
         let done = Latch()
         let outcomes = Recorder<HTTPError?>()
         do {
             let request = session.request(server.url("/"))
-            let once = Counter()
-            request.downloadProgress(queue: handlerQueue) { [weak request] _ in
-                guard once.increment() == 1 else { return }
-                request?.suspend()
-                suspended.arrive()
-            }
+            let suspended = Self.suspendingOnItsFirstBytes(request)
             request.responseData(queue: handlerQueue) { response in
                 outcomes.append(response.error)
                 #expect(response.data?.count == 1 << 20)
