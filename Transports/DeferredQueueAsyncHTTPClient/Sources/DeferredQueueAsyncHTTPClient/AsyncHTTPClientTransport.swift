@@ -83,10 +83,26 @@ import Synchronization
 /// - `connectionPool.retryConnectionEstablishment` is `false`: the session's
 ///   ``RetryPolicy`` decides retries;
 /// - a no-op tracer is removed (AsyncHTTPClient would still build every
-///   request's span attributes for it); a tracer the process bootstrapped stays.
+///   request's span attributes for it); a tracer the process bootstrapped stays;
+/// - `httpVersion` is `.http1Only`, unless you pass `negotiatesHTTP2: true`
+///   (see "HTTP/2").
 ///
-/// Your TLS, proxy, HTTP version, connection pool and timeout settings are
-/// kept. The transport shuts its client down with the session.
+/// Your TLS, proxy, connection pool and timeout settings are kept. The
+/// transport shuts its client down with the session.
+///
+/// ## HTTP/2
+///
+/// The transport's own client speaks HTTP/1.1 unless `negotiatesHTTP2` is
+/// `true`: AsyncHTTPClient 1.37 does not close an HTTP/2 connection that
+/// broke (SwiftNIO's HTTP/2 handler sends `GOAWAY` and leaves the closing to
+/// it), and a server that then keeps sending frames grows the process
+/// without bound, gigabytes in seconds. With `negotiatesHTTP2: true` the
+/// transport closes such a connection as soon as the client sends its
+/// `GOAWAY` (its requests fail at once with `.networkConnectionLost`, where
+/// they waited for their timeout), but only from the moment the connection
+/// is ready: a server that floods before its first `SETTINGS` frame still
+/// grows the process, and nothing the client lets the transport hook runs
+/// earlier. Negotiate HTTP/2 only with servers you trust.
 ///
 /// To share a client you already run, pass it with ``init(client:configuration:)``.
 /// The transport cannot read the client's settings, so that is on your word:
@@ -181,14 +197,19 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// `configuration` with the overrides listed in "The client".
     ///
     /// - Parameters:
-    ///   - configuration: The client's settings (TLS, proxy, HTTP version,
-    ///     pool, connect timeout). Default: `HTTPClient.shared`'s.
+    ///   - configuration: The client's settings (TLS, proxy, pool, connect
+    ///     timeout). Default: `HTTPClient.shared`'s.
+    ///   - negotiatesHTTP2: Whether the client offers HTTP/2 (its
+    ///     `httpVersion` as `configuration` sets it) rather than HTTP/1.1
+    ///     only; `false` by default, because a hostile HTTP/2 server can
+    ///     exhaust the process's memory (see "HTTP/2").
     ///   - eventLoopGroup: The event loops it runs on. Default: `HTTPClient.shared`'s.
     public convenience init(
         configuration: HTTPClient.Configuration = .singletonConfiguration,
+        negotiatesHTTP2: Bool = false,
         eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup
     ) {
-        self.init(setup: ClientSetup(configuration: configuration, eventLoopGroup: eventLoopGroup))
+        self.init(setup: ClientSetup(configuration: configuration, negotiatesHTTP2: negotiatesHTTP2, eventLoopGroup: eventLoopGroup))
     }
 
     /// Creates a transport with a client of its own that presents
@@ -198,17 +219,19 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// - Parameters:
     ///   - configuration: The client's settings. Default: `HTTPClient.shared`'s.
     ///   - clientIdentity: The certificate and key to present.
+    ///   - negotiatesHTTP2: Whether the client offers HTTP/2 (see ``init(configuration:negotiatesHTTP2:eventLoopGroup:)``).
     ///   - eventLoopGroup: The event loops it runs on. Default: `HTTPClient.shared`'s.
     public convenience init(
         configuration: HTTPClient.Configuration = .singletonConfiguration,
         clientIdentity: TLSClientIdentity,
+        negotiatesHTTP2: Bool = false,
         eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup
     ) {
         var configuration = configuration
         var tls = configuration.tlsConfiguration ?? .makeClientConfiguration()
         clientIdentity.apply(to: &tls)
         configuration.tlsConfiguration = tls
-        self.init(setup: ClientSetup(configuration: configuration, eventLoopGroup: eventLoopGroup))
+        self.init(setup: ClientSetup(configuration: configuration, negotiatesHTTP2: negotiatesHTTP2, eventLoopGroup: eventLoopGroup))
     }
 
     /// Creates a transport on a client you run (and shut down).
@@ -235,7 +258,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// (tests: one longer than any request's timeout).
     convenience init(configuration: HTTPClient.Configuration = .singletonConfiguration, diagnosisDeadline: TimeAmount) {
         self.init(
-            setup: ClientSetup(configuration: configuration, eventLoopGroup: HTTPClient.defaultEventLoopGroup),
+            setup: ClientSetup(configuration: configuration, negotiatesHTTP2: false, eventLoopGroup: HTTPClient.defaultEventLoopGroup),
             diagnosisDeadline: diagnosisDeadline
         )
     }

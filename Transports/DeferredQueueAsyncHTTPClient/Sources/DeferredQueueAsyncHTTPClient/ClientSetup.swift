@@ -25,13 +25,16 @@ struct ClientSetup {
     /// The client's configuration, when known: certificate failures are
     /// then explained (``CertificateDiagnosis``).
     let configuration: HTTPClient.Configuration?
+    /// Whether the clients the transport builds may negotiate HTTP/2.
+    let negotiatesHTTP2: Bool
 
     /// A client of the transport's own, built from `base` with the overrides
-    /// of ``transportConfiguration(from:)``.
-    init(configuration base: HTTPClient.Configuration, eventLoopGroup: any EventLoopGroup) {
-        let configuration = Self.transportConfiguration(from: base)
+    /// of ``transportConfiguration(from:negotiatesHTTP2:)``.
+    init(configuration base: HTTPClient.Configuration, negotiatesHTTP2: Bool, eventLoopGroup: any EventLoopGroup) {
+        let configuration = Self.transportConfiguration(from: base, negotiatesHTTP2: negotiatesHTTP2)
         client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
         self.configuration = configuration
+        self.negotiatesHTTP2 = negotiatesHTTP2
         (ownsClient, decompresses, transportDecodes) = (true, false, true)
     }
 
@@ -40,6 +43,7 @@ struct ClientSetup {
     init(client: HTTPClient, configuration: HTTPClient.Configuration?) {
         self.client = client
         self.configuration = configuration
+        negotiatesHTTP2 = false
         (ownsClient, transportDecodes) = (false, false)
         decompresses = configuration.map(Self.decompresses) ?? false
     }
@@ -49,7 +53,9 @@ struct ClientSetup {
     /// one) with the transport's overrides, decompressing only if the
     /// client does (the attempts then do not decode).
     var evaluatedHostsConfiguration: HTTPClient.Configuration {
-        var configuration = Self.transportConfiguration(from: self.configuration ?? HTTPClient.Configuration())
+        var configuration = Self.transportConfiguration(
+            from: self.configuration ?? HTTPClient.Configuration(), negotiatesHTTP2: negotiatesHTTP2
+        )
         if decompresses, let base = self.configuration { configuration.decompression = base.decompression }
         return configuration
     }
@@ -61,15 +67,30 @@ struct ClientSetup {
     /// request has its own idle timeout), no decompression (the transport
     /// decodes, bounded), a refused connection reported at once, and no
     /// tracer when the process bootstrapped none (AsyncHTTPClient otherwise
-    /// builds every request's span attributes for the no-op tracer).
-    static func transportConfiguration(from base: HTTPClient.Configuration) -> HTTPClient.Configuration {
+    /// builds every request's span attributes for the no-op tracer), HTTP/1.1
+    /// only unless `negotiatesHTTP2`, and an HTTP/2 connection closed when
+    /// it breaks (``HTTP2ConnectionErrorClose``).
+    static func transportConfiguration(from base: HTTPClient.Configuration, negotiatesHTTP2: Bool) -> HTTPClient.Configuration {
         var configuration = base
+        if !negotiatesHTTP2 { configuration.httpVersion = .http1Only }
+        configuration.http2ConnectionDebugInitializer = closingBrokenHTTP2Connections(then: base.http2ConnectionDebugInitializer)
         if configuration.tracing.tracer is NoOpTracer { configuration.tracing.tracer = nil }
         configuration.redirectConfiguration = .disallow
         configuration.timeout.read = nil
         configuration.decompression = .disabled
         configuration.connectionPool.retryConnectionEstablishment = false
         return configuration
+    }
+
+    /// An HTTP/2 connection initializer that installs ``HTTP2ConnectionErrorClose``, then runs `next`.
+    static func closingBrokenHTTP2Connections(
+        then next: (@Sendable (any Channel) -> EventLoopFuture<Void>)?
+    ) -> @Sendable (any Channel) -> EventLoopFuture<Void> {
+        { channel in
+            let installed = HTTP2ConnectionErrorClose.install(on: channel)
+            guard let next else { return installed }
+            return installed.flatMap { next(channel) }
+        }
     }
 
     static func decompresses(_ configuration: HTTPClient.Configuration) -> Bool {

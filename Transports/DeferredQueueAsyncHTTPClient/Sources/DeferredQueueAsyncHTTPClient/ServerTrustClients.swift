@@ -257,7 +257,12 @@ final class ServerTrustClients: Sendable {
             host: key.host, requirements: key.requirements, evaluator: evaluator, queue: queue, reader: reader
         )
         configuration.http1_1ConnectionDebugInitializer = { evaluation.run(on: $0) }
-        configuration.http2ConnectionDebugInitializer = { evaluation.run(on: $0) }
+        // After the transport's own (`base` is the transport's configuration).
+        let ownInitializer = configuration.http2ConnectionDebugInitializer
+        configuration.http2ConnectionDebugInitializer = { channel in
+            guard let ownInitializer else { return evaluation.run(on: channel) }
+            return ownInitializer(channel).flatMap { evaluation.run(on: channel) }
+        }
         return configuration
     }
 }

@@ -38,9 +38,9 @@ struct RequestConversionTests {
     @Test func theNoOpTracerIsLeftOutAndABootstrappedOneKept() {
         var configuration = HTTPClient.Configuration()
         configuration.tracing.tracer = NoOpTracer()
-        #expect(ClientSetup.transportConfiguration(from: configuration).tracing.tracer == nil)
+        #expect(ClientSetup.transportConfiguration(from: configuration, negotiatesHTTP2: false).tracing.tracer == nil)
         configuration.tracing.tracer = ForwardingTracer()
-        #expect(ClientSetup.transportConfiguration(from: configuration).tracing.tracer is ForwardingTracer)
+        #expect(ClientSetup.transportConfiguration(from: configuration, negotiatesHTTP2: false).tracing.tracer is ForwardingTracer)
         // The transport's own client (HTTPClient.shared's configuration, no tracer bootstrapped here).
         let transport = AsyncHTTPClientTransport()
         #expect(transport.client.tracer == nil)
