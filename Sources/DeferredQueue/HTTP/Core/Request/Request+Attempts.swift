@@ -396,19 +396,26 @@ extension Request {
     }
 
     /// The failure of a `206` to a request that asked for no range, unless
-    /// its `Content-Range` spans the whole entity: the body is a part, and
-    /// delivering it would pass a fragment off as the response (RFC 9110
-    /// lets a server send `206` only to a `Range` request).
+    /// its `Content-Range` spans the whole entity and its `Content-Length`
+    /// says the body is that long (the transport holds the body to it): the
+    /// body is a part, and delivering it would pass a fragment off as the
+    /// response (RFC 9110 lets a server send `206` only to a `Range` request).
     @inline(never)
     private static func unrequestedPart(_ response: ResponseHead, answering sent: URLRequest) -> HTTPError? {
         guard sent.value(forHTTPHeaderField: "Range") == nil else { return nil }
         let field = response.value(forHTTPHeaderField: "Content-Range")
+        let reason: String
         if let range = field.flatMap(ContentRange.init), range.first == 0, let complete = range.complete, range.last == complete - 1 {
-            return nil
+            let length = response.value(forHTTPHeaderField: "Content-Length").flatMap(ContentLength.parse)
+            if length == complete { return nil }
+            reason = length.map { "its Content-Length (\($0)) is not the entity's length" }
+                ?? "it has no Content-Length to hold the body to the entity's length"
+        } else {
+            reason = "the body is only part of it"
         }
         return .sessionTaskFailed(URLError(.badServerResponse, userInfo: [
             NSLocalizedDescriptionKey: "the server answered a request for the whole resource with 206 Partial Content "
-                + "(Content-Range: \(field.map { String($0.prefix(80)).debugDescription } ?? "none")): the body is only part of it",
+                + "(Content-Range: \(field.map { String($0.prefix(80)).debugDescription } ?? "none")): \(reason)",
             NSURLErrorFailingURLErrorKey: sent.url as Any,
         ]))
     }

@@ -185,16 +185,22 @@ struct ContentRange: Equatable {
         guard parts.count == 2 else { return nil }
         let bounds = parts[0].split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
         // `last` below `Int64.max`: a length is `last + 1`.
-        guard bounds.count == 2, let first = Int64(bounds[0]), let last = Int64(bounds[1]), first >= 0, last >= first,
+        guard bounds.count == 2, let first = Self.number(bounds[0]), let last = Self.number(bounds[1]), last >= first,
               last < .max
         else { return nil }
         (self.first, self.last) = (first, last)
         if parts[1] == "*" {
             complete = nil
         } else {
-            guard let complete = Int64(parts[1]), complete > last else { return nil }
+            guard let complete = Self.number(parts[1]), complete > last else { return nil }
             self.complete = complete
         }
+    }
+
+    /// Plain decimal digits only: `Int64(_:)` also takes a sign (`+0-+99/+100`).
+    private static func number(_ text: Substring) -> Int64? {
+        guard text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        return ContentLength.parse(String(text))
     }
 }
 
