@@ -394,6 +394,39 @@ struct ResumableDownloadTests {
         #expect(!FileManager.default.fileExists(atPath: try Self.partialFile(of: data).path))
     }
 
+    /// Alamofire calls `cancel(byProducingResumeData:)`'s completion before
+    /// the request's handlers run; it came after the cancellation had
+    /// released them, so a handler could find nothing handed over yet
+    /// (Alamofire's own `testThatCancelledDownloadProducesMatchingResumeData`).
+    @Test func theResumeDataCompletionRunsBeforeTheHandlers() async throws {
+        let entity = try ResumableEntity(length: Self.length, trickle: true)
+        let session = TestTransport.makeSession()
+        let request = session.download(entity.url)
+        let produced = Recorder<Data?>()
+        let once = Counter()
+        request.downloadProgress(queue: handlerQueue) { [weak request] _ in
+            guard once.increment() == 1 else { return }
+            request?.cancel { data in
+                // Slow, so that a handler released before it would run first.
+                Thread.sleep(forTimeInterval: 0.2)
+                produced.append(data)
+            }
+        }
+        let seen = Recorder<[Data?]>()
+        let resumeData = Recorder<Data?>()
+        request.responseURL(queue: handlerQueue) { response in
+            seen.append(produced.events)
+            resumeData.append(response.resumeData)
+        }
+        #expect(await eventually(within: 60) { seen.count == 1 })
+        let handedOver = try #require(seen.events.first)
+        #expect(handedOver.count == 1, "\(TestTransport.name): the completion had not run when the handler did")
+        let data = try #require(resumeData.events.first ?? nil, "a download cancelled mid-body has resume data")
+        #expect(handedOver.first == data)
+        #expect(request.resumeData == data)
+        #expect(produced.count == 1, "called once")
+    }
+
     @Test func cancellingForResumeDataKeepsWhatArrivedAndPlainCancellingDoesNot() async throws {
         let entity = try ResumableEntity(length: Self.length, trickle: true)
         let session = TestTransport.makeSession()

@@ -110,13 +110,21 @@ public final class DownloadRequest: Request, @unchecked Sendable {
 
     /// Cancels the download, keeps the part received so far, and calls
     /// `completionHandler` with the ``resumeData`` (`nil` when there is
-    /// nothing to resume) on the transport's callback queue.
+    /// nothing to resume) on the transport's callback queue, before the
+    /// request's handlers run (as Alamofire does).
     @discardableResult
     public func cancel(byProducingResumeData completionHandler: @escaping @Sendable (_ data: Data?) -> Void) -> Self {
         callbackQueue.async {
-            self.mutableState.withLock(owner: self) { $0.cancelProducesResumeData = true }
+            self.mutableState.withLock(owner: self) { state in
+                state.cancelProducesResumeData = true
+                state.resumeDataCompletion = completionHandler
+            }
+            // The cancellation calls it once the resume data is recorded (`releaseCancelled`).
             self.cancel()
-            completionHandler(self.resumeData)
+            // A request that had ended already: nothing recorded it.
+            if let completion = self.mutableState.withLock(owner: self, { $0.takeResumeDataCompletion() }) {
+                completion(self.resumeData)
+            }
         }
         return self
     }
@@ -134,6 +142,9 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             return
         }
         keepForResuming(file, request: request, response: response)
+        if let completion = mutableState.withLock(owner: self, { $0.takeResumeDataCompletion() }) {
+            completion(resumeData)
+        }
     }
 
     /// Keeps `file` (when it can be resumed) and records the resume data.

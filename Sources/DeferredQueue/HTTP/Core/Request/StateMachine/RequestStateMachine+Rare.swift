@@ -38,6 +38,8 @@ extension RequestStateMachine {
         var resumePoint: ResumePoint?
         /// What a failed or cancelled download left to resume from; set as it ends.
         var resumeData: Data?
+        /// `cancel(byProducingResumeData:)`'s completion, until the resume data is known.
+        var resumeDataCompletion: (@Sendable (Data?) -> Void)?
         /// Told of the request body's progress, for as long as the request runs.
         var uploadProgressHandlers: [ProgressHandler]?
         /// Set by `onURLSessionTaskCreation(on:perform:)`: told of each attempt's task.
@@ -115,6 +117,17 @@ extension RequestStateMachine {
     var resumeData: Data? {
         get { rare?.fields.resumeData }
         set { setRare(\.resumeData, newValue) }
+    }
+
+    var resumeDataCompletion: (@Sendable (Data?) -> Void)? {
+        get { rare?.fields.resumeDataCompletion }
+        set { setRare(\.resumeDataCompletion, newValue) }
+    }
+
+    /// Takes `cancel(byProducingResumeData:)`'s completion, to call once.
+    mutating func takeResumeDataCompletion() -> (@Sendable (Data?) -> Void)? {
+        defer { resumeDataCompletion = nil }
+        return resumeDataCompletion
     }
 
     var taskCreationHandler: TaskCreationHandler? {
