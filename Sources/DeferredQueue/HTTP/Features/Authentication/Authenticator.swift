@@ -119,10 +119,14 @@ public protocol Authenticator: Sendable {
     /// its `Authorization` header field.
     ///
     /// `false` means it went out with an older credential, which has been
-    /// replaced since: it is retried with the current one, without another refresh.
+    /// replaced since: it is retried with the current one, without another
+    /// refresh — unless an earlier attempt of the same request carried the
+    /// current one (a redirect to another origin removed it), which the
+    /// interceptor finds by asking this method about each earlier attempt.
+    /// So it may be asked several times per failure: keep it free of side effects.
     ///
     /// - Parameters:
-    ///   - urlRequest: The failed attempt's request, as sent.
+    ///   - urlRequest: The failed attempt's request, as sent (or an earlier attempt's).
     ///   - credential: The interceptor's current credential.
     /// - Returns: Whether the request carried `credential`.
     func isRequest(_ urlRequest: URLRequest, authenticatedWith credential: Credential) -> Bool
