@@ -25,7 +25,11 @@ import FoundationNetworking
 /// the body's bytes (``request(_:didReceive:)-(Request,Data)``), upload and download
 /// progress, a followed redirect, an answered challenge, a resumed
 /// download's offset, a download's file, an upload's `InputStream`, and the
-/// session going away (``sessionDidBecomeInvalid(withError:)``).
+/// session going away (``sessionDidBecomeInvalid(withError:)``). A monitor
+/// written for Alamofire that keeps a `URLSessionTask` or
+/// `URLSessionTaskMetrics` parameter still compiles, but that method is
+/// never called (it implements no requirement): give it a ``RequestTask``
+/// or a ``ResponseTiming``.
 ///
 /// ```swift
 /// struct Logger: EventMonitor {
