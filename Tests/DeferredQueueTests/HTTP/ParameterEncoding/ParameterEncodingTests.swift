@@ -55,6 +55,18 @@ struct ParameterEncodingTests {
         #expect(URLEncoding.default.escape("ä/?#") == "%C3%A4/?%23")
     }
 
+    /// Alamofire's `testURLParameterLiteralBoolEncodingWorksAndDoesNotAffectNumbers`:
+    /// Apple platforms write an integral `Double` as `1`; corelibs' `NSNumber`
+    /// wrote `1.0`, so a query differed by platform.
+    @Test func integralFloatingPointNumbersAreWrittenAsOnApplePlatforms() throws {
+        let parameters: Parameters = [
+            "a": 1, "c": 1.0, "d": 0.0, "e": NSNumber(value: 1), "g": NSNumber(value: 1.0), "h": NSNumber(value: 0.0),
+            "m": -2.0, "n": Float(3), "o": 1.5, "p": 0.1, "q": 1e300, "i": true, "k": NSNumber(value: true),
+        ]
+        let query = try URLEncoding(boolEncoding: .literal).encode(encodingTestRequest(), with: parameters).queryAsSent
+        #expect(query == "a=1&c=1&d=0&e=1&g=1&h=0&i=true&k=true&m=-2&n=3&o=1.5&p=0.1&q=1e%2B300")
+    }
+
     @Test func nilParametersLeaveTheRequestAloneAndEmptyOnesAddNothingToTheQuery() throws {
         let request = encodingTestRequest("https://example.com/get?x=1")
         #expect(try URLEncoding.default.encode(request, with: nil) == request)

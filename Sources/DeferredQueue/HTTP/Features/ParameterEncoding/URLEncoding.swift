@@ -163,11 +163,21 @@ public struct URLEncoding: ParameterEncoding {
         case let bool as Bool where type(of: value) == Bool.self:
             components.append((escape(key), escape(boolEncoding.encode(value: bool))))
         case let number as NSNumber:
-            let text = Self.isBool(number) ? boolEncoding.encode(value: number.boolValue) : "\(number)"
+            let text = Self.isBool(number) ? boolEncoding.encode(value: number.boolValue) : Self.decimal(number)
             components.append((escape(key), escape(text)))
         default:
             components.append((escape(key), escape("\(value)")))
         }
+    }
+
+    /// `number` as Apple platforms write it: an integral `Double` or `Float`
+    /// without a fraction (`1`, where corelibs' `NSNumber` writes `1.0`), so
+    /// a query is the same on every platform.
+    private static func decimal(_ number: NSNumber) -> String {
+        let type = String(cString: number.objCType)
+        let value = number.doubleValue
+        guard type == "d" || type == "f", value.rounded() == value, abs(value) < 1e15 else { return "\(number)" }
+        return String(Int64(value))
     }
 
     /// Whether `number` holds a `Bool` (Objective-C type `c`, on every platform).
