@@ -291,6 +291,17 @@ struct ResumableDownloadTests {
         #expect(resumed.error?.urlError?.code == .badServerResponse, "\(TestTransport.name), \(behaviour): \(String(describing: resumed.error))")
         #expect(resumed.fileURL == nil, "\(TestTransport.name), \(behaviour)")
         #expect(!FileManager.default.fileExists(atPath: try Self.partialFile(of: data).path))
+        // The failure names the header at fault (a changed version blamed Content-Range).
+        let blamed: String? = switch behaviour {
+        case .splicesAnotherVersion: "its ETag names another version"
+        case .declaresTenBytes: "its Content-Length is not its Content-Range's length"
+        case .sendsAPiece: "ends at byte"
+        case .doublesTheLength: "gives the entity"
+        default: nil
+        }
+        if let blamed {
+            #expect(resumed.error.map { "\($0)" }?.contains(blamed) == true, "\(behaviour): \(String(describing: resumed.error))")
+        }
     }
 
     /// Resume data without a total (the first response was chunked) and a

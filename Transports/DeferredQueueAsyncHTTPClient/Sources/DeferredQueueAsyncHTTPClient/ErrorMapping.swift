@@ -32,7 +32,15 @@ enum ErrorMapping {
         if let failure = TLSFailure(error) { return failure.urlError(underlying: error, url: url) }
         var userInfo: [String: Any] = [NSUnderlyingErrorKey: error]
         if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+        if let reason = reason(for: error) { userInfo[NSLocalizedDescriptionKey] = reason }
         return URLError(code(for: error), userInfo: userInfo)
+    }
+
+    /// Words for a failure whose code alone would not say what went wrong.
+    static func reason(for error: any Error) -> String? {
+        guard let error = error as? HTTPParserError, error == .headerOverflow else { return nil }
+        // SwiftNIO's HTTP/1 decoder: 80 KiB for the fields together, and for one field.
+        return "the server's response head is larger than the 80 KiB AsyncHTTPClient accepts (all fields together, or one field)"
     }
 
     /// The `URLError` code for `error`; `.unknown` when nothing fits.

@@ -217,6 +217,18 @@ struct AsyncHTTPClientTransportTests {
         #expect(cut.completions.first?.status == 200, "the response head had arrived")
     }
 
+    /// SwiftNIO's parser refuses a head over 80 KiB; the failure said only
+    /// "the server sent a malformed response".
+    @Test func aHeadOverTheParsersLimitSaysSo() async throws {
+        let head = "HTTP/1.1 200 OK\r\nX-Big: \(String(repeating: "a", count: 90 << 10))\r\nContent-Length: 2\r\n\r\nok"
+        let server = try LoopbackServer { _ in .raw(Data(head.utf8)) }
+        defer { server.shutdown() }
+        let log = await run(AsyncHTTPClientTransport(), server.url("/"), collectsBody: true)
+        let error = try #require(log.completions.first?.error)
+        #expect(error.code == .badServerResponse)
+        #expect(error.localizedDescription.contains("80 KiB"), "\(error.localizedDescription)")
+    }
+
     @Test func aRequestTheClientCannotSendFailsOnTheCallbackQueue() async throws {
         let transport = AsyncHTTPClientTransport()
         let log = await run(transport, URL(string: "ftp://127.0.0.1/file")!, collectsBody: true)

@@ -155,19 +155,40 @@ struct ResumePoint: Sendable, Equatable {
     /// that ignores `If-Range` could otherwise splice another version, or a
     /// piece, onto the partial file.)
     func continuation(in response: ResponseHead) -> ContentRange? {
-        guard response.statusCode == 206, let value = response.value(forHTTPHeaderField: "Content-Range"),
-              let range = ContentRange(value), range.first == data.bytes
-        else { return nil }
+        try? judge(response).get()
+    }
+
+    /// Why `response` does not continue the partial file.
+    struct Refusal: Error {
+        /// The header at fault, for the failure's description.
+        let reason: String
+    }
+
+    /// ``continuation(in:)``, or why not.
+    func judge(_ response: ResponseHead) -> Result<ContentRange, Refusal> {
+        guard response.statusCode == 206 else { return .failure(Refusal(reason: "it is not a 206")) }
+        guard let value = response.value(forHTTPHeaderField: "Content-Range"), let range = ContentRange(value) else {
+            return .failure(Refusal(reason: "its Content-Range is missing or unreadable"))
+        }
+        guard range.first == data.bytes else {
+            return .failure(Refusal(reason: "its Content-Range starts at byte \(range.first), not \(data.bytes)"))
+        }
         let complete = range.complete ?? data.totalBytes
-        if let complete, range.last != complete - 1 { return nil }
-        if let known = data.totalBytes, let complete = range.complete, known != complete { return nil }
+        if let complete, range.last != complete - 1 {
+            return .failure(Refusal(reason: "its Content-Range ends at byte \(range.last), before the entity's end"))
+        }
+        if let known = data.totalBytes, let complete = range.complete, known != complete {
+            return .failure(Refusal(reason: "its Content-Range gives the entity \(complete) bytes, not \(known)"))
+        }
         let declared = response.expectedContentLength
-        if declared >= 0, declared != range.last - range.first + 1 { return nil }
+        if declared >= 0, declared != range.last - range.first + 1 {
+            return .failure(Refusal(reason: "its Content-Length is not its Content-Range's length"))
+        }
         let field = data.validator.hasPrefix("\"") ? "ETag" : "Last-Modified"
         if let version = response.value(forHTTPHeaderField: field)?.trimmingCharacters(in: .whitespaces), version != data.validator {
-            return nil
+            return .failure(Refusal(reason: "its \(field) names another version of the entity"))
         }
-        return range
+        return .success(range)
     }
 }
 

@@ -263,9 +263,9 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         case .fresh(let partial):
             if let partial { try? FileManager.default.removeItem(at: partial) }
             return try DownloadFile()
-        case .mismatch(let partial):
+        case .mismatch(let partial, let reason):
             try? FileManager.default.removeItem(at: partial)
-            throw Self.brokenContinuation("the server's 206 response does not continue the partial download (Content-Range)")
+            throw Self.brokenContinuation("the server's 206 response does not continue the partial download: \(reason)")
         }
     }
 

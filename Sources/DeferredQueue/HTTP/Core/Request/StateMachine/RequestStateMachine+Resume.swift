@@ -18,8 +18,9 @@ extension RequestStateMachine {
         case resume(ResumePoint, length: Int64)
         /// A new file; remove the partial file, if any (the server sent the whole entity).
         case fresh(removing: URL?)
-        /// A `206` that does not continue the partial file: fail (and remove it).
-        case mismatch(removing: URL)
+        /// A `206` that does not continue the partial file: fail (and remove
+        /// it), saying why.
+        case mismatch(removing: URL, reason: String)
     }
 
     /// Takes the resume point no attempt took over (its partial file is the
@@ -37,8 +38,13 @@ extension RequestStateMachine {
         if let status = response?.statusCode, (300..<400).contains(status) || status == 416 { return .fresh(removing: nil) }
         resumePoint = nil
         guard let response else { return .fresh(removing: point.data.partialFile) }
-        if let range = point.continuation(in: response) { return .resume(point, length: range.last + 1) }
-        return response.statusCode == 206 ? .mismatch(removing: point.data.partialFile) : .fresh(removing: point.data.partialFile)
+        switch point.judge(response) {
+        case .success(let range):
+            return .resume(point, length: range.last + 1)
+        case .failure(let refusal):
+            guard response.statusCode == 206 else { return .fresh(removing: point.data.partialFile) }
+            return .mismatch(removing: point.data.partialFile, reason: refusal.reason)
+        }
     }
 
     /// A response that says the partial file cannot be continued (`416
