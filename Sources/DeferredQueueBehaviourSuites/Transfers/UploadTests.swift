@@ -225,6 +225,7 @@ struct UploadTests {
         let result = await response(within: 60) { session.upload(file, to: server.url("/")).responseData(queue: handlerQueue, completionHandler: $0) }
         let error = try #require(result?.error?.urlError, "\(TestTransport.name): \(String(describing: result?.result))")
         #expect(server.requestCount == 0)
+        #expect(error.failingURL == server.url("/"), "\(TestTransport.name): the error names the request's URL")
         return (error, session)
     }
 

@@ -160,7 +160,11 @@ public final class URLSessionTransport: HTTPTransport {
             case .success(let opened):
                 reader = opened
             case .failure(let unreadable):
-                callbackQueue.async { events.didComplete(body: nil, error: unreadable) }
+                // Naming the request's URL, as every other failure does.
+                let failure = URLError(unreadable.code, userInfo: unreadable.userInfo.merging(
+                    [NSURLErrorFailingURLErrorKey: request.url as Any]
+                ) { kept, _ in kept })
+                callbackQueue.async { events.didComplete(body: nil, error: failure) }
                 return RefusedAttemptTask()
             }
             // Read by libcurl in its callback (see `FileBodyStream`), with the
