@@ -234,6 +234,31 @@ struct RequestSuspensionTests {
         #expect(outcomes.events.first.map { $0 == nil } == true, "\(String(describing: outcomes.events.first))")
     }
 
+    /// Resumed, a request holds its session again: released then, the
+    /// session is kept by the running request, which completes.
+    @Test func aResumedRequestKeepsItsSessionAgain() async throws {
+        let server = try LoopbackServer { _ in .generated(length: 1 << 20, chunkSize: 16 << 10, interval: 0.01) }
+        defer { server.shutdown() }
+        let done = Latch()
+        let outcomes = Recorder<HTTPError?>()
+        let sessions = WeakList<Session>()
+        do {
+            let session = TestTransport.makeSession()
+            sessions.add(session)
+            let request = session.request(server.url("/"))
+            let suspended = Self.suspendingOnItsFirstBytes(request)
+            request.responseData(queue: handlerQueue) { response in
+                outcomes.append(response.error)
+                done.arrive()
+            }
+            #expect(await suspended.wait())
+            request.resume()
+        }
+        #expect(await done.wait(seconds: 60))
+        #expect(outcomes.events.first.map { $0 == nil } == true, "\(TestTransport.name): \(String(describing: outcomes.events.first))")
+        #expect(await eventually { sessions.aliveCount == 0 }, "released once the request ended")
+    }
+
     /// A transport that waits for each chunk to be handled (AsyncHTTPClient)
     /// stops reading while the request is suspended; URLSession on Linux
     /// cannot be held back for one request: what it keeps sending is held up

@@ -15,7 +15,7 @@ struct RequestStateMachineSuspensionTests {
         guard case .none = machine.suspend() else { Issue.record("once"); return }
         #expect(machine.requestState == .suspended)
         guard case .none = machine.resume() else { Issue.record("the automatic start waits"); return }
-        guard case .start = machine.unsuspend() else { Issue.record("resume() starts it"); return }
+        guard case .start = machine.unsuspend(holding: nil) else { Issue.record("resume() starts it"); return }
         guard case .run = machine.resume() else { Issue.record("runs"); return }
         #expect(machine.requestState == .resumed)
     }
@@ -34,7 +34,7 @@ struct RequestStateMachineSuspensionTests {
         guard case .held = machine.hold(.completion(body: nil, error: nil), attempt: number) else { Issue.record("held"); return }
         let whileSuspended = machine.releaseHeld(attempt: number)
         #expect(whileSuspended.isEmpty, "nothing is released while suspended")
-        guard case .proceed(let attempt, let work) = machine.unsuspend() else { Issue.record("proceeds"); return }
+        guard case .proceed(let attempt, let work) = machine.unsuspend(holding: nil) else { Issue.record("proceeds"); return }
         #expect(attempt == number)
         #expect(work == nil)
         #expect(machine.requestState == .resumed)
@@ -57,7 +57,7 @@ struct RequestStateMachineSuspensionTests {
         _ = machine.suspend()
         let disposed = machine.disposed(attempt: number)
         #expect(disposed.isEmpty, "still suspended")
-        _ = machine.unsuspend()
+        _ = machine.unsuspend(holding: nil)
         let released = machine.releaseHeld(attempt: number)
         #expect(released.count == 1)
     }
@@ -86,11 +86,11 @@ struct RequestStateMachineSuspensionTests {
         let ran = Atomic(0)
         let waitsNow = machine.waitIfSuspended { ran.add(1, ordering: .relaxed) }
         #expect(waitsNow)
-        guard case .proceed(let attempt, let work?) = machine.unsuspend() else { Issue.record("hands the work over"); return }
+        guard case .proceed(let attempt, let work?) = machine.unsuspend(holding: nil) else { Issue.record("hands the work over"); return }
         #expect(attempt == nil, "no attempt in flight")
         work()
         #expect(ran.load(ordering: .relaxed) == 1)
-        guard case .notSuspended = machine.unsuspend() else { Issue.record("once"); return }
+        guard case .notSuspended = machine.unsuspend(holding: nil) else { Issue.record("once"); return }
     }
 
     @Test func cancellingASuspendedRequestHandsBackTheChunksTheTransportWaitsFor() {

@@ -62,9 +62,11 @@ struct ParameterEncodingTests {
         let parameters: Parameters = [
             "a": 1, "c": 1.0, "d": 0.0, "e": NSNumber(value: 1), "g": NSNumber(value: 1.0), "h": NSNumber(value: 0.0),
             "m": -2.0, "n": Float(3), "o": 1.5, "p": 0.1, "q": 1e300, "i": true, "k": NSNumber(value: true),
+            // A `Decimal`'s digits are exact: never rounded through a `Double`.
+            "r": Decimal(string: "1234567890123.0001")!,
         ]
         let query = try URLEncoding(boolEncoding: .literal).encode(encodingTestRequest(), with: parameters).queryAsSent
-        #expect(query == "a=1&c=1&d=0&e=1&g=1&h=0&i=true&k=true&m=-2&n=3&o=1.5&p=0.1&q=1e%2B300")
+        #expect(query == "a=1&c=1&d=0&e=1&g=1&h=0&i=true&k=true&m=-2&n=3&o=1.5&p=0.1&q=1e%2B300&r=1234567890123.0001")
     }
 
     @Test func nilParametersLeaveTheRequestAloneAndEmptyOnesAddNothingToTheQuery() throws {

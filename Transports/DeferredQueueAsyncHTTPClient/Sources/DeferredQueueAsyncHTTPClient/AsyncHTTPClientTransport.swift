@@ -72,7 +72,7 @@ import Synchronization
 ///
 /// AsyncHTTPClient must not follow redirects itself (the session does), and
 /// it keeps a client's configuration to itself, so the transport builds its
-/// own client from a configuration — ``init(configuration:eventLoopGroup:)``,
+/// own client from a configuration — ``init(configuration:negotiatesHTTP2:eventLoopGroup:)``,
 /// `HTTPClient.shared`'s by default — overriding what the session decides:
 ///
 /// - `redirectConfiguration` is `.disallow`;
@@ -96,13 +96,16 @@ import Synchronization
 /// `true`: AsyncHTTPClient 1.37 does not close an HTTP/2 connection that
 /// broke (SwiftNIO's HTTP/2 handler sends `GOAWAY` and leaves the closing to
 /// it), and a server that then keeps sending frames grows the process
-/// without bound, gigabytes in seconds. With `negotiatesHTTP2: true` the
+/// without bound. With `negotiatesHTTP2: true` the
 /// transport closes such a connection as soon as the client sends its
 /// `GOAWAY` (its requests fail at once with `.networkConnectionLost`, where
 /// they waited for their timeout), but only from the moment the connection
 /// is ready: a server that floods before its first `SETTINGS` frame still
 /// grows the process, and nothing the client lets the transport hook runs
-/// earlier. Negotiate HTTP/2 only with servers you trust.
+/// earlier. Negotiate HTTP/2 only with servers you trust. A client you pass
+/// to ``init(client:configuration:)`` speaks the HTTP versions you created it
+/// with and gets no such closing; the clients the transport makes for hosts
+/// whose server trust is evaluated speak HTTP/1.1.
 ///
 /// To share a client you already run, pass it with ``init(client:configuration:)``.
 /// The transport cannot read the client's settings, so that is on your word:
@@ -130,7 +133,7 @@ import Synchronization
 /// (once per leaf, never through a proxy) and believed only where its
 /// signatures lead up from the leaf. Revocation cannot be checked, and fails:
 /// see the DocC article "Trusting servers".
-/// Client certificates: ``init(configuration:clientIdentity:eventLoopGroup:)``.
+/// Client certificates: ``init(configuration:clientIdentity:negotiatesHTTP2:eventLoopGroup:)``.
 ///
 /// ## Errors
 ///
@@ -214,7 +217,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
     /// Creates a transport with a client of its own that presents
     /// `clientIdentity` to servers that ask for a client certificate
-    /// (mutual TLS), otherwise as ``init(configuration:eventLoopGroup:)``.
+    /// (mutual TLS), otherwise as ``init(configuration:negotiatesHTTP2:eventLoopGroup:)``.
     ///
     /// - Parameters:
     ///   - configuration: The client's settings. Default: `HTTPClient.shared`'s.
@@ -237,7 +240,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// Creates a transport on a client you run (and shut down).
     ///
     /// `HTTPClient.shared` follows redirects: for it the transport builds a
-    /// client of its own, as ``init(configuration:eventLoopGroup:)`` does.
+    /// client of its own, as ``init(configuration:negotiatesHTTP2:eventLoopGroup:)`` does.
     ///
     /// - Parameters:
     ///   - client: A client created with `redirectConfiguration: .disallow`

@@ -6,8 +6,8 @@ import NIOHTTP2
 import Testing
 @testable import DeferredQueueAsyncHTTPClient
 
-/// AsyncHTTPClient negotiates HTTP/2 where the server offers it, and passes
-/// HTTP/2's own errors on: each maps to the code the same fault gets over
+/// AsyncHTTPClient (created with `negotiatesHTTP2: true`) negotiates HTTP/2
+/// where the server offers it, and passes HTTP/2's own errors on: each maps to the code the same fault gets over
 /// HTTP/1.1, not to `unknown`.
 @Suite("AsyncHTTPClient: HTTP/2's errors as URLError codes")
 struct HTTP2ErrorMappingTests {

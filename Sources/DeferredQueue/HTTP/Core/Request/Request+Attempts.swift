@@ -77,8 +77,9 @@ extension Request {
         }
         let adapters = isAtItsOrigin(base) ? core.adapters(for: self) : []
         guard !adapters.isEmpty else { return send(base, base: base, timeoutIsAssigned: timeoutIsAssigned) }
-        // Adapters are handed the session: a running request holds it, so
-        // only a request that ended meanwhile finds it gone.
+        // Adapters are handed the session: a running request holds it (and
+        // one suspended meanwhile was failed by its deinit), so only a
+        // request that ended meanwhile finds it gone.
         guard let session else { return finish(failingWith: .abandoned) }
         let state = mutableState.withLock(owner: self) {
             RequestAdapterState(requestID: $0.id(), session: session, refreshingInterceptor: $0.refreshingInterceptor)

@@ -31,8 +31,9 @@ import FoundationNetworking
 /// request made with `shouldAutomaticallyResume: false`, or by a session
 /// made with `startRequestsImmediately: false`, starts only at ``resume()``
 /// and is never sent without it. A running request is kept alive by its
-/// session, and keeps the session alive; so does a request that waits to
-/// start. A finished request does not: once you release the session, its
+/// session, and keeps the session alive (but not while suspended mid-run:
+/// see ``suspend()``); so does a request that waits to start. A finished
+/// request does not: once you release the session, its
 /// finished requests no longer reach it (``session`` is then `nil`).
 ///
 /// ## Threading

@@ -205,9 +205,8 @@ struct ContentRange: Equatable {
         let parts = spec.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
         let bounds = parts[0].split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-        // `last` below `Int64.max`: a length is `last + 1`.
-        guard bounds.count == 2, let first = Self.number(bounds[0]), let last = Self.number(bounds[1]), last >= first,
-              last < .max
+        // At most 18 digits each (`number`): `last + 1`, a length, cannot overflow.
+        guard bounds.count == 2, let first = Self.number(bounds[0]), let last = Self.number(bounds[1]), last >= first
         else { return nil }
         (self.first, self.last) = (first, last)
         if parts[1] == "*" {

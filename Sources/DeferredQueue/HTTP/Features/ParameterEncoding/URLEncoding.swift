@@ -176,7 +176,10 @@ public struct URLEncoding: ParameterEncoding {
     private static func decimal(_ number: NSNumber) -> String {
         let type = String(cString: number.objCType)
         let value = number.doubleValue
-        guard type == "d" || type == "f", value.rounded() == value, abs(value) < 1e15 else { return "\(number)" }
+        // Not a `Decimal` (type `d` too): its digits are exact, a `Double`'s are not.
+        guard type == "d" || type == "f", !(number is NSDecimalNumber), value.rounded() == value, abs(value) < 1e15 else {
+            return "\(number)"
+        }
         return String(Int64(value))
     }
 

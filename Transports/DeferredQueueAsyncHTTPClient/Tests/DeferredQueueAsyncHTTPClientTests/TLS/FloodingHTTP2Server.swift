@@ -6,10 +6,17 @@ import NIOTLS
 import Synchronization
 
 /// An HTTPS server on 127.0.0.1 that offers HTTP/2 by ALPN and, over it,
-/// answers a request with a `HEADERS` frame that never ends its block,
-/// then `CONTINUATION` frames until the client closes the connection or
-/// `limit` bytes went out. A client that negotiates HTTP/1.1 gets `200 ok`.
+/// answers a request with endless frames (``Flood``) until the client
+/// closes the connection or `limit` bytes went out. A client that
+/// negotiates HTTP/1.1 gets `200 ok`.
 final class FloodingHTTP2Server: Sendable {
+    enum Flood: Sendable, CaseIterable {
+        /// A `HEADERS` frame that never ends its block, then `CONTINUATION` frames.
+        case continuation
+        /// `PING` frames.
+        case ping
+    }
+
     let port: Int
     private let channel: any Channel
     private let record: Record
@@ -32,7 +39,7 @@ final class FloodingHTTP2Server: Sendable {
     /// Flooded connections that ended before the server stopped sending.
     var closedByClient: Int { record.state.withLock { $0.closedByClient } }
 
-    init(identity: TestCertificates.Identity, limit: Int = 1 << 30) async throws {
+    init(identity: TestCertificates.Identity, flood: Flood = .continuation, limit: Int = 1 << 30) async throws {
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(identity.certificate)], privateKey: .privateKey(identity.key)
         )
@@ -45,7 +52,7 @@ final class FloodingHTTP2Server: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
-                    try channel.pipeline.syncOperations.addHandler(Flooder(record: record, limit: limit))
+                    try channel.pipeline.syncOperations.addHandler(Flooder(record: record, flood: flood, limit: limit))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -66,6 +73,7 @@ private final class Flooder: ChannelInboundHandler {
     typealias OutboundOut = ByteBuffer
 
     private let record: FloodingHTTP2Server.Record
+    private let flood: FloodingHTTP2Server.Flood
     private let limit: Int
     private var negotiated: String?
     private var received = ByteBuffer()
@@ -74,8 +82,9 @@ private final class Flooder: ChannelInboundHandler {
     private var flooding = false
     private var stopped = false
 
-    init(record: FloodingHTTP2Server.Record, limit: Int) {
+    init(record: FloodingHTTP2Server.Record, flood: FloodingHTTP2Server.Flood, limit: Int) {
         self.record = record
+        self.flood = flood
         self.limit = limit
     }
 
@@ -128,20 +137,33 @@ private final class Flooder: ChannelInboundHandler {
     private func startFlood(context: ChannelHandlerContext) {
         flooding = true
         record.state.withLock { $0.flooded += 1 }
-        // `:status: 200` (static table index 8), without END_HEADERS.
-        let headers = Self.frame(type: 0x1, flags: 0, stream: 1, payload: [0x88])
-        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: headers)), promise: nil)
+        if flood == .continuation {
+            // `:status: 200` (static table index 8), without END_HEADERS.
+            let headers = Self.frame(type: 0x1, flags: 0, stream: 1, payload: [0x88])
+            context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: headers)), promise: nil)
+        }
         floodOnce(context: context)
     }
 
-    /// 16 frames of 4 KiB of `x-a: b` fields, then again on the next tick.
+    /// One frame of the flood.
+    private var floodFrame: [UInt8] {
+        switch flood {
+        case .continuation:
+            // 4 KiB of `x-a: b` fields.
+            let field: [UInt8] = [0x40, 0x03, 0x78, 0x2D, 0x61, 0x01, 0x62]
+            return Self.frame(type: 0x9, flags: 0, stream: 1, payload: Array([[UInt8]](repeating: field, count: 4096 / field.count).joined()))
+        case .ping:
+            return Self.frame(type: 0x6, flags: 0, stream: 0, payload: Array(repeating: 0, count: 8))
+        }
+    }
+
+    /// 64 KiB or so of frames, then again once they went out.
     private func floodOnce(context: ChannelHandlerContext) {
         guard !stopped, context.channel.isActive else { return }
-        let field: [UInt8] = [0x40, 0x03, 0x78, 0x2D, 0x61, 0x01, 0x62]
-        let payload = Array([[UInt8]](repeating: field, count: 4096 / field.count).joined())
-        let frame = Self.frame(type: 0x9, flags: 0, stream: 1, payload: payload)
-        var buffer = context.channel.allocator.buffer(capacity: frame.count * 16)
-        for _ in 0..<16 { buffer.writeBytes(frame) }
+        let frame = floodFrame
+        let count = max(16, (64 << 10) / frame.count)
+        var buffer = context.channel.allocator.buffer(capacity: frame.count * count)
+        for _ in 0..<count { buffer.writeBytes(frame) }
         sent += buffer.readableBytes
         if sent >= limit {
             stopped = true

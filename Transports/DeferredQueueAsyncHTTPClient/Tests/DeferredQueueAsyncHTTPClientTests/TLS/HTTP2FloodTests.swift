@@ -28,15 +28,16 @@ struct HTTP2FloodTests {
         return AsyncHTTPClientTransport(configuration: HTTPClient.Configuration(tlsConfiguration: tls), negotiatesHTTP2: negotiatesHTTP2)
     }
 
-    @Test func endlessContinuationFramesCloseTheConnectionAndFailTheRequestAtOnce() async throws {
-        let server = try await FloodingHTTP2Server(identity: try certificates.leaf(.good), limit: 64 << 20)
+    @Test(arguments: FloodingHTTP2Server.Flood.allCases)
+    func endlessFramesCloseTheConnectionAndFailTheRequestAtOnce(_ flood: FloodingHTTP2Server.Flood) async throws {
+        let server = try await FloodingHTTP2Server(identity: try certificates.leaf(.good), flood: flood, limit: 64 << 20)
         let session = Session(transport: transport(negotiatesHTTP2: true))
         // Far beyond the guard: only the closed connection ends the request in time.
         let result = await response(within: 60) {
             session.request(server.url(), timeout: 600).responseData(queue: handlerQueue, completionHandler: $0)
         }
-        #expect(result != nil, "the request waited for its timeout")
-        #expect(result?.error?.urlError?.code == .networkConnectionLost, "\(String(describing: result?.error))")
+        #expect(result != nil, "\(flood): the request waited for its timeout")
+        #expect(result?.error?.urlError?.code == .networkConnectionLost, "\(flood): \(String(describing: result?.error))")
         // A GET lost before any response is sent once more, on a new connection.
         #expect((1...2).contains(server.flooded))
         #expect(server.negotiated.count == server.flooded && server.negotiated.allSatisfy { $0 == "h2" })
@@ -88,10 +89,12 @@ struct HTTP2FrameScannerTests {
         return nil
     }
 
-    static let traffic = frame(type: 0x4, payload: [])
-        + frame(type: 0x1, stream: 1, payload: Array(repeating: 0x88, count: 300))
-        + frame(type: 0x0, stream: 1, payload: Array(repeating: 0x7, count: 1000))
-        + frame(type: 0x6, payload: Array(repeating: 0, count: 8))
+    static var traffic: [UInt8] {
+        frame(type: 0x4, payload: [])
+            + frame(type: 0x1, stream: 1, payload: Array(repeating: 0x88, count: 300))
+            + frame(type: 0x0, stream: 1, payload: Array(repeating: 0x7, count: 1000))
+            + frame(type: 0x6, payload: Array(repeating: 0, count: 8))
+    }
 
     @Test(arguments: [1, 2, 5, 9, 13, 64, 4096])
     func aGoAwayWithAnErrorIsFoundWhereverTheWritesSplitIt(_ size: Int) {

@@ -54,7 +54,8 @@ struct DownloadFile: Sendable {
         do {
             handle = try Self.openPartialFile(claimed, named: partial)
         } catch {
-            try? FileManager.default.removeItem(at: claimed)
+            // The name only (a link's, never what it points to; never a directory's contents).
+            unlink(claimed.path)
             throw error
         }
         do {
@@ -62,7 +63,7 @@ struct DownloadFile: Sendable {
             try handle.seekToEnd()
         } catch {
             try? handle.close()
-            try? FileManager.default.removeItem(at: claimed)
+            unlink(claimed.path)
             throw error
         }
         self.handle = handle

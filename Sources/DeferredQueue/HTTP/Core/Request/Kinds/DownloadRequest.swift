@@ -110,8 +110,9 @@ public final class DownloadRequest: Request, @unchecked Sendable {
 
     /// Cancels the download, keeps the part received so far, and calls
     /// `completionHandler` with the ``resumeData`` (`nil` when there is
-    /// nothing to resume) on the transport's callback queue, before the
-    /// request's handlers run (as Alamofire does).
+    /// nothing to resume) once, before the request's handlers run (as
+    /// Alamofire does): on the transport's callback queue, or on the thread
+    /// of a ``Request/cancel()`` made elsewhere that ended the request first.
     @discardableResult
     public func cancel(byProducingResumeData completionHandler: @escaping @Sendable (_ data: Data?) -> Void) -> Self {
         callbackQueue.async {
@@ -296,7 +297,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             // A `206` answered the range with nothing: it continued nothing.
             if head.statusCode == 206 {
                 file?.discard()
-                raw.error = Self.brokenContinuation("the server's 206 response does not continue the partial download (Content-Range)")
+                raw.error = Self.brokenContinuation("the server's 206 response does not continue the partial download: it sent no bytes")
                 return raw
             }
         }

@@ -67,7 +67,7 @@ extension RequestStateMachine {
     /// suspended → initialized or running, for `resume()`; a running
     /// request holds `session` again (`nil` when it is being released: its
     /// `deinit` then fails the request).
-    mutating func unsuspend(holding session: Session? = nil) -> UnsuspendAction {
+    mutating func unsuspend(holding session: Session?) -> UnsuspendAction {
         guard isSuspended else { return .notSuspended }
         isSuspended = false
         switch state {

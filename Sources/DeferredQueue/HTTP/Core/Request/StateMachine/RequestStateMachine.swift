@@ -111,7 +111,8 @@ struct RequestStateMachine: Sendable {
     var verdictsForHandlers = 0
     /// The session, held strongly until the request ends: a request that
     /// runs or waits to start keeps its session alive, a finished one does
-    /// not (handed out with what the request leaves, to be released after the lock).
+    /// not, nor one suspended mid-run (handed out with what the request
+    /// leaves, or by `suspend()`, to be released after the lock).
     var owner: Session?
     /// Set by `suspend()`, cleared by `resume()` (see `RequestStateMachine+Suspension`).
     var isSuspended = false
