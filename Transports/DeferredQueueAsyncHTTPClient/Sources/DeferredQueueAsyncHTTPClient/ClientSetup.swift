@@ -27,6 +27,8 @@ struct ClientSetup {
     let configuration: HTTPClient.Configuration?
     /// Whether the clients the transport builds may negotiate HTTP/2.
     let negotiatesHTTP2: Bool
+    /// The caller's configuration, before the transport's overrides, when known.
+    private let callerConfiguration: HTTPClient.Configuration?
 
     /// A client of the transport's own, built from `base` with the overrides
     /// of ``transportConfiguration(from:negotiatesHTTP2:)``.
@@ -34,6 +36,7 @@ struct ClientSetup {
         let configuration = Self.transportConfiguration(from: base, negotiatesHTTP2: negotiatesHTTP2)
         client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
         self.configuration = configuration
+        callerConfiguration = base
         self.negotiatesHTTP2 = negotiatesHTTP2
         (ownsClient, decompresses, transportDecodes) = (true, false, true)
     }
@@ -43,20 +46,21 @@ struct ClientSetup {
     init(client: HTTPClient, configuration: HTTPClient.Configuration?) {
         self.client = client
         self.configuration = configuration
+        callerConfiguration = configuration
         negotiatesHTTP2 = false
         (ownsClient, transportDecodes) = (false, false)
         decompresses = configuration.map(Self.decompresses) ?? false
     }
 
     /// The configuration of the clients the transport makes for hosts whose
-    /// server trust is evaluated: the known configuration (or the default
-    /// one) with the transport's overrides, decompressing only if the
-    /// client does (the attempts then do not decode).
+    /// server trust is evaluated: the caller's configuration (or the default
+    /// one) with the transport's overrides, applied once, decompressing only
+    /// if the client does (the attempts then do not decode).
     var evaluatedHostsConfiguration: HTTPClient.Configuration {
         var configuration = Self.transportConfiguration(
-            from: self.configuration ?? HTTPClient.Configuration(), negotiatesHTTP2: negotiatesHTTP2
+            from: callerConfiguration ?? HTTPClient.Configuration(), negotiatesHTTP2: negotiatesHTTP2
         )
-        if decompresses, let base = self.configuration { configuration.decompression = base.decompression }
+        if decompresses, let base = callerConfiguration { configuration.decompression = base.decompression }
         return configuration
     }
 

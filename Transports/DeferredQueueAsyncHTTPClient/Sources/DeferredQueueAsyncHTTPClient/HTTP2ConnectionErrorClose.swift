@@ -50,8 +50,6 @@ final class HTTP2ConnectionErrorClose: ChannelOutboundHandler, RemovableChannelH
 
     private static func add(to channel: any Channel) throws {
         let pipeline = channel.pipeline.syncOperations
-        // Once: a trust-evaluated client's configuration is built on the transport's.
-        guard (try? pipeline.handler(type: HTTP2ConnectionErrorClose.self)) == nil else { return }
         try pipeline.addHandler(HTTP2ConnectionErrorClose(), position: .before(pipeline.handler(type: NIOHTTP2Handler.self)))
     }
 }

@@ -306,7 +306,7 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         // response): no response, and a close there is a lost connection,
         // which corelibs calls a bad response.
         if !reported, let response, (100..<200).contains(response.statusCode) {
-            guard error == nil || (error as? URLError)?.code == .badServerResponse else { return (nil, nil, Self.naming(error, task: task)) }
+            guard error == nil || (error as? URLError)?.code == .badServerResponse else { return (nil, nil, Self.naming(error, url: task?.originalRequest?.url)) }
             return (nil, nil, URLError(.networkConnectionLost, userInfo: [
                 NSLocalizedDescriptionKey: "The server closed the connection after an interim \(response.statusCode) response, "
                     + "before the final one.",
@@ -324,20 +324,20 @@ final class URLSessionAttemptTask: HTTPTransportTask {
                 unreported = head
             }
         }
+        let url = task?.currentRequest?.url ?? task?.originalRequest?.url
         let outcome = Self.outcome(
-            response: response, error: error, url: task?.currentRequest?.url ?? task?.originalRequest?.url,
+            response: response, error: error, url: url,
             headSize: task?.originalRequest.map { Self.headSize($0, configuredFields: configuredFields()) },
             declined: declined, downloadError: downloadError
         )
         let body = outcome.response == nil ? nil : collector?.body
-        return (outcome.response == nil ? nil : unreported, body, Self.naming(outcome.error, task: task))
+        return (outcome.response == nil ? nil : unreported, body, Self.naming(outcome.error, url: url))
     }
 
-    /// `error`, naming the request's URL if it is a `URLError` that names
-    /// none (corelibs' timeout does not), as AsyncHTTPClient's errors do.
-    private static func naming(_ error: (any Error)?, task: URLSessionTask?) -> (any Error)? {
-        guard let urlError = error as? URLError, urlError.failingURL == nil, urlError.code != .cancelled,
-              let url = task?.currentRequest?.url ?? task?.originalRequest?.url
+    /// `error`, naming `url` if it is a `URLError` that names none
+    /// (corelibs' timeout does not), as AsyncHTTPClient's errors do.
+    static func naming(_ error: (any Error)?, url: URL?) -> (any Error)? {
+        guard let urlError = error as? URLError, urlError.failingURL == nil, urlError.code != .cancelled, let url
         else { return error }
         return URLError(urlError.code, userInfo: urlError.userInfo.merging([NSURLErrorFailingURLErrorKey: url]) { kept, _ in kept })
     }

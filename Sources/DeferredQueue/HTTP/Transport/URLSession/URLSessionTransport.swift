@@ -161,9 +161,7 @@ public final class URLSessionTransport: HTTPTransport {
                 reader = opened
             case .failure(let unreadable):
                 // Naming the request's URL, as every other failure does.
-                let failure = URLError(unreadable.code, userInfo: unreadable.userInfo.merging(
-                    [NSURLErrorFailingURLErrorKey: request.url as Any]
-                ) { kept, _ in kept })
+                let failure = URLSessionAttemptTask.naming(unreadable, url: request.url)
                 callbackQueue.async { events.didComplete(body: nil, error: failure) }
                 return RefusedAttemptTask()
             }

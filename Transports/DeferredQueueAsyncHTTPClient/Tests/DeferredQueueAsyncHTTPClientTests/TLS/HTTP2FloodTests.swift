@@ -6,6 +6,9 @@ import Foundation
 import FoundationNetworking
 #endif
 import NIOCore
+import NIOEmbedded
+import NIOHTTP2
+import NIOPosix
 import NIOSSL
 import TestSupport
 import Testing
@@ -61,6 +64,23 @@ struct HTTP2FloodTests {
         let base = HTTPClient.Configuration()
         #expect(ClientSetup.transportConfiguration(from: base, negotiatesHTTP2: false).httpVersion == .http1Only)
         #expect(ClientSetup.transportConfiguration(from: base, negotiatesHTTP2: true).httpVersion == base.httpVersion)
+    }
+
+    /// A trust-evaluated host's client is built from the caller's
+    /// configuration, the overrides applied once: one closing handler a
+    /// connection, not one per application.
+    @Test func anEvaluatedHostsConnectionGetsOneClosingHandler() async throws {
+        let setup = ClientSetup(
+            configuration: HTTPClient.Configuration(), negotiatesHTTP2: true, eventLoopGroup: MultiThreadedEventLoopGroup.singleton
+        )
+        let initializer = try #require(setup.evaluatedHostsConfiguration.http2ConnectionDebugInitializer)
+        let channel = EmbeddedChannel()
+        let pipeline = channel.pipeline.syncOperations
+        try pipeline.addHandler(NIOHTTP2Handler(mode: .client))
+        try await initializer(channel).get()
+        try await pipeline.removeHandler(try pipeline.handler(type: HTTP2ConnectionErrorClose.self)).get()
+        #expect(throws: (any Error).self, "a second handler") { try pipeline.handler(type: HTTP2ConnectionErrorClose.self) }
+        try await setup.client.shutdown()
     }
 }
 

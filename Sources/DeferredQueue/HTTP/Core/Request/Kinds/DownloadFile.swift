@@ -30,7 +30,7 @@ struct DownloadFile: Sendable {
     /// only: the shared temporary directory is everyone's, and the file is
     /// moved, mode and all, to the download's destination.
     init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("DeferredQueue-partial-\(UUID().uuidString)")
+        url = Self.newPartialName(in: FileManager.default.temporaryDirectory)
         guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
         }
@@ -70,11 +70,15 @@ struct DownloadFile: Sendable {
         length = offset
     }
 
+    /// A name no other partial file has, in `directory`.
+    private static func newPartialName(in directory: URL) -> URL {
+        directory.appendingPathComponent("DeferredQueue-partial-\(UUID().uuidString)", isDirectory: false)
+    }
+
     /// Renames `partial` to a new name beside it (the same directory, so
     /// the same file system, and the rename is atomic).
     private static func claim(_ partial: URL) throws -> URL {
-        let claimed = partial.deletingLastPathComponent()
-            .appendingPathComponent("DeferredQueue-partial-\(UUID().uuidString)", isDirectory: false)
+        let claimed = newPartialName(in: partial.deletingLastPathComponent())
         guard rename(partial.path, claimed.path) != 0 else { return claimed }
         let code = errno
         if code == ENOENT {
