@@ -15,7 +15,7 @@ struct RequestStateMachineBodyTests {
         var machine = RequestStateMachine.running()
         machine.progressHandlers.append(.ignoring)
         _ = machine.beginAttempt(path: "/a", sessionBodyLimit: 5)
-        _ = machine.receiveHead(.make(200, headers: ["Content-Length": "5"]), attempt: 1)
+        _ = machine.receiveHead(.make(200, headers: ["Content-Length": "5"]), attempt: 1, continues: RequestStateMachine.final)
         guard case .report(let progress, let handlers) = machine.collect(Data("abc".utf8), attempt: 1) else {
             Issue.record("reports"); return
         }
@@ -29,7 +29,7 @@ struct RequestStateMachineBodyTests {
         var machine = RequestStateMachine.running()
         machine.progressHandlers.append(.ignoring)
         _ = machine.beginAttempt(path: "/a")
-        _ = machine.receiveHead(.make(200), attempt: 1)
+        _ = machine.receiveHead(.make(200), attempt: 1, continues: RequestStateMachine.final)
         _ = machine.collect(Data("ab".utf8), attempt: 1)
         _ = machine.collect(Data("cd".utf8), attempt: 1)
         guard case .none = machine.collect(Data("stale".utf8), attempt: 2) else { Issue.record("a stale chunk"); return }
@@ -108,7 +108,7 @@ struct RequestStateMachineBodyTests {
         guard case .none = machine.receiveStreamChunk(count: 1, attempt: 1, sessionLimit: 4) else {
             Issue.record("no chunk before the head"); return
         }
-        _ = machine.receiveHead(.make(200), attempt: 1)
+        _ = machine.receiveHead(.make(200), attempt: 1, continues: RequestStateMachine.final)
         guard case .deliver(let handlers) = machine.receiveStreamChunk(count: 3, attempt: 1, sessionLimit: 4) else {
             Issue.record("delivers"); return
         }
@@ -124,7 +124,7 @@ struct RequestStateMachineBodyTests {
     @Test func onlyAChunkHandedToAHandlerMarksTheStream() {
         var machine = RequestStateMachine.running(.stream(.init()))
         _ = machine.beginAttempt(path: "/a")
-        _ = machine.receiveHead(.make(200), attempt: 1)
+        _ = machine.receiveHead(.make(200), attempt: 1, continues: RequestStateMachine.final)
         _ = machine.receiveStreamChunk(count: 1, attempt: 1, sessionLimit: 100)
         #expect(!machine.streamChunkHandedOver, "no handler to give it to")
         machine.addStreamHandler(StreamHandler(queue: .global(), chunk: { _ in }, complete: { _ in }))
@@ -133,29 +133,52 @@ struct RequestStateMachineBodyTests {
         #expect(!machine.streamChunkHandedOver, "a refused head's body is dropped")
         _ = machine.completeAttempt(1, body: nil)
         _ = machine.beginAttempt(path: "/a")
-        _ = machine.receiveHead(.make(200), attempt: 2)
+        _ = machine.receiveHead(.make(200), attempt: 2, continues: RequestStateMachine.final)
         #expect(!machine.streamChunkHandedOver, "a head alone")
         _ = machine.receiveStreamChunk(count: 1, attempt: 2, sessionLimit: 100)
         #expect(machine.streamChunkHandedOver)
     }
 
-    @Test func aRedirectsBodyIsNotTheStream() {
+    /// A redirect followed, a challenge answered: the request goes on, and
+    /// the head's body is not the stream, nor do the validators judge it.
+    @Test(arguments: [302, 401])
+    func theBodyOfAHeadTheRequestGoesOnFromIsNotTheStream(_ status: Int) {
         var machine = RequestStateMachine.running(.stream(.init()))
+        machine.addHeadValidator { _, _, _ in .success(()) }
         _ = machine.beginAttempt(path: "/a")
-        _ = machine.receiveHead(.make(302), attempt: 1)
+        guard case .report = machine.receiveHead(.make(status), attempt: 1, continues: { _ in true }) else {
+            Issue.record("not judged"); return
+        }
         guard case .none = machine.receiveStreamChunk(count: 3, attempt: 1, sessionLimit: 100) else {
             Issue.record("dropped"); return
         }
+        #expect(machine.deferredHeadValidation()?.validators.count == 1, "judged if it turns out final")
+    }
+
+    /// A redirect or challenge the request does not go on from is the final
+    /// head: judged as it arrives, its body the stream's.
+    @Test(arguments: [302, 401])
+    func theBodyOfAFinalRedirectOrChallengeIsTheStream(_ status: Int) {
+        var machine = RequestStateMachine.running(.stream(.init()))
+        machine.addHeadValidator { _, _, _ in .success(()) }
+        _ = machine.beginAttempt(path: "/a")
+        guard case .reportAndValidate = machine.receiveHead(.make(status), attempt: 1, continues: RequestStateMachine.final) else {
+            Issue.record("judged"); return
+        }
+        guard case .deliver = machine.receiveStreamChunk(count: 3, attempt: 1, sessionLimit: 100) else {
+            Issue.record("delivered"); return
+        }
+        #expect(machine.deferredHeadValidation() == nil)
     }
 
     @Test func aStreamsHeadIsJudgedByItsValidators() {
         var machine = RequestStateMachine.running(.stream(.init()))
         _ = machine.beginAttempt(path: "/a")
-        guard case .report = machine.receiveHead(.make(200), attempt: 1) else { Issue.record("nothing to judge yet"); return }
+        guard case .report = machine.receiveHead(.make(200), attempt: 1, continues: RequestStateMachine.final) else { Issue.record("nothing to judge yet"); return }
         machine.addHeadValidator { _, _, _ in .success(()) }
         _ = machine.completeAttempt(1, body: nil)
         _ = machine.beginAttempt(path: "/b")
-        guard case .reportAndValidate(let validators, let request) = machine.receiveHead(.make(200), attempt: 2) else {
+        guard case .reportAndValidate(let validators, let request) = machine.receiveHead(.make(200), attempt: 2, continues: RequestStateMachine.final) else {
             Issue.record("judged"); return
         }
         #expect(validators.count == 1)
@@ -169,7 +192,7 @@ struct RequestStateMachineBodyTests {
         var machine = RequestStateMachine.running(.download(fileURL: nil))
         machine.progressHandlers.append(.ignoring)
         guard case .start(_, _, false, true, _, _) = machine.beginAttempt(path: "/a") else { Issue.record("to a file"); return }
-        _ = machine.receiveHead(.make(200), attempt: 1)
+        _ = machine.receiveHead(.make(200), attempt: 1, continues: RequestStateMachine.final)
         guard case .write(to: nil) = machine.receiveDownloadChunk(count: 3, attempt: 1, sessionLimit: 100) else {
             Issue.record("the first chunk creates the file"); return
         }
@@ -193,7 +216,7 @@ struct RequestStateMachineBodyTests {
         var machine = RequestStateMachine.running(.download(fileURL: nil))
         machine.maximumResponseBodySize = 2
         _ = machine.beginAttempt(path: "/a")
-        _ = machine.receiveHead(.make(200), attempt: 1)
+        _ = machine.receiveHead(.make(200), attempt: 1, continues: RequestStateMachine.final)
         guard case .fail(let error) = machine.receiveDownloadChunk(count: 3, attempt: 1, sessionLimit: 100) else {
             Issue.record("the request's own limit applies"); return
         }
@@ -231,7 +254,7 @@ struct RequestStateMachineBodyTests {
         var machine = RequestStateMachine.running(.download(fileURL: nil))
         machine.progressHandlers.append(.ignoring)
         _ = machine.beginAttempt(path: "/a")
-        _ = machine.receiveHead(.make(200, headers: ["Content-Encoding": "gzip"]), attempt: 1)
+        _ = machine.receiveHead(.make(200, headers: ["Content-Encoding": "gzip"]), attempt: 1, continues: RequestStateMachine.final)
         guard case .report(let progress, _) = machine.downloadGrew(to: 3, of: 10, attempt: 1, sessionLimit: 5, monitored: false) else {
             Issue.record("reports"); return
         }
@@ -248,7 +271,7 @@ struct RequestStateMachineBodyTests {
     @Test func growthWithoutHandlersIsReportedOnlyWhenMonitored() {
         var machine = RequestStateMachine.running(.download(fileURL: nil))
         _ = machine.beginAttempt(path: "/a")
-        _ = machine.receiveHead(.make(200, headers: ["Content-Length": "10"]), attempt: 1)
+        _ = machine.receiveHead(.make(200, headers: ["Content-Length": "10"]), attempt: 1, continues: RequestStateMachine.final)
         guard case .none = machine.downloadGrew(to: 3, of: 10, attempt: 1, sessionLimit: 50, monitored: false) else {
             Issue.record("nobody to tell"); return
         }

@@ -20,6 +20,9 @@ extension RequestStateMachine {
         return machine
     }
 
+    /// A head no request goes on from (``receiveHead(_:attempt:continues:)``).
+    static func final(_: HeadContext) -> Bool { false }
+
     /// Begins the next attempt, sending `path` built from `base` (the same by default).
     mutating func beginAttempt(path: String, base: String? = nil, sessionBodyLimit: Int = 1 << 20) -> BeginAttemptAction {
         var request = URLRequest.make(path)

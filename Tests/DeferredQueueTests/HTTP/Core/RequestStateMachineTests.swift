@@ -54,12 +54,12 @@ struct RequestStateMachineTests {
         guard case .decide = machine.completeAttempt(1, body: nil) else { Issue.record("attempt 1 completes"); return }
         guard case .start(let number, _, _, _, _, _) = machine.beginAttempt(path: "/second") else { Issue.record("begins"); return }
         #expect(number == 2)
-        guard case .ignore = machine.receiveHead(.make(200), attempt: 1) else { Issue.record("a stale head is ignored"); return }
+        guard case .ignore = machine.receiveHead(.make(200), attempt: 1, continues: RequestStateMachine.final) else { Issue.record("a stale head is ignored"); return }
         #expect(machine.response == nil)
         guard case .ignore = machine.completeAttempt(1, body: Data("stale".utf8)) else {
             Issue.record("a stale completion is ignored"); return
         }
-        guard case .report = machine.receiveHead(.make(200), attempt: 2) else { Issue.record("the current head is kept"); return }
+        guard case .report = machine.receiveHead(.make(200), attempt: 2, continues: RequestStateMachine.final) else { Issue.record("the current head is kept"); return }
         #expect(machine.response?.statusCode == 200)
         #expect(machine.request?.url?.path == "/second")
     }
@@ -69,7 +69,7 @@ struct RequestStateMachineTests {
         _ = machine.beginAttempt(path: "/a")
         guard case .decide = machine.completeAttempt(1, body: Data()) else { Issue.record("completes"); return }
         guard case .ignore = machine.completeAttempt(1, body: Data()) else { Issue.record("a second completion is ignored"); return }
-        guard case .ignore = machine.receiveHead(.make(200), attempt: 1) else { Issue.record("a head after completion too"); return }
+        guard case .ignore = machine.receiveHead(.make(200), attempt: 1, continues: RequestStateMachine.final) else { Issue.record("a head after completion too"); return }
     }
 
     @Test func aTaskIsKeptOnlyByItsOwnAttempt() {
@@ -103,7 +103,7 @@ struct RequestStateMachineTests {
         machine.credential = URLCredential(user: "ada", password: "pw", persistence: .none)
         machine.maximumResponseBodySize = 9
         _ = machine.beginAttempt(path: "/sent", base: "/base")
-        _ = machine.receiveHead(.make(401), attempt: 1)
+        _ = machine.receiveHead(.make(401), attempt: 1, continues: RequestStateMachine.final)
         guard case .decide(let completed) = machine.completeAttempt(1, body: Data("body".utf8)) else {
             Issue.record("completes"); return
         }
@@ -166,7 +166,7 @@ struct RequestStateMachineTests {
         let task = StubTask()
         _ = machine.beginAttempt(path: "/a")
         _ = machine.attach(task, toAttempt: 1)
-        _ = machine.receiveHead(.make(200), attempt: 1)
+        _ = machine.receiveHead(.make(200), attempt: 1, continues: RequestStateMachine.final)
         guard case .settleAndStop(let leftovers) = machine.cancel() else { Issue.record("stops what runs"); return }
         #expect(leftovers.task as? StubTask === task)
         #expect(machine.requestState == .cancelled)
@@ -204,7 +204,7 @@ struct RequestStateMachineTests {
         var machine = RequestStateMachine.running()
         machine.progressHandlers.append(.ignoring)
         _ = machine.beginAttempt(path: "/a")
-        _ = machine.receiveHead(.make(204), attempt: 1)
+        _ = machine.receiveHead(.make(204), attempt: 1, continues: RequestStateMachine.final)
         guard case .settle = machine.finish() else { Issue.record("the first finish settles"); return }
         guard case .none = machine.finish() else { Issue.record("the second does nothing"); return }
         #expect(machine.requestState == .finished)

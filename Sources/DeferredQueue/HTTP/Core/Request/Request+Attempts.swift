@@ -239,7 +239,7 @@ extension Request {
     func attempt(_ number: Int, didReceive response: ResponseHead) {
         var headHandler: HTTPResponseHandler?
         let action = mutableState.withLock(owner: self) { state in
-            let action = state.receiveHead(response, attempt: number)
+            let action = state.receiveHead(response, attempt: number) { self.continues(after: response, $0) }
             switch action {
             case .report, .reportAndValidate:
                 eventMonitor?.request(self, didReceive: response.response)
@@ -386,12 +386,17 @@ extension Request {
             try? FileManager.default.removeItem(at: partial)
             if let base = completed.base { return followRedirect(to: base) }
         }
-        if let next = answerChallenge(after: completed, response: response) {
+        if let next = answer(response, credential: completed.credential, base: completed.base) {
             return prepare(next, after: mutableState.withLock(owner: self) { state in
                 let action = state.answerChallenge()
                 if case .prepareAttempt = action { eventMonitor?.request(self, didReceiveChallengeIn: response.response) }
                 return action
             })
+        }
+        // A stream's final head, not judged as it arrived: it looked like one the request goes on from.
+        if let (validators, request) = mutableState.withLock(owner: self, { $0.deferredHeadValidation() }),
+           let error = (self as? DataStreamRequest)?.headError(validators, request: request, response: response) {
+            return decideAfterFailure(completed, error: error, final: true)
         }
         judge(completed, response: response)
     }
@@ -457,14 +462,28 @@ extension Request {
         }
     }
 
+    /// Whether a stream's request goes on from `response`: a redirect it
+    /// follows, or a challenge it answers. Known as the head arrives, but for
+    /// a `.modify` redirector, which is asked when the attempt completes (a
+    /// declined redirect then ends the stream without the head's body).
+    private func continues(after response: ResponseHead, _ context: RequestStateMachine.HeadContext) -> Bool {
+        guard (300..<400).contains(response.statusCode) else {
+            return answer(response, credential: context.credential, base: context.base) != nil
+        }
+        guard let sent = context.sent, RedirectRules.nextRequest(after: sent, base: context.base, response: response) != nil
+        else { return false }
+        if case .doNotFollow = (context.redirector ?? core.redirectHandler).behavior { return false }
+        return true
+    }
+
     /// The same request with `Authorization: Basic …` when `response` is a
-    /// `Basic` challenge from the request's own origin and a credential is
-    /// waiting to be sent.
-    private func answerChallenge(after completed: CompletedAttempt, response: ResponseHead) -> URLRequest? {
-        guard response.statusCode == 401, let credential = completed.credential,
+    /// `Basic` challenge from the request's own origin and `credential`
+    /// (one not sent yet) answers it.
+    private func answer(_ response: ResponseHead, credential: URLCredential?, base: URLRequest?) -> URLRequest? {
+        guard response.statusCode == 401, let credential,
               let user = credential.user, let password = credential.password,
               BasicChallenge.isOffered(by: response),
-              let original = urlRequest?.url, let base = completed.base, let url = base.url,
+              let original = urlRequest?.url, let base, let url = base.url,
               RedirectRules.isSameOrigin(original, url)
         else { return nil }
         var next = base

@@ -37,6 +37,10 @@ extension RequestStateMachine {
         var held: [HeldEvent]?
         /// Whether an `onHTTPResponse` handler decides on the head (its body is held meanwhile).
         var awaitsDisposition = false
+        /// A stream's head is a redirect it follows or a challenge it
+        /// answers: the request goes on, so the head's body is not the
+        /// stream's, and the stream's validators judge only the final head.
+        var continues = false
         /// The bytes of held chunks the transport did not wait for.
         var heldBytes = 0
         /// The most such bytes held (the body limit of a request that keeps

@@ -61,7 +61,7 @@ extension RequestStateMachine {
         case deliver(to: [StreamHandler])
         /// The chunks went past their limit: finish with the error.
         case fail(HTTPError)
-        /// A stale attempt's chunk, or a redirect's body.
+        /// A stale attempt's chunk, or the body of a head the request goes on from.
         case none
     }
 
@@ -70,8 +70,8 @@ extension RequestStateMachine {
         guard case .stream(let stream) = kind else { return .none }
         let limit = bodyLimit(session: sessionLimit)
         let action = updateAttempt(inFlight: number) { attempt -> StreamChunkAction in
-            // A redirect's body is not the stream.
-            guard let status = attempt.response?.statusCode, !(300..<400).contains(status),
+            // A redirect's or an answered challenge's body is not the stream.
+            guard attempt.response != nil, !attempt.continues,
                   attempt.rejection == nil, case .streamed(let handedOver) = attempt.received
             else { return .none }
             guard handedOver + Int64(count) <= Int64(limit) else { return .fail(.responseTooLarge(limit: limit)) }

@@ -77,7 +77,7 @@ extension RequestStateMachine {
             if case .file(.ready(let file)) = attempt.received { discarding = file }
             attempt.number += 1
             attempt.held = nil
-            (attempt.awaitsDisposition, attempt.heldBytes) = (false, 0)
+            (attempt.awaitsDisposition, attempt.heldBytes, attempt.continues) = (false, 0, false)
             attempt.holdLimit = holdLimit
             attempt.rejection = nil
             attempt.phase = .sending(task: nil)
@@ -121,13 +121,45 @@ extension RequestStateMachine {
         case ignore
     }
 
-    /// Attempt `number`'s response head arrived.
-    mutating func receiveHead(_ response: ResponseHead, attempt number: Int) -> ReceiveHeadAction {
-        guard updateAttempt(inFlight: number, { $0.response = response }) != nil else { return .ignore }
-        if case .stream(let stream) = kind, !stream.headValidators.isEmpty {
-            return .reportAndValidate(stream.headValidators, request: request)
+    /// What a stream needs to know on a head whether its request goes on
+    /// from it (``Attempt/continues``).
+    struct HeadContext {
+        /// The attempt as sent, and before adapters and session defaults.
+        let sent: URLRequest?, base: URLRequest?
+        let redirector: Redirector?
+        /// The credential, if it has not been sent yet.
+        let credential: URLCredential?
+    }
+
+    /// Attempt `number`'s response head arrived. `continues`: whether a
+    /// stream's request goes on from a redirect or challenge head.
+    mutating func receiveHead(
+        _ response: ResponseHead, attempt number: Int, continues: (HeadContext) -> Bool
+    ) -> ReceiveHeadAction {
+        guard case .stream(let stream) = kind else {
+            return updateAttempt(inFlight: number, { $0.response = response }) == nil ? .ignore : .report
         }
-        return .report
+        let redirector = redirector, credential = credential
+        let goesOn = updateAttempt(inFlight: number) { attempt -> Bool in
+            attempt.response = response
+            guard (300..<400).contains(response.statusCode) || response.statusCode == 401 else { return false }
+            attempt.continues = continues(HeadContext(
+                sent: attempt.request, base: attempt.base, redirector: redirector,
+                credential: attempt.credentialSent ? nil : credential
+            ))
+            return attempt.continues
+        }
+        guard let goesOn else { return .ignore }
+        return stream.headValidators.isEmpty || goesOn ? .report : .reportAndValidate(stream.headValidators, request: request)
+    }
+
+    /// A stream's validators and the request they judge, when its final
+    /// head is one they were not asked about as it arrived (``Attempt/continues``).
+    func deferredHeadValidation() -> (validators: [Request.RawValidation], request: URLRequest?)? {
+        guard case .stream(let stream) = kind, !stream.headValidators.isEmpty,
+              case .running(let attempt) = state, attempt.continues
+        else { return nil }
+        return (stream.headValidators, attempt.request)
     }
 
     enum CompleteAttemptAction: Sendable {
