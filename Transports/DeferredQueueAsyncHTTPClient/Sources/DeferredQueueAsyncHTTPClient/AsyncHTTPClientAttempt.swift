@@ -418,9 +418,11 @@ final class AsyncHTTPClientAttempt: HTTPClientResponseDelegate, HTTPTransportTas
     /// not a response cut short (the parser's end-of-file error, once bytes
     /// of it arrived), nor a cancellation, a timeout or a refusal.
     static func lostItsConnection(_ error: any Error) -> Bool {
-        // An HTTP/2 stream the server reset reached it: only REFUSED_STREAM
-        // says it was not processed (a server asking for calm is not asked again).
-        if let reset = error as? NIOHTTP2Errors.StreamClosed { return reset.errorCode == .refusedStream }
+        // An HTTP/2 stream the server reset reached it: REFUSED_STREAM says
+        // it was not processed, and CANCEL is how SwiftNIO closes the streams
+        // a GOAWAY left unprocessed (a server asking for calm, or failing,
+        // is not asked again).
+        if let reset = error as? NIOHTTP2Errors.StreamClosed { return [.refusedStream, .cancel].contains(reset.errorCode) }
         return !(error is HTTPParserError) && ErrorMapping.code(for: error) == .networkConnectionLost
     }
 

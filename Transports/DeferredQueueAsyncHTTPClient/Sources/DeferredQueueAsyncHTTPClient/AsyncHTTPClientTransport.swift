@@ -105,7 +105,16 @@ import Synchronization
 /// earlier. Negotiate HTTP/2 only with servers you trust. A client you pass
 /// to ``init(client:configuration:)`` speaks the HTTP versions you created it
 /// with and gets no such closing; the clients the transport makes for hosts
-/// whose server trust is evaluated speak HTTP/1.1.
+/// whose server trust is evaluated negotiate as its own client does, and
+/// close broken connections the same way.
+///
+/// Over HTTP/2 a server's `GOAWAY` (nginx sends one after
+/// `keepalive_requests`) leaves the streams above its last one unprocessed,
+/// and a `REFUSED_STREAM` reset one; the transport sends such a request
+/// again as below. SwiftNIO reports those streams as reset with `CANCEL`,
+/// which a server may also send for a stream it did process, so a request
+/// with a body or a method that is not idempotent fails with
+/// `.networkConnectionLost` instead, as on a lost HTTP/1.1 connection.
 ///
 /// To share a client you already run, pass it with ``init(client:configuration:)``.
 /// The transport cannot read the client's settings, so that is on your word:

@@ -40,11 +40,15 @@ struct HTTP2ErrorMappingTests {
     }
 
     /// The transport sends an idempotent request again, unasked, only when
-    /// the server cannot have processed it: of HTTP/2's resets, REFUSED_STREAM.
-    @Test func onlyARefusedStreamIsSentAgainByTheTransport() {
-        let refused = NIOHTTP2Errors.streamClosed(streamID: HTTP2StreamID(1), errorCode: .refusedStream)
-        #expect(AsyncHTTPClientAttempt.lostItsConnection(refused))
-        for code in [HTTP2ErrorCode.cancel, .noError, .internalError, .enhanceYourCalm, .protocolError] {
+    /// the server cannot have processed it: of HTTP/2's resets,
+    /// REFUSED_STREAM, and CANCEL, which SwiftNIO gives the streams above a
+    /// GOAWAY's last stream (nginx's after `keepalive_requests`).
+    @Test func onlyARefusedOrDroppedStreamIsSentAgainByTheTransport() {
+        for code in [HTTP2ErrorCode.refusedStream, .cancel] {
+            let refused = NIOHTTP2Errors.streamClosed(streamID: HTTP2StreamID(1), errorCode: code)
+            #expect(AsyncHTTPClientAttempt.lostItsConnection(refused), "\(code)")
+        }
+        for code in [HTTP2ErrorCode.noError, .internalError, .enhanceYourCalm, .protocolError] {
             let reset = NIOHTTP2Errors.streamClosed(streamID: HTTP2StreamID(1), errorCode: code)
             #expect(!AsyncHTTPClientAttempt.lostItsConnection(reset), "\(code)")
         }
