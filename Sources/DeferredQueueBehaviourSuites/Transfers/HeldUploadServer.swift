@@ -12,7 +12,8 @@ import Darwin
 /// reading until ``release()``: the client's body waits in the socket
 /// buffers, unsent, so a test can change what is still to be read. Then it
 /// reads until the client closes the connection (it never answers) and
-/// records every byte after the head.
+/// records every byte after the head. Made `resettingAfterHead`, it resets
+/// the connection once the head is read instead, the body still coming.
 final class HeldUploadServer: Sendable {
     let port: Int
     /// Arrives once the request's head was read.
@@ -22,11 +23,13 @@ final class HeldUploadServer: Sendable {
     private let released = DispatchSemaphore(value: 0)
     /// The head, and the bytes that followed it. Its one lock.
     private let received = Mutex<(head: String, body: Int64)>(("", 0))
+    private let resettingAfterHead: Bool
 
     var head: String { received.withLock { $0.head } }
     var bodyBytes: Int64 { received.withLock { $0.body } }
 
-    init() throws {
+    init(resettingAfterHead: Bool = false) throws {
+        self.resettingAfterHead = resettingAfterHead
         let listener = socket(AF_INET, Self.streamType, 0)
         guard listener >= 0 else { throw POSIXError(.EMFILE) }
         // A small receive buffer: the body stays with the client while held.
@@ -78,6 +81,12 @@ final class HeldUploadServer: Sendable {
         }
         received.withLock { $0 = (String(decoding: head, as: UTF8.self), afterHead) }
         headArrived.arrive()
+        if resettingAfterHead {
+            // Closed with unread input and no linger: a reset, not a FIN.
+            var noLinger = linger(l_onoff: 1, l_linger: 0)
+            setsockopt(connection, SOL_SOCKET, SO_LINGER, &noLinger, socklen_t(MemoryLayout<linger>.size))
+            return
+        }
         guard released.wait(timeout: .now() + 120) == .success else { return }
         while true {
             let count = read(connection, &buffer, buffer.count)

@@ -212,6 +212,26 @@ struct UploadTests {
         #expect(error.localizedDescription.contains("/body"), "\(TestTransport.name): \(error.localizedDescription)")
     }
 
+    /// A server that resets the connection while the body is still being
+    /// sent (a kept-alive connection it had closed, as nginx does after
+    /// `keepalive_timeout`): a lost connection, which ``RetryPolicy``
+    /// retries for an idempotent method. (When libcurl notices it in a
+    /// `send` rather than a `recv`, corelibs says `URLError.unknown`: see
+    /// URLSessionOutcomeTests.)
+    @Test(arguments: [HTTPMethod.put, .post])
+    func aConnectionResetWhileTheBodyIsSentIsALostConnection(_ method: HTTPMethod) async throws {
+        let server = try HeldUploadServer(resettingAfterHead: true)
+        let session = TestTransport.makeSession()
+        let result = await response(within: 120) {
+            session.upload(Data(repeating: 0x41, count: 32 << 20), to: server.url, method: method)
+                .responseData(queue: handlerQueue, completionHandler: $0)
+        }
+        #expect(await server.finished.wait())
+        let error = try #require(result?.error, "\(TestTransport.name): \(String(describing: result?.result))")
+        #expect(error.urlError?.code == .networkConnectionLost, "\(TestTransport.name): \(error)")
+        #expect(result?.response == nil)
+    }
+
     /// Uploads a file in `directory` that ``FileSwappingAdapter`` removes
     /// (for a FIFO, or for nothing) before each attempt of the session;
     /// expects the attempt's `URLError` and nothing sent, and returns the

@@ -345,7 +345,7 @@ final class URLSessionAttemptTask: HTTPTransportTask {
     /// The response and error as the session should see them (see ``complete(response:error:)``).
     /// `url` is read only for an error that names it (corelibs copies a
     /// task's request each time it is asked for).
-    private static func outcome(
+    static func outcome(
         response: HTTPURLResponse?, error: (any Error)?, url: @autoclosure () -> URL?, headSize: @autoclosure () -> Int?,
         declined: Bool, downloadError: (any Error)?
     ) -> (response: HTTPURLResponse?, error: (any Error)?) {
@@ -407,7 +407,7 @@ final class URLSessionAttemptTask: HTTPTransportTask {
                 + "content coding (corrupt, or bytes after the end of the compressed stream): \(message)."
             return (response, URLError(.cannotDecodeContentData, userInfo: userInfo))
         }
-        if response != nil || message.hasPrefix("transfer closed with") {
+        if response != nil || Self.lostConnectionMessages.contains(where: message.hasPrefix) {
             return (response, URLError(.networkConnectionLost, userInfo: userInfo))
         }
         if let failure = URLSessionTLSFailure(libcurlMessage: message) {
@@ -415,6 +415,12 @@ final class URLSessionAttemptTask: HTTPTransportTask {
         }
         return (response, error)
     }
+
+    /// The starts of libcurl's messages for a connection that ended under
+    /// it: a body cut short, or a reset or close met while sending the
+    /// request ("Send failure: Broken pipe" on a kept-alive connection the
+    /// server had closed) or reading the response.
+    static let lostConnectionMessages = ["transfer closed with", "Send failure:", "Recv failure:"]
 
     /// The starts of libcurl's messages for a response it refused as
     /// malformed (its framing, or a head corelibs or libcurl cannot parse, or
