@@ -33,6 +33,28 @@ struct DeadlineTests {
         #expect(await eventually { session.runningRequestCount == 0 }, "the session lets it go once its handlers are on their way")
     }
 
+    /// A request suspended and never resumed ends at the deadline, which
+    /// says so: it said the server might be slow.
+    @Test func aSuspendedRequestEndsAtTheDeadlineSayingItWasSuspended() async throws {
+        let attempts = Counter()
+        let server = try Self.tricklingServer(attempts: attempts)
+        defer { server.shutdown() }
+        let session = TestTransport.makeSession(resourceTimeout: 2)
+        let suspended = Latch()
+        let result = await response(within: 120) { completion in
+            let request = session.request(server.url("/"))
+            request.downloadProgress(queue: handlerQueue) { [weak request] _ in
+                request?.suspend()
+                suspended.arrive()
+            }
+            request.responseData(queue: handlerQueue, completionHandler: completion)
+        }
+        #expect(await suspended.wait())
+        let error = try #require(result?.error, "the request ended")
+        #expect(error.isTimeout)
+        #expect(error.localizedDescription.contains("was suspended"), "\(TestTransport.name): \(error.localizedDescription)")
+    }
+
     @Test func theDeadlineIncludesRetries() async throws {
         let attempts = Counter()
         let server = try LoopbackServer { _ in

@@ -97,6 +97,17 @@ final class RequestRegistry: Sendable {
         return timer
     }
 
+    /// `URLError.timedOut`, saying so when the request sat suspended: the
+    /// server was not slow, nothing resumed it.
+    private func deadlinePassed(for request: Request) -> URLError {
+        guard request.isSuspended else { return URLError(.timedOut) }
+        return URLError(.timedOut, userInfo: [
+            NSLocalizedDescriptionKey: "The request was suspended when the session's resource timeout of \(timeout ?? 0) s ran out; "
+                + "resume() it in time, or cancel() it to end it at once.",
+            NSURLErrorFailingURLErrorKey: request.urlRequest?.url as Any,
+        ])
+    }
+
     /// Fails the overdue requests; stops the timer when nothing runs.
     private func sweep() {
         let now = DispatchTime.now().uptimeNanoseconds
@@ -109,7 +120,7 @@ final class RequestRegistry: Sendable {
         }
         stopped?.cancel()
         for request in overdue {
-            request.finish(failingWith: .sessionTaskFailed(URLError(.timedOut)))
+            request.finish(failingWith: .sessionTaskFailed(deadlinePassed(for: request)))
         }
     }
 }
