@@ -311,6 +311,7 @@ extension Session {
         }
         var urlRequest = URLRequest(url: resume.url)
         urlRequest.httpMethod = "GET"
+        if let timeout = resume.timeout { urlRequest.timeoutInterval = timeout }
         for (name, value) in resume.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         let point = ResumePoint(data: resume)
         return DownloadRequest(

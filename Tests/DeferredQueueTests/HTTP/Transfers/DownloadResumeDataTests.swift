@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import DeferredQueueTesting
 import Testing
 @testable import DeferredQueue
 
@@ -33,6 +34,28 @@ struct DownloadResumeDataTests {
         var foreign = data
         foreign.format = "NSURLSessionResumeInfo"
         #expect(throws: ResumeDataError.self) { try DownloadResumeData(decoding: foreign.encoded()) }
+    }
+
+    /// The resumed request keeps the original's timeout (it waited the
+    /// default 60 s); data without one, from before, still reads.
+    @Test func theTimeoutIsKeptForTheResumedRequest() throws {
+        let data = DownloadResumeData(
+            url: Self.url, headers: [:], partialFileName: DownloadResumeData.partialFilePrefix + "x",
+            bytes: 10, validator: "\"v1\"", totalBytes: nil, timeout: 2.5
+        )
+        #expect(try DownloadResumeData(decoding: data.encoded()).timeout == 2.5)
+        let session = Session(transport: MockTransport { _ in .status(200) })
+        #expect(session.download(resumingWith: data.encoded()).urlRequest?.timeoutInterval == 2.5)
+
+        var older = try #require(try JSONSerialization.jsonObject(with: data.encoded()) as? [String: Any])
+        older["timeout"] = nil
+        let olderData = try JSONSerialization.data(withJSONObject: older)
+        #expect(try DownloadResumeData(decoding: olderData).timeout == nil)
+        for absurd in [0, -1, -0.5] {
+            var hostile = data
+            hostile.timeout = absurd
+            #expect(throws: ResumeDataError.self, "\(absurd)") { try DownloadResumeData(decoding: hostile.encoded()) }
+        }
     }
 
     @Test func aPartialFileNameNeverLeavesTheTemporaryDirectory() {

@@ -36,6 +36,9 @@ struct DownloadResumeData: Codable, Sendable, Equatable {
     var bytes: Int64
     var validator: String
     var totalBytes: Int64?
+    /// The request's timeout, kept for the resumed one (as Apple's resume
+    /// data keeps the original request); absent from older data.
+    var timeout: Double?
 
     /// The partial file, in the temporary directory.
     var partialFile: URL {
@@ -70,6 +73,9 @@ struct DownloadResumeData: Codable, Sendable, Equatable {
         guard decoded.bytes > 0, !decoded.validator.isEmpty, decoded.validator.count <= 1024 else {
             throw .unreadable("no bytes or no validator to resume with")
         }
+        if let timeout = decoded.timeout, !(timeout.isFinite && timeout > 0) {
+            throw .unreadable("a timeout of \(timeout) s")
+        }
         if let total = decoded.totalBytes, total < decoded.bytes {
             throw .unreadable("a total of \(total) bytes is fewer than the \(decoded.bytes) downloaded")
         }
@@ -84,7 +90,11 @@ struct DownloadResumeData: Codable, Sendable, Equatable {
         self = decoded
     }
 
-    init(url: URL, headers: [String: String], partialFileName: String, bytes: Int64, validator: String, totalBytes: Int64?) {
+    init(
+        url: URL, headers: [String: String], partialFileName: String, bytes: Int64, validator: String, totalBytes: Int64?,
+        timeout: Double? = nil
+    ) {
+        self.timeout = timeout
         self.url = url
         self.headers = headers
         self.partialFileName = partialFileName

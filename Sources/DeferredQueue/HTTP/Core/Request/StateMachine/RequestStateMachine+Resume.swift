@@ -71,7 +71,7 @@ extension RequestStateMachine {
             ?? response.flatMap { $0.expectedContentLength > 0 ? $0.expectedContentLength : nil }
         resumeData = DownloadResumeData(
             url: url, headers: Self.resentHeaders(of: request), partialFileName: keptName, bytes: file.length,
-            validator: validator, totalBytes: complete
+            validator: validator, totalBytes: complete, timeout: request?.timeoutInterval
         ).encoded()
     }
 
