@@ -58,6 +58,27 @@ struct DownloadResumeDataTests {
         }
     }
 
+    /// JSON has no infinity and decoding refuses zero or less: a request
+    /// with such a timeout still ends with resume data that reads back,
+    /// carrying the timeout its attempts applied.
+    @Test(arguments: [
+        (Double.infinity, HTTPTransportAttempt.maximumIdleTimeout), (0, Session.defaultTimeout),
+        (-3, Session.defaultTimeout), (.nan, Session.defaultTimeout), (1e300, HTTPTransportAttempt.maximumIdleTimeout),
+    ])
+    func anyRequestTimeoutIsRecordedAsOneThatReadsBack(requested: Double, applied: Double) throws {
+        var file = try DownloadFile()
+        defer { file.discard() }
+        try file.write(Data("partial".utf8))
+        var request = URLRequest(url: Self.url)
+        request.timeoutInterval = requested
+        let response = ResponseHead(url: Self.url, statusCode: 200, httpVersion: "HTTP/1.1", headers: ["ETag": "\"v1\""])
+        var machine = RequestStateMachine.make()
+        machine.recordResumeData(file: file, keptName: DownloadResumeData.partialFilePrefix + "x", validator: "\"v1\"",
+                                 request: request, response: response)
+        let data = try #require(machine.resumeData)
+        #expect(try DownloadResumeData(decoding: data).timeout == applied, "requested \(requested)")
+    }
+
     @Test func aPartialFileNameNeverLeavesTheTemporaryDirectory() {
         for name in ["../../etc/passwd", "/etc/passwd", "DeferredQueue-resume-../x", "other-file", "DeferredQueue-resume-a\\b", ""] {
             let data = DownloadResumeData(url: Self.url, headers: [:], partialFileName: name, bytes: 1, validator: "\"v\"", totalBytes: nil)

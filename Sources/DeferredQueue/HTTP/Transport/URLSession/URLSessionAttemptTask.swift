@@ -324,20 +324,21 @@ final class URLSessionAttemptTask: HTTPTransportTask {
                 unreported = head
             }
         }
-        let url = task?.currentRequest?.url ?? task?.originalRequest?.url
+        // Read only for an error (corelibs copies a task's request each time it is asked for).
+        let url = { task?.currentRequest?.url ?? task?.originalRequest?.url }
         let outcome = Self.outcome(
-            response: response, error: error, url: url,
+            response: response, error: error, url: url(),
             headSize: task?.originalRequest.map { Self.headSize($0, configuredFields: configuredFields()) },
             declined: declined, downloadError: downloadError
         )
         let body = outcome.response == nil ? nil : collector?.body
-        return (outcome.response == nil ? nil : unreported, body, Self.naming(outcome.error, url: url))
+        return (outcome.response == nil ? nil : unreported, body, Self.naming(outcome.error, url: url()))
     }
 
     /// `error`, naming `url` if it is a `URLError` that names none
     /// (corelibs' timeout does not), as AsyncHTTPClient's errors do.
-    static func naming(_ error: (any Error)?, url: URL?) -> (any Error)? {
-        guard let urlError = error as? URLError, urlError.failingURL == nil, urlError.code != .cancelled, let url
+    static func naming(_ error: (any Error)?, url: @autoclosure () -> URL?) -> (any Error)? {
+        guard let urlError = error as? URLError, urlError.failingURL == nil, urlError.code != .cancelled, let url = url()
         else { return error }
         return URLError(urlError.code, userInfo: urlError.userInfo.merging([NSURLErrorFailingURLErrorKey: url]) { kept, _ in kept })
     }

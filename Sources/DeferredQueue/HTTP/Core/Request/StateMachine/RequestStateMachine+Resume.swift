@@ -71,7 +71,9 @@ extension RequestStateMachine {
             ?? response.flatMap { $0.expectedContentLength > 0 ? $0.expectedContentLength : nil }
         resumeData = DownloadResumeData(
             url: url, headers: Self.resentHeaders(of: request), partialFileName: keptName, bytes: file.length,
-            validator: validator, totalBytes: complete, timeout: request?.timeoutInterval
+            validator: validator, totalBytes: complete,
+            // As the attempt applied it: JSON has no infinity, and decoding refuses zero or less.
+            timeout: request.map { HTTPTransportAttempt.idleTimeout($0.timeoutInterval) }
         ).encoded()
     }
 
