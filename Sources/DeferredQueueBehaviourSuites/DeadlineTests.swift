@@ -39,7 +39,8 @@ struct DeadlineTests {
         let attempts = Counter()
         let server = try Self.tricklingServer(attempts: attempts)
         defer { server.shutdown() }
-        let session = TestTransport.makeSession(resourceTimeout: 2)
+        // Long enough for the first byte (half a second in) to suspend it on a loaded machine.
+        let session = TestTransport.makeSession(resourceTimeout: 6)
         let suspended = Latch()
         let result = await response(within: 120) { completion in
             let request = session.request(server.url("/"))

@@ -14,14 +14,57 @@ struct HTTPResponseHandlerTests {
     let fixture = PolicyFixture()
     var session: Session { fixture.session }
 
-    @Test func theHandlerHearsTheFinalHeadNotTheRedirect() async throws {
+    /// The heads the handler heard, and the status the request ended with.
+    private func heads(of request: DataRequest) async throws -> (heard: [Int], final: Int?) {
         let heads = Recorder<Int>()
-        let response = try await session.request(fixture.url("/redirect"))
-            .onHTTPResponse(on: handlerQueue) { heads.append($0.statusCode) }
-            .serializingResponse().value
-        #expect(response.response?.statusCode == 200)
+        let response = try await request.onHTTPResponse(on: handlerQueue) { heads.append($0.statusCode) }.serializingResponse().value
         #expect(await eventually { heads.count == 1 })
-        #expect(heads.events == [200])
+        return (heads.events, response.response?.statusCode)
+    }
+
+    @Test func theHandlerHearsTheFinalHeadNotTheRedirect() async throws {
+        let (heard, final) = try await heads(of: session.request(fixture.url("/redirect")))
+        #expect(final == 200)
+        #expect(heard == [200])
+    }
+
+    /// Final heads are what the request ends with, not what looks like a
+    /// redirect: one not followed is heard, a challenge answered is not.
+    @Test func theHandlerHearsARedirectNotFollowedButNotAChallengeAnswered() async throws {
+        let redirect = try await heads(of: session.request(fixture.url("/redirect")).redirect(using: .doNotFollow))
+        #expect(redirect.final == 302)
+        #expect(redirect.heard == [302])
+
+        let challenge = try await heads(of: session.request(fixture.url("/basic")).authenticate(username: "user", password: "secret"))
+        #expect(challenge.final == 200)
+        #expect(challenge.heard == [200])
+    }
+
+    /// A stream's head heard as final was streamed as the response: a
+    /// credential set from the handler, before the body, does not make the
+    /// request go on from it afterwards (its chunks would precede another
+    /// response's).
+    @Test func aStreamDoesNotGoOnFromAHeadItStreamedAsFinal() async throws {
+        let done = Latch()
+        let chunks = Recorder<Data>()
+        let completion = Recorder<DataStreamRequest.Completion>()
+        let request = session.streamRequest(fixture.url("/basic"))
+        request.onHTTPResponse(on: handlerQueue) { _, decide in
+            request.authenticate(username: "user", password: "secret")
+            decide(.allow)
+        }
+        .responseStream(on: handlerQueue) { stream in
+            switch stream.event {
+            case .stream(let result): if case .success(let data) = result { chunks.append(data) }
+            case .complete(let end):
+                completion.append(end)
+                done.arrive()
+            }
+        }
+        #expect(await done.wait())
+        #expect(completion.events.first?.response?.statusCode == 401)
+        #expect(String(decoding: chunks.events.reduce(into: Data()) { $0.append($1) }, as: UTF8.self) == "denied")
+        #expect(fixture.requests(to: "/basic").count == 1)
     }
 
     @Test func cancellingFromTheHandlerCancelsTheRequest() async throws {

@@ -140,19 +140,43 @@ struct RequestStateMachineBodyTests {
     }
 
     /// A redirect followed, a challenge answered: the request goes on, and
-    /// the head's body is not the stream, nor do the validators judge it.
+    /// the head's body is not the stream, nor do the validators judge it;
+    /// it still counts against the body limit.
     @Test(arguments: [302, 401])
     func theBodyOfAHeadTheRequestGoesOnFromIsNotTheStream(_ status: Int) {
         var machine = RequestStateMachine.running(.stream(.init()))
         machine.addHeadValidator { _, _, _ in .success(()) }
         _ = machine.beginAttempt(path: "/a")
-        guard case .report = machine.receiveHead(.make(status), attempt: 1, continues: { _ in true }) else {
-            Issue.record("not judged"); return
+        guard case .reportContinuing = machine.receiveHead(.make(status), attempt: 1, continues: { _ in true }) else {
+            Issue.record("not judged, not final"); return
         }
-        guard case .none = machine.receiveStreamChunk(count: 3, attempt: 1, sessionLimit: 100) else {
+        guard case .none = machine.receiveStreamChunk(count: 98, attempt: 1, sessionLimit: 100) else {
             Issue.record("dropped"); return
         }
+        #expect(!machine.streamChunkHandedOver)
+        guard case .fail(.responseTooLarge(limit: 100)) = machine.receiveStreamChunk(count: 3, attempt: 1, sessionLimit: 100) else {
+            Issue.record("past the limit"); return
+        }
         #expect(machine.deferredHeadValidation()?.validators.count == 1, "judged if it turns out final")
+    }
+
+    /// A stream's head judged final as it arrived was streamed: a
+    /// credential or redirector set before the attempt ends does not make
+    /// the request go on from it.
+    @Test(arguments: [302, 401])
+    func aStreamsFinalHeadStaysFinalWhateverIsSetBeforeItsEnd(_ status: Int) {
+        var machine = RequestStateMachine.running(.stream(.init()))
+        _ = machine.beginAttempt(path: "/a")
+        _ = machine.receiveHead(.make(status), attempt: 1, continues: RequestStateMachine.final)
+        machine.credential = URLCredential(user: "u", password: "p", persistence: .none)
+        machine.redirector = .follow
+        guard case .decide(let completed) = machine.completeAttempt(1, body: nil) else {
+            Issue.record("decided"); return
+        }
+        #expect(completed.credential == nil)
+        guard case .doNotFollow? = completed.redirector?.behavior else {
+            Issue.record("not followed: \(String(describing: completed.redirector))"); return
+        }
     }
 
     /// A redirect or challenge the request does not go on from is the final

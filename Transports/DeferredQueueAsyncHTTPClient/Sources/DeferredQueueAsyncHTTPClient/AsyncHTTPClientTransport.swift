@@ -104,9 +104,10 @@ import Synchronization
 /// grows the process, and nothing the client lets the transport hook runs
 /// earlier. Negotiate HTTP/2 only with servers you trust. A client you pass
 /// to ``init(client:configuration:)`` speaks the HTTP versions you created it
-/// with and gets no such closing; the clients the transport makes for hosts
-/// whose server trust is evaluated negotiate as its own client does, and
-/// close broken connections the same way.
+/// with and gets no such closing. The clients the transport makes for hosts
+/// whose server trust is evaluated close broken connections this way and
+/// negotiate as its own client does: HTTP/1.1 only beside a client you
+/// passed (the transport cannot read whether yours offers HTTP/2).
 ///
 /// Over HTTP/2 a server's `GOAWAY` (nginx sends one after
 /// `keepalive_requests`) leaves the streams above its last one unprocessed,

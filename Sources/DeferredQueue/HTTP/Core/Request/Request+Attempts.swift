@@ -241,9 +241,11 @@ extension Request {
         let action = mutableState.withLock(owner: self) { state in
             let action = state.receiveHead(response, attempt: number) { self.continues(after: response, $0) }
             switch action {
+            case .reportContinuing:
+                eventMonitor?.request(self, didReceive: response.response)
             case .report, .reportAndValidate:
                 eventMonitor?.request(self, didReceive: response.response)
-                if let handler = state.httpResponseHandler, !RedirectRules.isRedirect(response) {
+                if let handler = state.httpResponseHandler {
                     headHandler = handler
                     state.awaitDisposition(attempt: number)
                 }
@@ -394,7 +396,7 @@ extension Request {
             })
         }
         // A stream's final head, not judged as it arrived: it looked like one the request goes on from.
-        if let (validators, request) = mutableState.withLock(owner: self, { $0.deferredHeadValidation() }),
+        if self is DataStreamRequest, let (validators, request) = mutableState.withLock(owner: self, { $0.deferredHeadValidation() }),
            let error = (self as? DataStreamRequest)?.headError(validators, request: request, response: response) {
             return decideAfterFailure(completed, error: error, final: true)
         }

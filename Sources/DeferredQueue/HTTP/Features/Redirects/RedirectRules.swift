@@ -20,13 +20,6 @@ enum RedirectRules {
     /// Headers that describe a body, dropped with it.
     static let bodyHeaders = ["Content-Type", "Content-Length", "Transfer-Encoding", "Content-Encoding"]
 
-    /// Whether `response` looks like a redirect the session may follow (a
-    /// redirect status with a `Location`): `onHTTPResponse` handlers hear
-    /// only final responses, as URLSession's delegates do.
-    static func isRedirect(_ response: ResponseHead) -> Bool {
-        redirectStatuses.contains(response.statusCode) && soleLocation(of: response) != nil
-    }
-
     /// The next request when `response` redirects `sent`; built from `base`
     /// (the attempt before session defaults and adapters). `nil` when the
     /// response is no redirect, its `Location` is not an http(s) URL, or it

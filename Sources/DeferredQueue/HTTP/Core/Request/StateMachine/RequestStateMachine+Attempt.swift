@@ -37,9 +37,10 @@ extension RequestStateMachine {
         var held: [HeldEvent]?
         /// Whether an `onHTTPResponse` handler decides on the head (its body is held meanwhile).
         var awaitsDisposition = false
-        /// A stream's head is a redirect it follows or a challenge it
-        /// answers: the request goes on, so the head's body is not the
-        /// stream's, and the stream's validators judge only the final head.
+        /// The head is a redirect the request follows or a challenge it
+        /// answers (asked for streams and requests with an `onHTTPResponse`
+        /// handler): the request goes on, so the head's body is not a
+        /// stream's, and neither a stream's validators nor the handler see it.
         var continues = false
         /// The bytes of held chunks the transport did not wait for.
         var heldBytes = 0
@@ -96,7 +97,8 @@ extension RequestStateMachine {
         /// Data and uploads: the body so far, when the session collects it
         /// (the transport collects it itself when no progress handler wants chunks).
         case body(HTTPBodyCollector)
-        /// Streams: how many bytes were handed over, against the limit.
+        /// Streams: how many bytes arrived (handed over, or dropped as the
+        /// body of a head the request goes on from), against the limit.
         case streamed(Int64)
         /// Downloads: the file the body goes to.
         case file(File)

@@ -70,13 +70,13 @@ extension RequestStateMachine {
         guard case .stream(let stream) = kind else { return .none }
         let limit = bodyLimit(session: sessionLimit)
         let action = updateAttempt(inFlight: number) { attempt -> StreamChunkAction in
-            // A redirect's or an answered challenge's body is not the stream.
-            guard attempt.response != nil, !attempt.continues,
-                  attempt.rejection == nil, case .streamed(let handedOver) = attempt.received
+            guard attempt.response != nil, attempt.rejection == nil, case .streamed(let counted) = attempt.received
             else { return .none }
-            guard handedOver + Int64(count) <= Int64(limit) else { return .fail(.responseTooLarge(limit: limit)) }
-            attempt.received = .streamed(handedOver + Int64(count))
-            return .deliver(to: stream.handlers)
+            guard counted + Int64(count) <= Int64(limit) else { return .fail(.responseTooLarge(limit: limit)) }
+            attempt.received = .streamed(counted + Int64(count))
+            // A redirect's or an answered challenge's body is not the stream,
+            // but counts against the limit: the request waits for its end.
+            return attempt.continues ? .none : .deliver(to: stream.handlers)
         } ?? .none
         if case .deliver(let handlers) = action, !handlers.isEmpty { streamChunkHandedOver = true }
         return action

@@ -115,6 +115,9 @@ extension RequestStateMachine {
     enum ReceiveHeadAction: Sendable {
         /// Tell monitors the response arrived.
         case report
+        /// Tell monitors; the request goes on from this head (a redirect it
+        /// follows, a challenge it answers): not the final one.
+        case reportContinuing
         /// Tell monitors, then judge the head with a stream's validators.
         case reportAndValidate([Request.RawValidation], request: URLRequest?)
         /// A stale attempt's head.
@@ -131,12 +134,14 @@ extension RequestStateMachine {
         let credential: URLCredential?
     }
 
-    /// Attempt `number`'s response head arrived. `continues`: whether a
-    /// stream's request goes on from a redirect or challenge head.
+    /// Attempt `number`'s response head arrived. `continues`: whether the
+    /// request goes on from a redirect or challenge head (asked for a
+    /// stream, and for a request whose `onHTTPResponse` handler sees only final heads).
     mutating func receiveHead(
         _ response: ResponseHead, attempt number: Int, continues: (HeadContext) -> Bool
     ) -> ReceiveHeadAction {
-        guard case .stream(let stream) = kind else {
+        let stream: Stream? = if case .stream(let stream) = kind { stream } else { nil }
+        guard stream != nil || httpResponseHandler != nil else {
             return updateAttempt(inFlight: number, { $0.response = response }) == nil ? .ignore : .report
         }
         let redirector = redirector, credential = credential
@@ -150,7 +155,9 @@ extension RequestStateMachine {
             return attempt.continues
         }
         guard let goesOn else { return .ignore }
-        return stream.headValidators.isEmpty || goesOn ? .report : .reportAndValidate(stream.headValidators, request: request)
+        if goesOn { return .reportContinuing }
+        guard let stream, !stream.headValidators.isEmpty else { return .report }
+        return .reportAndValidate(stream.headValidators, request: request)
     }
 
     /// A stream's validators and the request they judge, when its final
@@ -174,6 +181,7 @@ extension RequestStateMachine {
         validatorsJudged = true
         let redirector = redirector, credential = credential
         let progressHandlers = progressHandlers, maximumResponseBodySize = maximumResponseBodySize, validators = validators
+        let isStream = if case .stream = kind { true } else { false }
         return updateAttempt(inFlight: number) { attempt -> CompleteAttemptAction in
             attempt.phase = .idle
             var collected = Data()
@@ -181,9 +189,12 @@ extension RequestStateMachine {
                 attempt.received = .nothing
                 collected = collector.body
             }
+            // A stream's head judged final as it arrived was streamed as the response:
+            // a credential or redirector set since does not make the request go on from it.
+            let final = isStream && !attempt.continues
             return .decide(CompletedAttempt(
                 request: attempt.request, base: attempt.base, response: attempt.response, body: body ?? collected,
-                redirector: redirector, credential: attempt.credentialSent ? nil : credential,
+                redirector: final ? .doNotFollow : redirector, credential: final || attempt.credentialSent ? nil : credential,
                 progressHandlers: progressHandlers, maximumResponseBodySize: maximumResponseBodySize, validators: validators
             ))
         } ?? .ignore
