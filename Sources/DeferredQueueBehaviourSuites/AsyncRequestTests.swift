@@ -119,6 +119,7 @@ struct AsyncRequestTests {
             let request = session.download(url)
             return (request, request.serializingDownload(using: DataResponseSerializer(), automaticallyCancelling: automaticallyCancelling))
         }
+        defer { (request as? DownloadRequest)?.fileURL.map { try? FileManager.default.removeItem(at: $0) } }
         #expect(request.isCancelled == automaticallyCancelling)
         #expect((try? result.get()) == (automaticallyCancelling ? nil : Data("late".utf8)))
     }

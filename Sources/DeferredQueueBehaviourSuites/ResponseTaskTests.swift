@@ -80,6 +80,7 @@ struct ResponseTaskTests {
             let task: DownloadTask<Data> = request.serializingData(automaticallyCancelling: automaticallyCancelling)
             return (request, { await task.result })
         }
+        defer { (request as? DownloadRequest)?.fileURL.map { try? FileManager.default.removeItem(at: $0) } }
         #expect(request.isCancelled == automaticallyCancelling)
         #expect((try? response.get()) == (automaticallyCancelling ? nil : Data("late".utf8)))
     }

@@ -433,6 +433,7 @@ struct ResumableDownloadTests {
         let handedOver = try #require(seen.events.first)
         #expect(handedOver.count == 1, "\(TestTransport.name): the completion had not run when the handler did")
         let data = try #require(resumeData.events.first ?? nil, "a download cancelled mid-body has resume data")
+        defer { try? FileManager.default.removeItem(at: Self.partialFile(of: data)) }
         #expect(handedOver.first == data)
         #expect(request.resumeData == data)
         #expect(produced.count == 1, "called once")

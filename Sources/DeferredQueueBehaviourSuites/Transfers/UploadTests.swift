@@ -123,8 +123,10 @@ struct UploadTests {
         request.httpMethod = "POST"
         request.httpBody = payload
         let progress = Recorder<TransferProgress>()
-        let echo = try await session.download(request).uploadProgress(queue: handlerQueue) { progress.append($0) }
-            .serializingDecodable(BodyEcho.self).value
+        let response = await session.download(request).uploadProgress(queue: handlerQueue) { progress.append($0) }
+            .serializingDecodable(BodyEcho.self).response
+        defer { response.fileURL.map { try? FileManager.default.removeItem(at: $0) } }
+        let echo = try response.result.get()
         #expect(echo.bodyLength == Int64(payload.count))
         #expect(progress.events.last?.completed == Int64(payload.count), "ends at the total")
     }

@@ -40,6 +40,18 @@ struct HTTPResponseHandlerTests {
         #expect(challenge.heard == [200])
     }
 
+    /// A `modify` redirector is asked once the redirect's attempt ended: the
+    /// handler was told nothing of a head the request then did not follow.
+    @Test func aRedirectAModifyClosureDeclinesIsNotHeard() async throws {
+        let heads = Recorder<Int>()
+        let response = try await session.request(fixture.url("/redirect")).redirect(using: Redirector(behavior: .modify { _, _ in nil }))
+            .onHTTPResponse(on: handlerQueue) { heads.append($0.statusCode) }
+            .serializingResponse().value
+        #expect(response.response?.statusCode == 302)
+        handlerQueue.sync {}
+        #expect(heads.events.isEmpty)
+    }
+
     /// A stream's head heard as final was streamed as the response: a
     /// credential set from the handler, before the body, does not make the
     /// request go on from it afterwards (its chunks would precede another

@@ -31,7 +31,9 @@ extension DataStreamRequest: ResponseHeadHandling {}
 extension ResponseHeadHandling {
     /// Calls `handler` with each final response head as it arrives (not a
     /// redirect the request follows nor a `401` it answers with its
-    /// credential, as URLSession handles both inside the task), before the body, which waits for its
+    /// credential, as URLSession handles both inside the task; nor a
+    /// redirect a `modify` redirector declines, since it is asked once the
+    /// redirect's attempt ended), before the body, which waits for its
     /// answer: `.cancel` cancels the request (the handlers receive
     /// ``HTTPError/cancelled``), anything else lets it run. The last handler
     /// set wins.
