@@ -116,6 +116,10 @@ import Synchronization
 /// which a server may also send for a stream it did process, so a request
 /// with a body or a method that is not idempotent fails with
 /// `.networkConnectionLost` instead, as on a lost HTTP/1.1 connection.
+/// A request is sent again once: where a server closes each connection
+/// after fewer requests than are in flight on it, the resent streams can
+/// be dropped again, and a ``RetryPolicy`` (which retries
+/// `.networkConnectionLost`) carries them through.
 ///
 /// To share a client you already run, pass it with ``init(client:configuration:)``.
 /// The transport cannot read the client's settings, so that is on your word:

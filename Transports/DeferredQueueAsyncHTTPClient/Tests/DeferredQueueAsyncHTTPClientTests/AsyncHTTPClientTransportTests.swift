@@ -192,17 +192,18 @@ struct AsyncHTTPClientTransportTests {
     }
 
     @Test func theIdleTimeoutRestartsWithEveryChunk() async throws {
-        // Twenty chunks a quarter second apart: five seconds in all against a
-        // 3 s idle timeout, with twelve times a gap's length to spare on a
-        // loaded machine (a tenth of a second against one failed in CI's load).
+        // Twenty-four chunks half a second apart: twelve seconds in all
+        // against an 8 s idle timeout, with sixteen times a gap's length to
+        // spare: when the suites start together on two cores, a thread can
+        // wait seconds (a 3 s timeout against quarter-second gaps failed in CI).
         let server = try LoopbackServer { _ in
-            .trickle(body: Data(repeating: 0x62, count: 20), chunkSize: 1, interval: 0.25)
+            .trickle(body: Data(repeating: 0x62, count: 24), chunkSize: 1, interval: 0.5)
         }
         defer { server.shutdown() }
         let transport = AsyncHTTPClientTransport()
-        let log = await run(transport, server.url("/"), collectsBody: true, timeout: 3)
-        #expect(log.completions.first?.error == nil)
-        #expect(log.completions.first?.body?.count == 20)
+        let log = await run(transport, server.url("/"), collectsBody: true, timeout: 8)
+        #expect(log.completions.first?.error == nil, "\(String(describing: log.completions.first?.error))")
+        #expect(log.completions.first?.body?.count == 24)
     }
 
     @Test func failuresAreURLErrorsWithTheClientsErrorUnderneath() async throws {
