@@ -192,18 +192,18 @@ struct AsyncHTTPClientTransportTests {
     }
 
     @Test func theIdleTimeoutRestartsWithEveryChunk() async throws {
-        // Twenty-four chunks half a second apart: twelve seconds in all
-        // against an 8 s idle timeout, with sixteen times a gap's length to
-        // spare: when the suites start together on two cores, a thread can
-        // wait seconds (a 3 s timeout against quarter-second gaps failed in CI).
+        // Thirty chunks half a second apart: fifteen seconds in all against a
+        // 10 s idle timeout, with twenty times a gap's length to spare: when
+        // the suites start together on two cores, a thread can wait seconds
+        // (a 3 s timeout against quarter-second gaps failed in CI).
         let server = try LoopbackServer { _ in
-            .trickle(body: Data(repeating: 0x62, count: 24), chunkSize: 1, interval: 0.5)
+            .trickle(body: Data(repeating: 0x62, count: 30), chunkSize: 1, interval: 0.5)
         }
         defer { server.shutdown() }
         let transport = AsyncHTTPClientTransport()
-        let log = await run(transport, server.url("/"), collectsBody: true, timeout: 8)
+        let log = await run(transport, server.url("/"), collectsBody: true, timeout: 10)
         #expect(log.completions.first?.error == nil, "\(String(describing: log.completions.first?.error))")
-        #expect(log.completions.first?.body?.count == 24)
+        #expect(log.completions.first?.body?.count == 30)
     }
 
     @Test func failuresAreURLErrorsWithTheClientsErrorUnderneath() async throws {

@@ -64,18 +64,19 @@ struct IdleWatchTests {
     /// Activity keeps an attempt alive past a sweep, while a silent one
     /// next to it times out in that sweep.
     @Test func aTricklingAttemptOutlivesTheSweepThatFailsASilentOne() async throws {
-        // Ten seconds of body, a byte every half second, against a 4 s idle
-        // timeout: the gaps leave a loaded machine (CI, parallel suites)
-        // eight times the margin, and the whole outlasts the timeout twice over.
-        let body = Data("01234567890123456789".utf8)
+        // Fifteen seconds of body, a byte every half second, against a 10 s
+        // idle timeout: the whole outlasts the timeout, and the head and each
+        // gap have twenty times the margin (with 4 s, the head alone did not
+        // arrive in time in CI, where the suites start together on two cores).
+        let body = Data("012345678901234567890123456789".utf8)
         let server = try LoopbackServer { request in
             request.path == "/silent" ? .neverRespond : .trickle(body: body, chunkSize: 1, interval: 0.5)
         }
         defer { server.shutdown() }
         let transport = AsyncHTTPClientTransport()
         defer { transport.shutdown() }
-        let silent = start(transport, server.url("/silent"), timeout: 4)
-        let trickling = start(transport, server.url("/trickle"), timeout: 4)
+        let silent = start(transport, server.url("/silent"), timeout: 10)
+        let trickling = start(transport, server.url("/trickle"), timeout: 10)
         #expect(await silent.log.completed.wait(seconds: 60))
         #expect(await trickling.log.completed.wait(seconds: 60))
         #expect(silent.log.completions.first?.error?.code == .timedOut, "\(silent.log.all)")
