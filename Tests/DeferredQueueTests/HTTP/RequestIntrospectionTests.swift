@@ -15,6 +15,13 @@ struct RequestIntrospectionTests {
         request.url?.path == "/never" ? .silence : .json(#"{"count":3}"#)
     }
 
+    /// A request to the silent path that outlives any test: a silent server
+    /// times the request out after its idle timeout (60 s by default), which a
+    /// loaded CI machine can pass before the test looks at it.
+    private func silentRequest(_ session: Session) -> DataRequest {
+        session.request("http://api.invalid/never", requestModifier: { $0.timeoutInterval = .infinity })
+    }
+
     @Test func stateFlagsFollowTheLifecycle() async throws {
         let session = Session(transport: transport)
         let request = session.request("http://api.invalid/")
@@ -22,7 +29,7 @@ struct RequestIntrospectionTests {
         _ = try await request.serializingData().value
         #expect(request.isFinished && !request.isInitialized && !request.isResumed && !request.isCancelled)
 
-        let hanging = session.request("http://api.invalid/never")
+        let hanging = silentRequest(session)
         hanging.resume()
         #expect(await eventually { hanging.isResumed })
         hanging.cancel()
@@ -31,7 +38,7 @@ struct RequestIntrospectionTests {
 
     @Test func cancelAllRequestsCompletesOnTheQueueOnceEveryRequestIsCancelled() async throws {
         let session = Session(transport: transport)
-        let requests = (0..<3).map { _ in session.request("http://api.invalid/never") }
+        let requests = (0..<3).map { _ in silentRequest(session) }
         for request in requests { request.resume() }
         #expect(await eventually { requests.allSatisfy(\.isResumed) })
         let states = Recorder<[RequestState]>()
@@ -46,7 +53,7 @@ struct RequestIntrospectionTests {
 
     @Test func withAllRequestsSeesTheRunningRequestsAndOnlyThem() async throws {
         let session = Session(transport: transport)
-        let running = (0..<2).map { _ in session.request("http://api.invalid/never") }
+        let running = (0..<2).map { _ in silentRequest(session) }
         for request in running { request.resume() }
         _ = try await session.request("http://api.invalid/").serializingData().value
         #expect(await eventually { running.allSatisfy(\.isResumed) })
@@ -155,7 +162,7 @@ struct RequestIntrospectionTests {
             return
         }
 
-        let cancelled = session.request("http://api.invalid/never")
+        let cancelled = silentRequest(session)
         cancelled.resume()
         cancelled.cancel()
         #expect(cancelled.error?.isCancelled == true)

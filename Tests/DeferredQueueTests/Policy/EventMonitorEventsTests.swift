@@ -96,7 +96,8 @@ struct EventMonitorEventsTests {
     @Test func alamofireNotificationsNameTheRequest() async throws {
         let fixture = PolicyFixture { _ in .silence }
         let session = fixture.makeSession(eventMonitors: [AlamofireNotifications()])
-        let request = session.request(fixture.url("/never"))
+        // No idle timeout a loaded machine could reach before the cancel.
+        let request = session.request(fixture.url("/never"), requestModifier: { $0.timeoutInterval = .infinity })
         let names = Recorder<String>()
         let observed = [
             Request.didResumeNotification, Request.didCancelNotification, Request.didFinishNotification,
