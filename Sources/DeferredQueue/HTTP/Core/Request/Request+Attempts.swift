@@ -396,8 +396,9 @@ extension Request {
             })
         }
         // A stream's final head, not judged as it arrived: it looked like one the request goes on from.
-        if self is DataStreamRequest, let (validators, request) = mutableState.withLock(owner: self, { $0.deferredHeadValidation() }),
-           let error = (self as? DataStreamRequest)?.headError(validators, request: request, response: response) {
+        if let stream = self as? DataStreamRequest,
+           let (validators, request) = mutableState.withLock(owner: self, { $0.deferredHeadValidation() }),
+           let error = stream.headError(validators, request: request, response: response) {
             return decideAfterFailure(completed, error: error, final: true)
         }
         judge(completed, response: response)
