@@ -7,7 +7,7 @@ import Foundation
 ///
 /// The bound is issue 14's 32 MiB of resident memory. It is judged on
 /// resident memory where the test runs in a process of its own (`.ci/run`
-/// runs each again so, with `DEFERREDQUEUE_MEMORY_ALONE=1`); in a full
+/// runs each again so, with `DEFERREDQUEUE_RUN_ALONE=1`); in a full
 /// `swift test`, where every suite shares the process and its allocator,
 /// on the heap in use (``HeapMemory``): there resident memory also counts the
 /// freed pages of every neighbour's arena that the transfer's allocations
@@ -21,7 +21,7 @@ public enum TransferMemory {
     /// process of its own (issue 24's bound for both).
     public static let unpacedBound = 64.0
     /// Whether this process runs the memory tests alone (see above).
-    public static let runsAlone = ProcessInfo.processInfo.environment["DEFERREDQUEUE_MEMORY_ALONE"] == "1"
+    public static let runsAlone = ProcessInfo.processInfo.environment["DEFERREDQUEUE_RUN_ALONE"] == "1"
     /// Whether resident memory is judged: alone, or where the C library
     /// does not count its heap.
     static let judgesResident = runsAlone || HeapMemory.mebibytes() == nil

@@ -275,9 +275,9 @@ struct DownloadTests {
     /// Issue 24's measurement: a 1 GiB download as fast as loopback, with
     /// and without a progress handler (one queued event per chunk), in a
     /// process of its own: `.ci/run` runs it with
-    /// `DEFERREDQUEUE_MEMORY_ALONE=1 swift test --skip-build --filter unpaced`.
+    /// `DEFERREDQUEUE_RUN_ALONE=1 swift test --skip-build --filter unpaced`.
     @Test(
-        .enabled(if: ProcessInfo.processInfo.environment["DEFERREDQUEUE_MEMORY_ALONE"] == "1"),
+        .enabled(if: ProcessInfo.processInfo.environment["DEFERREDQUEUE_RUN_ALONE"] == "1"),
         arguments: [false, true]
     )
     func anUnpacedGibibyteDownloadRunAloneKeepsMemoryFlat(reportingProgress: Bool) async throws {

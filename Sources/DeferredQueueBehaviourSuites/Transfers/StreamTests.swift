@@ -228,8 +228,8 @@ struct StreamTests {
     }
 
     /// The stream as fast as loopback, in a process of its own: `.ci/run`
-    /// runs it with `DEFERREDQUEUE_MEMORY_ALONE=1`, beside the unpaced download.
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["DEFERREDQUEUE_MEMORY_ALONE"] == "1"))
+    /// runs it with `DEFERREDQUEUE_RUN_ALONE=1`, beside the unpaced download.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["DEFERREDQUEUE_RUN_ALONE"] == "1"))
     func anUnpacedGibibyteStreamRunAloneKeepsMemoryFlat() async throws {
         try await MemoryHeavyWork.exclusively { try await gibibyteStream(interval: 0, bound: TransferMemory.unpacedBound) }
     }
