@@ -100,7 +100,7 @@ struct AsyncRequestTests {
     @Test(arguments: [true, false])
     func cancellingTheAwaitingTaskCancelsTheRequestOnlyWhenAsked(automaticallyCancelling: Bool) async throws {
         let (result, request) = try await awaitFromACancelledTask { session, url in
-            let request = session.request(url)
+            let request = session.request(url, timeout: .infinity)
             return (request, request.serializingString(automaticallyCancelling: automaticallyCancelling))
         }
         if automaticallyCancelling {
@@ -116,7 +116,7 @@ struct AsyncRequestTests {
     @Test(arguments: [true, false])
     func aDownloadBridgeTakesAutomaticallyCancellingToo(automaticallyCancelling: Bool) async throws {
         let (result, request) = try await awaitFromACancelledTask { session, url in
-            let request = session.download(url)
+            let request = session.download(url, timeout: .infinity)
             return (request, request.serializingDownload(using: DataResponseSerializer(), automaticallyCancelling: automaticallyCancelling))
         }
         defer { (request as? DownloadRequest)?.fileURL.map { try? FileManager.default.removeItem(at: $0) } }
@@ -126,7 +126,7 @@ struct AsyncRequestTests {
 
     @Test func aWholeResponseBridgeLeftRunningDeliversTheResponse() async throws {
         let (result, request) = try await awaitFromACancelledTask { session, url in
-            let request = session.request(url)
+            let request = session.request(url, timeout: .infinity)
             return (request, request.serializingResponse(using: StringResponseSerializer(), automaticallyCancelling: false))
         }
         #expect(!request.isCancelled)
@@ -142,7 +142,7 @@ struct AsyncRequestTests {
     ) async throws -> (Result<Value, any Error>, Kind) {
         let gate = DispatchSemaphore(value: 0)
         let server = try LoopbackServer { _ in
-            _ = gate.wait(timeout: .now() + 60)
+            _ = gate.wait(timeout: .now() + 600)
             return .text("late")
         }
         defer { server.shutdown() }

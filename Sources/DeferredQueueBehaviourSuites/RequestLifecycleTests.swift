@@ -52,7 +52,7 @@ struct RequestLifecycleTests {
         let kinds = Recorder<String>()
         let done = Latch(count: 5)
         for _ in 0..<5 {
-            session.request(fixture.url("/never")).response(queue: handlerQueue) { kinds.append($0.error?.kind ?? "ok"); done.arrive() }
+            session.request(fixture.url("/never"), timeout: .infinity).response(queue: handlerQueue) { kinds.append($0.error?.kind ?? "ok"); done.arrive() }
         }
         #expect(await eventually { session.runningRequestCount == 5 })
         session.cancelAllRequests()

@@ -78,7 +78,7 @@ struct RequestSuspensionTests {
         let received = Recorder<Data>()
         let suspended = Latch()
         let done = Latch()
-        let request = session.streamRequest(server.url("/"))
+        let request = session.streamRequest(server.url("/"), timeout: .infinity)
         request.responseStream(on: request.callbackQueue) { [weak request] stream in
             switch stream.event {
             case .stream(.success(let chunk)):
@@ -135,14 +135,15 @@ struct RequestSuspensionTests {
 
     @Test func cancellingASuspendedRequestCancelsItsHandlersOnce() async throws {
         // Slow enough that URLSession, which cannot be held back, stays far
-        // below the 16 MiB a suspended stream may hold however late the cancel.
-        let server = try LoopbackServer { _ in .generated(length: 64 << 20, chunkSize: 16 << 10, interval: 0.05) }
+        // below the 16 MiB a suspended stream may hold however late the
+        // cancel (over 8 minutes), and no timeout ends the held-back stream first.
+        let server = try LoopbackServer { _ in .generated(length: 64 << 20, chunkSize: 16 << 10, interval: 0.5) }
         defer { server.shutdown() }
         let session = TestTransport.makeSession()
         let suspended = Latch()
         let completions = Recorder<Bool>()
         let done = Latch()
-        let request = session.streamRequest(server.url("/"))
+        let request = session.streamRequest(server.url("/"), timeout: .infinity)
         request.responseStream(on: request.callbackQueue) { [weak request] stream in
             switch stream.event {
             case .stream:
@@ -254,7 +255,7 @@ struct RequestSuspensionTests {
             let done = Latch()
             let sizes = Recorder<Int>()
             let completion = Recorder<HTTPError?>()
-            let request = session.streamRequest(server.url("/"))
+            let request = session.streamRequest(server.url("/"), timeout: .infinity)
             request.responseStream(on: request.callbackQueue) { [weak request] stream in
                 switch stream.event {
                 case .stream(.success(let chunk)):

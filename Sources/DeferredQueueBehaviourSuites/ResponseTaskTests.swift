@@ -61,7 +61,7 @@ struct ResponseTaskTests {
     @Test(arguments: [true, false])
     func cancellingTheAwaitingTaskCancelsTheRequestOnlyWhenAsked(automaticallyCancelling: Bool) async throws {
         let (response, request) = try await awaitFromACancelledTask { session, url in
-            let request = session.request(url)
+            let request = session.request(url, timeout: .infinity)
             let task: DataTask<String> = request.serializingString(automaticallyCancelling: automaticallyCancelling)
             return (request, { await task.response.result })
         }
@@ -76,7 +76,7 @@ struct ResponseTaskTests {
     @Test(arguments: [true, false])
     func aDownloadTaskTakesAutomaticallyCancellingToo(automaticallyCancelling: Bool) async throws {
         let (response, request) = try await awaitFromACancelledTask { session, url in
-            let request = session.download(url)
+            let request = session.download(url, timeout: .infinity)
             let task: DownloadTask<Data> = request.serializingData(automaticallyCancelling: automaticallyCancelling)
             return (request, { await task.result })
         }
@@ -108,7 +108,7 @@ struct ResponseTaskTests {
     ) async throws -> (Result<Value, HTTPError>, Kind) {
         let gate = DispatchSemaphore(value: 0)
         let server = try LoopbackServer { _ in
-            _ = gate.wait(timeout: .now() + 60)
+            _ = gate.wait(timeout: .now() + 600)
             return .text("late")
         }
         defer { server.shutdown() }

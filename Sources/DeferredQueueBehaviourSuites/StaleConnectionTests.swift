@@ -119,7 +119,7 @@ struct StaleConnectionTests {
         #expect(first?.value == "first")
         let done = Latch()
         let outcome = Recorder<DataResponse<String, HTTPError>>()
-        let request = session.request(script.server.url("/a"), timeout: 60).responseString(queue: handlerQueue) {
+        let request = session.request(script.server.url("/a"), timeout: .infinity).responseString(queue: handlerQueue) {
             outcome.append($0)
             done.arrive()
         }

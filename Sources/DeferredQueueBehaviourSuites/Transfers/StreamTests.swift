@@ -205,7 +205,7 @@ struct StreamTests {
         let growth = try await transferGrowth(bound: TransferMemory.bound) {
             var total: Int64 = 0
             var paused = false
-            for try await chunk in session.streamRequest(server.url("/")).streamingData() {
+            for try await chunk in session.streamRequest(server.url("/"), timeout: .infinity).streamingData() {
                 total += Int64(chunk.count)
                 if !paused {
                     paused = true

@@ -139,7 +139,7 @@ private final class StreamProbe: Sendable {
     func read(_ read: Int, length: Int) -> Bool {
         if pauses, read == 2 {
             reachedSecondRead.arrive()
-            _ = carryOn.wait(timeout: .now() + 120)
+            _ = carryOn.wait(timeout: .now() + 600)
         }
         return counts.withLock {
             guard $0.bytes + length <= cap else {

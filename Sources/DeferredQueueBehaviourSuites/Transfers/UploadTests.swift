@@ -374,7 +374,7 @@ struct UploadTests {
         }
         defer { fileManager.removeScratch() }
         let session = TestTransport.makeSession()
-        let request = session.upload(InputStream(data: Data(repeating: 7, count: 4096)), to: server.url("/"), method: .put, fileManager: fileManager)
+        let request = session.upload(InputStream(data: Data(repeating: 7, count: 4096)), to: server.url("/"), method: .put, fileManager: fileManager, timeout: .infinity)
         let done = Latch()
         let scratchWhenHandled = Recorder<Bool>()
         let outcome = Recorder<String>()

@@ -114,7 +114,7 @@ struct AlamofireSessionNamesTests {
         let session = Session(transport: URLSessionTransport())
         let started = Latch()
         let task = Task {
-            let deferred = session.request(server.url("/")).serializingData()
+            let deferred = session.request(server.url("/"), timeout: .infinity).serializingData()
             started.arrive()
             return try await deferred.value
         }

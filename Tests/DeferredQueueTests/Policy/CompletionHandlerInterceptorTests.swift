@@ -158,7 +158,7 @@ extension CompletionHandlerInterceptorTests {
             onCallbackQueue.append(DispatchQueue.getSpecific(key: key) == true)
             reached.arrive()
             DispatchQueue.global().async {
-                _ = self.release.wait(timeout: .now() + 120)
+                _ = self.release.wait(timeout: .now() + 600)
                 completion(.success(urlRequest))
             }
         }

@@ -369,7 +369,7 @@ private struct Gate {
 
     func pass() async {
         entered.arrive()
-        _ = await release.wait()
+        _ = await release.wait(seconds: 600)  // past any stall of a loaded machine
         returned.arrive()
     }
 }

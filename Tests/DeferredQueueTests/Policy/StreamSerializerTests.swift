@@ -159,13 +159,13 @@ struct StreamSerializerTests {
     @Test func leavingTheLoopEarlyCancelsTheRequest() async throws {
         // One chunk, then nothing: the stream ends only if the loop's end cancels it.
         let transport = MockTransport(replying: MockReply(steps: [.head(status: 200, headers: [:]), .chunk(Data("a".utf8)), .wait(.infinity)]))
-        let request = Session(transport: transport).streamRequest("https://stream.invalid/")
+        let request = Session(transport: transport).streamRequest("https://stream.invalid/", timeout: .infinity)
         for await event in request.streamTask().streamingData() {
             if event.value != nil { break }
         }
         #expect(request.isCancelled, "the iterator's end cancels at once")
 
-        let kept = Session(transport: transport).streamRequest("https://stream.invalid/")
+        let kept = Session(transport: transport).streamRequest("https://stream.invalid/", timeout: .infinity)
         for await event in kept.streamTask().streamingData(automaticallyCancelling: false) {
             if event.value != nil { break }
         }

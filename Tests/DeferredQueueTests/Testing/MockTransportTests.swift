@@ -89,7 +89,7 @@ struct MockTransportTests {
     @Test func cancellingASilentRequestCompletesItOnce() async throws {
         let transport = MockTransport(replying: .silence)
         let session = Session(transport: transport)
-        let request = session.request(base)
+        let request = session.request(base, timeout: .infinity)  // no timeout a starved test could reach first
         let outcome = Task { await request.serializingData().result }
         while transport.attempts.isEmpty { try await Task.sleep(nanoseconds: 1_000_000) }
         request.cancel()

@@ -64,7 +64,7 @@ struct BackPressureTests {
         let transport = AsyncHTTPClientTransport()
         let consumer = HeldConsumer()
         var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)/")))
-        request.timeoutInterval = 120
+        request.timeoutInterval = .infinity  // held back on purpose: no timeout a stalled test could reach
         let task = transport.startAttempt(HTTPTransportAttempt(request: request, collectsBody: false), events: consumer)
         #expect(await consumer.firstChunk.wait(seconds: 120))
         return (server, transport, consumer, task, try await Self.settledLead(of: server))
@@ -111,7 +111,7 @@ struct BackPressureTests {
         let completion = Latch()
         let failure = Mutex<HTTPError?>(nil)
         let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/"))
-        session.streamRequest(url).responseStream(on: handlerQueue) { stream in
+        session.streamRequest(url, timeout: .infinity).responseStream(on: handlerQueue) { stream in
             switch stream.event {
             case .stream(.success(let data)):
                 if received.add(Int64(data.count), ordering: .relaxed).oldValue == 0 {
