@@ -34,19 +34,34 @@ struct DemoFailure: Error {
     }
 
     static func notJSON(_ url: String, _ error: JSON.ParseError) -> DemoFailure {
-        DemoFailure(exitCode: Code.notJSON, message: "the response from \(url) is not a valid entry: it is not JSON (\(error))")
+        DemoFailure(exitCode: Code.notJSON, message: "the response from \(shown(url)) is not a valid entry: it is not JSON (\(error))")
     }
 
     static func notAnEntry(_ url: String, _ problem: String) -> DemoFailure {
         DemoFailure(
             exitCode: Code.notAnEntry,
-            message: "the response from \(url) is JSON but not a Hatena Bookmark entry: \(problem); check --endpoint"
+            message: "the response from \(shown(url)) is JSON but not a Hatena Bookmark entry: \(problem); check --endpoint"
         )
     }
 
+    /// `url` as a message shows it: its password, or userinfo without one
+    /// (usually a token), reads `***`.
+    static func shown(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.user != nil || components.password != nil else { return url }
+        if components.password != nil {
+            components.percentEncodedPassword = "***"
+        } else {
+            components.percentEncodedUser = "***"
+        }
+        return components.string ?? url
+    }
+
     /// Classifies a request failure.
-    init(_ error: HTTPError, url: String) {
+    init(_ error: HTTPError, url requested: String) {
+        let url = Self.shown(requested)
         switch error {
+        case .invalidURL(let invalid) where invalid != requested:
+            self.init(exitCode: Code.network, message: "\(url) redirects to an invalid URL '\(Self.shown(invalid))'")
         case .invalidURL:
             self = .invalidURL("URL", url)
         case .sessionTaskFailed(let urlError):

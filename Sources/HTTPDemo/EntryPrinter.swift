@@ -2,8 +2,10 @@
 /// columns (at least 40): a header, then a table of bookmarks whose columns
 /// shrink to fit, with long text cut with "…".
 ///
-/// Text from the server is printed with its control characters replaced, so
-/// an entry cannot move the cursor or recolour the terminal.
+/// Text from the server is printed through ``Terminal/printable(_:)``, so an
+/// entry cannot move the cursor, recolour the terminal or reorder a line, and
+/// only as much of it as a line can show is looked at (a field of megabytes
+/// costs no more than a short one).
 struct EntryPrinter {
     var width: Int
     var limit: Int?
@@ -12,14 +14,14 @@ struct EntryPrinter {
 
     func render(_ entry: HatenaEntry) -> String {
         var lines: [String] = []
-        lines.append("Title:     \(entry.title.map(Self.printable) ?? "(untitled)")")
+        lines.append("Title:     \(entry.title.map(printable) ?? "(untitled)")")
         let shown = limit.map { min($0, entry.bookmarks.count) } ?? entry.bookmarks.count
         let total = entry.count ?? entry.bookmarks.count
         var countLine = "Bookmarks: \(total)"
         if shown < total { countLine += " (showing \(shown)" + (shown < entry.bookmarks.count ? " of \(entry.bookmarks.count) listed)" : " listed)") }
         lines.append(countLine)
-        lines.append("Entry:     \(entry.entryURL.map(Self.printable) ?? "-")")
-        if let url = entry.url { lines.append("Page:      \(Self.printable(url))") }
+        lines.append("Entry:     \(entry.entryURL.map(printable) ?? "-")")
+        if let url = entry.url { lines.append("Page:      \(printable(url))") }
         let bookmarks = Array(entry.bookmarks.prefix(shown))
         guard !bookmarks.isEmpty else {
             lines.append("")
@@ -58,7 +60,7 @@ struct EntryPrinter {
     private func table(_ bookmarks: [HatenaEntry.Bookmark]) -> [String] {
         let layout = Layout(
             width: columns,
-            user: bookmarks.map { TextWidth.of(Self.printable($0.user)) }.max() ?? 4,
+            user: bookmarks.map { TextWidth.of(printable($0.user)) }.max() ?? 4,
             tags: bookmarks.map { TextWidth.of(tags($0)) }.max() ?? 4
         )
         func row(_ date: String, _ user: String, _ tags: String, _ comment: String) -> String {
@@ -70,8 +72,8 @@ struct EntryPrinter {
         }
         var lines = [row("DATE", "USER", "TAGS", "COMMENT")]
         for bookmark in bookmarks {
-            let comment = bookmark.comment.isEmpty ? "-" : Self.printable(bookmark.comment)
-            lines.append(row(Self.printable(bookmark.timestamp), Self.printable(bookmark.user), tags(bookmark), comment))
+            let comment = bookmark.comment.isEmpty ? "-" : printable(bookmark.comment)
+            lines.append(row(printable(bookmark.timestamp), printable(bookmark.user), tags(bookmark), comment))
         }
         return lines
     }
@@ -106,14 +108,13 @@ struct EntryPrinter {
     }
 
     private func tags(_ bookmark: HatenaEntry.Bookmark) -> String {
-        bookmark.tags.isEmpty ? "-" : bookmark.tags.map(Self.printable).joined(separator: ", ")
+        bookmark.tags.isEmpty ? "-" : bookmark.tags.map { printable($0) }.joined(separator: ", ")
     }
 
-    /// `text` on one line, with tabs, newlines and other control characters
-    /// (escape sequences included) shown as spaces.
-    static func printable(_ text: String) -> String {
-        String(text.map { character in
-            character.unicodeScalars.contains { $0.properties.generalCategory == .control } ? " " : character
-        })
+    /// The start of `text` that a line of the width can show, and one
+    /// character more (so that cutting it adds "…"), made printable: every
+    /// printable character is at least a column wide.
+    private func printable(_ text: String) -> String {
+        Terminal.printable(text.prefix(columns + 1))
     }
 }

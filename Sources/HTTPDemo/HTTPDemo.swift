@@ -25,7 +25,9 @@ enum HTTPDemo {
             try await fetch(options)
             return 0
         } catch let failure as DemoFailure {
-            standardError("error: \(failure.message)\n")
+            // Line by line: a usage message has a second line of its own.
+            let lines = failure.message.split(separator: "\n", omittingEmptySubsequences: false).map(Terminal.printable)
+            standardError("error: \(lines.joined(separator: "\n"))\n")
             return failure.exitCode
         } catch {
             standardError("error: the request did not complete\n")
@@ -51,9 +53,9 @@ enum HTTPDemo {
         let entry = try await fetchEntry(from: url, options: options)
         switch entry {
         case .none:
-            print(printer.fit("No bookmarks yet for \(options.page)"))
+            print(printer.fit("No bookmarks yet for \(Terminal.printable(options.page))"))
         case .some(let fetched):
-            print(options.json ? fetched.json.encoded(prettyPrinted: true) : printer.render(fetched.entry))
+            print(options.json ? Terminal.escapingInvisibles(inJSON: fetched.json.encoded(prettyPrinted: true)) : printer.render(fetched.entry))
         }
     }
 
@@ -77,19 +79,28 @@ enum HTTPDemo {
         let json: JSON
     }
 
+    /// The most of a body the demo takes: an entry of thousands of bookmarks
+    /// is a few hundred KiB, and decoding a body takes several times its size.
+    static let maximumBodySize = 16 << 20
+
     /// One request, three chained handlers; they run in order on the main queue.
     private static func fetchEntry(from url: String, options: Options) async throws -> Fetched? {
         let verbose = options.verbose
-        let progress = ProgressIndicator(label: "fetching \(url)")
+        let progress = ProgressIndicator(label: "fetching \(DemoFailure.shown(url))")
         defer { progress?.stop() }
         let result: Result<Fetched?, DemoFailure> = await withCheckedContinuation { continuation in
-            request(url, headers: [.userAgent(userAgent), .accept("application/json")], timeout: options.timeout)
+            // `--timeout` without data, and ten times that in all: a server
+            // that drips its body byte by byte would stay within the first.
+            let session = Session(
+                transport: URLSessionTransport(), maximumResponseBodySize: maximumBodySize, resourceTimeout: options.timeout * 10
+            )
+            session.request(url, headers: [.userAgent(userAgent), .accept("application/json")], timeout: options.timeout)
                 .response { response in
                     progress?.stop()
                     if verbose {
                         let status = response.response.map { "HTTP \($0.statusCode)" } ?? "no response"
                         let millis = Int(response.timing.duration * 1000)
-                        standardError("[1] .response         \(status) in \(millis) ms\n")
+                        trace("[1] .response         \(status) in \(millis) ms")
                     }
                 }
                 .validate(statusCode: 200..<300)
@@ -97,7 +108,7 @@ enum HTTPDemo {
                     if verbose {
                         let bytes = response.data?.count ?? 0
                         let summary = response.value.map { "\($0.count) characters" } ?? "\(response.error.map { "\($0)" } ?? "")"
-                        standardError("[2] .responseString   \(bytes) bytes, \(summary)\n")
+                        trace("[2] .responseString   \(bytes) bytes, \(summary)")
                     }
                 }
                 .responseDecodable(of: HatenaEntry?.self) { response in
@@ -105,6 +116,11 @@ enum HTTPDemo {
                 }
         }
         return try result.get()
+    }
+
+    /// One line of `--verbose` on stderr, made printable: it quotes the server.
+    private static func trace(_ line: String) {
+        standardError(Terminal.printable(line) + "\n")
     }
 
     /// Turns the decodable handler's response into the demo's outcome,
@@ -116,40 +132,40 @@ enum HTTPDemo {
     ) -> Result<Fetched?, DemoFailure> {
         if case .failure(let error) = response.result {
             guard case .responseSerializationFailed = error else {
-                if verbose { standardError("[3] .responseDecodable failed: \(error)\n") }
+                if verbose { trace("[3] .responseDecodable failed: \(error)") }
                 return .failure(DemoFailure(error, url: url))
             }
         }
         let data = response.data ?? Data()
         if data.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
-            if verbose { standardError("[3] .responseDecodable empty body: no bookmarks\n") }
+            if verbose { trace("[3] .responseDecodable empty body: no bookmarks") }
             return .success(nil)
         }
         let json: JSON
         do {
             json = try JSON(parsing: data)
         } catch {
-            if verbose { standardError("[3] .responseDecodable not JSON: \(error)\n") }
+            if verbose { trace("[3] .responseDecodable not JSON: \(error)") }
             return .failure(.notJSON(url, error))
         }
         if json.isNull {
-            if verbose { standardError("[3] .responseDecodable null: no bookmarks\n") }
+            if verbose { trace("[3] .responseDecodable null: no bookmarks") }
             return .success(nil)
         }
         if let problem = HatenaEntry.shapeProblem(in: json) {
-            if verbose { standardError("[3] .responseDecodable not an entry: \(problem)\n") }
+            if verbose { trace("[3] .responseDecodable not an entry: \(problem)") }
             return .failure(.notAnEntry(url, problem))
         }
         switch response.result {
         case .success(.some(let entry)):
             if verbose {
-                standardError("[3] .responseDecodable \"\(entry.title ?? "")\", \(entry.count ?? 0) bookmarks, \(entry.bookmarks.count) listed\n")
+                trace("[3] .responseDecodable \"\((entry.title ?? "").prefix(200))\", \(entry.count ?? 0) bookmarks, \(entry.bookmarks.count) listed")
             }
             return .success(Fetched(entry: entry, json: json))
         case .success(.none):
             return .success(nil)
         case .failure(let error):
-            if verbose { standardError("[3] .responseDecodable failed: \(error)\n") }
+            if verbose { trace("[3] .responseDecodable failed: \(error)") }
             return .failure(DemoFailure(error, url: url))
         }
     }

@@ -31,7 +31,8 @@ struct Options {
                         the page URL is appended as ?url=<percent-encoded>.
       --json            Print the raw JSON, pretty-printed, instead of the table.
       --limit N         Show at most N bookmarks.
-      --timeout S       Give up after S seconds without data (default 30).
+      --timeout S       Give up after S seconds without data, or 10×S in all
+                        (default 30).
       --width N         Fit every line in N columns, N ≥ 40 (default: the
                         terminal's width, else 100).
       --verbose         Show what each chained handler saw, in order, on stderr.

@@ -384,8 +384,14 @@ struct JSONParser {
                 return "invalid UTF-8 byte 0x\(hex(UInt32(byte), width: 2))"
             }
             let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[position..<position + length]), as: UTF8.self)
-            let value = text.unicodeScalars.first.map { $0.value } ?? 0
-            return "character '\(text)' (U+\(hex(value)))"
+            guard let scalar = text.unicodeScalars.first else { return "invalid UTF-8 byte 0x\(hex(UInt32(byte), width: 2))" }
+            // Quoted, a C1 control, bidi override or invisible character
+            // would act on the terminal or log showing the message.
+            switch scalar.properties.generalCategory {
+            case .control: return "control character U+\(hex(scalar.value))"
+            case .format, .lineSeparator, .paragraphSeparator: return "invisible character U+\(hex(scalar.value))"
+            default: return "character '\(text)' (U+\(hex(scalar.value)))"
+            }
         }
     }
 

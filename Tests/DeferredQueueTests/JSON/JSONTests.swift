@@ -178,6 +178,8 @@ struct JSONTests {
         Malformed("[1,\n 2,\n x]", "unexpected character 'x', expected a value", offset: 9, line: 3, column: 2),
         Malformed("[\"日本\", é]", "unexpected character 'é' (U+00E9), expected a value", offset: 11, column: 8),
         Malformed("\u{FEFF}  x", "unexpected character 'x'", offset: 5, column: 3),
+        Malformed("[\u{9B}2J]", "unexpected control character U+009B, expected a value", offset: 1, column: 2),
+        Malformed("[1\u{202E}]", "unexpected invisible character U+202E, expected ',' or ']'", offset: 2, column: 3),
         Malformed("// comment\n1", "unexpected character '/', expected a value", offset: 0, column: 1),
         Malformed(bytes: [0x22, 0xFF, 0x22], "invalid UTF-8 byte 0xFF in a string", offset: 1, column: 2),
         Malformed(bytes: [0x22, 0xC0, 0x80, 0x22], "invalid UTF-8 byte 0xC0 in a string", offset: 1, column: 2),
