@@ -93,6 +93,10 @@ struct DemoFailure: Error {
             return DemoFailure(exitCode: Code.network, message: "no secure connection to \(url): the server's certificate was not accepted")
         case .networkConnectionLost:
             return DemoFailure(exitCode: Code.network, message: "the connection to \(url) was lost before the response was complete")
+        case .badServerResponse, .cannotParseResponse:
+            return DemoFailure(exitCode: Code.network, message: "the server at \(url) answered with a malformed response")
+        case .cannotDecodeContentData, .cannotDecodeRawData:
+            return DemoFailure(exitCode: Code.network, message: "the response from \(url) has a body that cannot be decoded (its Content-Encoding)")
         case .httpTooManyRedirects, .redirectToNonExistentLocation:
             return DemoFailure(exitCode: Code.network, message: "\(url) redirects too often or to nowhere")
         default:

@@ -122,6 +122,19 @@ struct HostileOutputTests {
         #expect(!run.stderr.contains("invalid URL 'http://127.0.0.1:\(server.port)"))
     }
 
+    /// Not a raw error number: what went wrong, in words.
+    @Test(arguments: [
+        (Reply.raw(Data("HTTP/1.1 2OO OK\r\nContent-Length: 2\r\n\r\n{}".utf8)), "answered with a malformed response"),
+        (Reply.response(status: 200, headers: [("Content-Encoding", "gzip")], body: Data("not gzip".utf8)), "cannot be decoded"),
+    ])
+    func aMalformedResponseIsSaidToBeOne(reply: Reply, message: String) async throws {
+        let (server, endpoint) = try server { _ in reply }
+        defer { server.shutdown() }
+        let run = try await DemoRun.run(["--endpoint", endpoint, Self.page])
+        #expect(run.exitCode == 8, "stderr: \(run.stderr)")
+        #expect(run.stderr.contains(message) && !run.stderr.contains("error -"), "\(run.stderr)")
+    }
+
     /// A body dripping a byte every 0.2 s never leaves `--timeout 1` idle,
     /// and would take 200 s: it ends at ten times the timeout.
     @Test func aDrippingBodyEndsAtTenTimesTheTimeout() async throws {
