@@ -24,6 +24,16 @@ struct HostileOutputTests {
         return String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
     }
 
+    /// The demo run with `arguments` against a server answering the hostile entry; it succeeds.
+    private func runOnTheHostileEntry(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws -> DemoRun {
+        let json = try entry()
+        let (server, endpoint) = try server { _ in .json(json) }
+        defer { server.shutdown() }
+        let run = try await DemoRun.run(["--endpoint", endpoint] + arguments + [Self.page])
+        #expect(run.exitCode == 0, "stderr: \(run.stderr)", sourceLocation: sourceLocation)
+        return run
+    }
+
     private func server(_ reply: @escaping @Sendable (ServerRequest) -> Reply) throws -> (LoopbackServer, String) {
         let server = try LoopbackServer { request in
             request.path == "/entry/json/" ? reply(request) : .text("no route", status: 404)
@@ -41,11 +51,7 @@ struct HostileOutputTests {
     }
 
     @Test func theTableShowsInvisibleAndBidiCharactersAsSpaces() async throws {
-        let json = try entry()
-        let (server, endpoint) = try server { _ in .json(json) }
-        defer { server.shutdown() }
-        let run = try await DemoRun.run(["--endpoint", endpoint, "--width", "100", Self.page])
-        #expect(run.exitCode == 0, "stderr: \(run.stderr)")
+        let run = try await runOnTheHostileEntry(["--width", "100"])
         #expect(!Self.hidesOrControls(run.stdout), "\(run.stdout.debugDescription)")
         #expect(run.stdout.contains("Title:     Safe txt.exe    2J  [31m"))
         #expect(run.stdout.contains("\u{FFFD}"), "a character of a hundred stacked marks shows as one replacement character")
@@ -53,11 +59,7 @@ struct HostileOutputTests {
     }
 
     @Test func verboseQuotesTheServerPrintably() async throws {
-        let json = try entry()
-        let (server, endpoint) = try server { _ in .json(json) }
-        defer { server.shutdown() }
-        let run = try await DemoRun.run(["--endpoint", endpoint, "--verbose", Self.page])
-        #expect(run.exitCode == 0, "stderr: \(run.stderr)")
+        let run = try await runOnTheHostileEntry(["--verbose"])
         let traced = run.stderr.split(separator: "\n").filter { $0.hasPrefix("[") }
         #expect(traced.count == 3, "\(run.stderr.debugDescription)")
         #expect(!Self.hidesOrControls(run.stderr), "\(run.stderr.debugDescription)")
@@ -66,11 +68,7 @@ struct HostileOutputTests {
 
     /// The same data, escaped: what a JSON reader gets is the server's text.
     @Test func jsonModeEscapesWhatTheTerminalWouldActOn() async throws {
-        let json = try entry()
-        let (server, endpoint) = try server { _ in .json(json) }
-        defer { server.shutdown() }
-        let run = try await DemoRun.run(["--endpoint", endpoint, "--json", Self.page])
-        #expect(run.exitCode == 0, "stderr: \(run.stderr)")
+        let run = try await runOnTheHostileEntry(["--json"])
         #expect(!Self.hidesOrControls(run.stdout), "\(run.stdout.debugDescription)")
         #expect(run.stdout.contains(#"Safe\u202etxt.exe\u200b\ufeff\u2028\u009b2J\u007f\u001b[31m"#), "\(run.stdout)")
         let parsed = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
